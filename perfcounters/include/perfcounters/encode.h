@@ -1,0 +1,23 @@
+// encode.h: renders an Attr the way `perf stat -vv` prints perf_event_attr:
+// perf's field names, one `name value` per line, zero fields omitted. This
+// backs `perfcounters encode`.
+#ifndef PERFCOUNTERS_ENCODE_H_
+#define PERFCOUNTERS_ENCODE_H_
+
+#include <string>
+
+#include "perfcounters/attr.h"
+
+namespace perfcounters {
+
+// The perf_event_attr block as perf prints it, e.g.
+//   perf_event_attr:
+//     type                             0 (PERF_TYPE_HARDWARE)
+//     size                             128
+//     config                           0 (PERF_COUNT_HW_CPU_CYCLES)
+//     exclude_kernel                   1
+std::string EncodeAttr(const Attr& attr);
+
+}  // namespace perfcounters
+
+#endif  // PERFCOUNTERS_ENCODE_H_

@@ -1,0 +1,21 @@
+// perfcounters.h: the whole core library in one include.
+//
+// Hardware performance counters over perf_event_open(2): the perf event
+// grammar (grammar.h), the attr (attr.h), opened events and groups (event.h,
+// group.h), readings, deltas and scaling (counts.h), capability probing and
+// error explanations (capabilities.h), and perf-style attr printing
+// (encode.h).
+#ifndef PERFCOUNTERS_PERFCOUNTERS_H_
+#define PERFCOUNTERS_PERFCOUNTERS_H_
+
+#include "perfcounters/attr.h"          // IWYU pragma: export
+#include "perfcounters/capabilities.h"  // IWYU pragma: export
+#include "perfcounters/counts.h"        // IWYU pragma: export
+#include "perfcounters/encode.h"        // IWYU pragma: export
+#include "perfcounters/event.h"         // IWYU pragma: export
+#include "perfcounters/event_spec.h"    // IWYU pragma: export
+#include "perfcounters/grammar.h"       // IWYU pragma: export
+#include "perfcounters/group.h"         // IWYU pragma: export
+#include "perfcounters/paths.h"         // IWYU pragma: export
+
+#endif  // PERFCOUNTERS_PERFCOUNTERS_H_
