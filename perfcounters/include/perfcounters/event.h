@@ -11,7 +11,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -107,6 +109,12 @@ class Event {
   // Reads this event alone. Needs read_format with TOTAL_TIME_ENABLED |
   // TOTAL_TIME_RUNNING (and not PERF_FORMAT_GROUP); ID is optional.
   absl::StatusOr<Count> ReadCount() const;
+
+  // Resets the event, enables it, runs f, disables it and returns the
+  // reading (go-perf's Measure). Needs the read_format of ReadCount().
+  // enabled/running are those of this interval only (reset clears values,
+  // not times).
+  absl::StatusOr<Count> Measure(const std::function<void()>& f) const;
 
  private:
   Event(int fd, Attr attr, std::string label);

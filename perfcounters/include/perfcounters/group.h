@@ -22,8 +22,12 @@ namespace perfcounters {
 // What a Group::Open needs besides the events.
 struct GroupOptions {
   Target target;
-  // Open the leader disabled (members follow the leader's state). Start
-  // counting with Enable(). When false the group counts from open.
+  // Leave the group disabled and reset after Open; start counting with
+  // Enable() or Measure(). When false the group counts from open.
+  // Either way the events are opened enabled, so that the kernel checks at
+  // open time that the group fits on the PMU (some PMU drivers skip that
+  // check for events created disabled), and are then disabled and reset.
+  // Exception: a leader with enable_on_exec keeps the disabled bits given.
   bool start_disabled = true;
 };
 
@@ -39,8 +43,14 @@ class Group {
                                     const GroupOptions& options = {});
 
   Group() = default;
-  Group(Group&&) noexcept = default;
-  Group& operator=(Group&&) noexcept = default;
+  // Moving transfers every fd; the moved-from Group is empty.
+  Group(Group&& other) noexcept;
+  // Closes this group's events (members first) and takes `other`'s.
+  Group& operator=(Group&& other) noexcept;
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  // Closes members first, then the leader.
+  ~Group();
 
   const Event& leader() const { return events_.front(); }
   // All events, leader first.
@@ -58,9 +68,19 @@ class Group {
 
   // Resets the whole group, enables it, runs f, disables it and returns the
   // reading (go-perf's MeasureGroup, but resetting every member).
+  // enabled/running are those of this interval only (reset clears values,
+  // not times).
   absl::StatusOr<GroupReading> Measure(const std::function<void()>& f) const;
 
-  // Closes everything (members first, then the leader).
+  // Checks that the group is really scheduled on the PMU: enables it, runs
+  // a busy loop until the group has run (or ~20 ms of enabled time passed),
+  // disables and resets it. A group that opens but never counts (too big
+  // for the PMU when its events were created disabled, or pinned and in
+  // error state) is FailedPrecondition. Leaves the group disabled and reset.
+  absl::Status Verify() const;
+
+  // Closes everything (members first, then the leader). Closing an empty
+  // or closed Group is FailedPrecondition.
   absl::Status Close();
 
  private:
