@@ -1,0 +1,88 @@
+# Arm64Tests.cmake: the hardware half of the test suite. Cross-builds this
+# same source tree for aarch64 into <build>/arm64 and runs every test binary
+# inside the emulated arm64 machine of tests/arm64/ (QEMU with a real kernel
+# PMU), where hardware tests must pass instead of skipping. Included by the
+# top-level CMakeLists.txt after tests/ (it needs PERFCOUNTERS_TEST_BINARIES).
+#
+# CTest tests (label "arm64"), all at test time, so a plain build stays fast:
+#   arm64.setup           fetch kernel, busybox and the arm64 sysroot (fixture,
+#                         under a lock: parallel runs never race)
+#   arm64.build           cross-build into <build>/arm64 (fixture)
+#   arm64.build_complete  fails when any part of the cross build failed
+#   arm64.runner          the runner's own tests (tests/arm64/runner_test)
+#   arm64.<binary>        each tests/*_test.cc binary, run in the machine
+#   arm64.hardware_test.shift1  hardware_test again with --icount-shift 1
+
+set(_pc_arm64_default OFF)
+if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND NOT CMAKE_CROSSCOMPILING)
+  find_program(PERFCOUNTERS_AARCH64_CXX aarch64-linux-gnu-g++)
+  if(PERFCOUNTERS_AARCH64_CXX)
+    set(_pc_arm64_default ON)
+  endif()
+endif()
+option(PERFCOUNTERS_ARM64_TESTS
+       "Cross-build for aarch64 and run the tests in the emulated arm64 machine"
+       ${_pc_arm64_default})
+if(NOT PERFCOUNTERS_ARM64_TESTS)
+  return()
+endif()
+if(CMAKE_CROSSCOMPILING)
+  message(FATAL_ERROR "PERFCOUNTERS_ARM64_TESTS=ON needs a native build, not a cross build")
+endif()
+find_program(PERFCOUNTERS_AARCH64_CXX aarch64-linux-gnu-g++)
+if(NOT PERFCOUNTERS_AARCH64_CXX)
+  message(FATAL_ERROR "PERFCOUNTERS_ARM64_TESTS=ON needs aarch64-linux-gnu-g++: "
+                      "apt-get install g++-aarch64-linux-gnu (scripts/deps.sh does), "
+                      "or configure with -DPERFCOUNTERS_ARM64_TESTS=OFF")
+endif()
+
+set(_pc_arm64_dir "${PROJECT_SOURCE_DIR}/tests/arm64")
+set(_pc_arm64_build "${CMAKE_BINARY_DIR}/arm64")
+set(_pc_runner "${_pc_arm64_dir}/pmu-vm")
+cmake_host_system_information(RESULT _pc_cores QUERY NUMBER_OF_LOGICAL_CORES)
+set(_pc_build_type "${CMAKE_BUILD_TYPE}")
+if(NOT _pc_build_type)
+  set(_pc_build_type RelWithDebInfo)
+endif()
+
+add_test(NAME arm64.setup COMMAND "${_pc_arm64_dir}/sysroot" --boot)
+set_tests_properties(arm64.setup PROPERTIES
+  FIXTURES_SETUP arm64_fetched LABELS arm64 TIMEOUT 600)
+
+set(_pc_binaries "")
+foreach(bin ${PERFCOUNTERS_TEST_BINARIES})
+  list(APPEND _pc_binaries "tests/${bin}")
+endforeach()
+add_test(NAME arm64.build
+  COMMAND "${_pc_arm64_dir}/cross-build" --source "${PROJECT_SOURCE_DIR}"
+          --build "${_pc_arm64_build}" --build-type "${_pc_build_type}"
+          --jobs ${_pc_cores} -- ${_pc_binaries})
+set_tests_properties(arm64.build PROPERTIES
+  FIXTURES_SETUP arm64_built FIXTURES_REQUIRED arm64_fetched
+  LABELS arm64 TIMEOUT 1200 PROCESSORS ${_pc_cores})
+
+add_test(NAME arm64.build_complete
+  COMMAND "${_pc_arm64_dir}/cross-build" --report "${_pc_arm64_build}")
+set_tests_properties(arm64.build_complete PROPERTIES
+  FIXTURES_REQUIRED arm64_built LABELS arm64 TIMEOUT 10)
+
+add_test(NAME arm64.runner COMMAND "${_pc_arm64_dir}/runner_test")
+set_tests_properties(arm64.runner PROPERTIES
+  FIXTURES_REQUIRED arm64_fetched LABELS arm64 TIMEOUT 300)
+
+# The runner's own limit is below CTest's, so a hung test is reported by the
+# runner (exit 124, with what it printed) rather than killed silently.
+function(perfcounters_arm64_test name binary)
+  add_test(NAME ${name}
+    COMMAND "${_pc_runner}" --timeout 270 ${ARGN} -- "${_pc_arm64_build}/tests/${binary}")
+  set_tests_properties(${name} PROPERTIES
+    FIXTURES_REQUIRED "arm64_fetched;arm64_built" LABELS arm64 TIMEOUT 300)
+endfunction()
+
+foreach(bin ${PERFCOUNTERS_TEST_BINARIES})
+  perfcounters_arm64_test(arm64.${bin} ${bin})
+endforeach()
+if("hardware_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
+  perfcounters_arm64_test(arm64.hardware_test.shift1 hardware_test
+    --icount-shift 1 --env PERFCOUNTERS_ICOUNT_SHIFT=1)
+endif()
