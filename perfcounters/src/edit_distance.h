@@ -1,0 +1,25 @@
+// edit_distance.h (internal): "did you mean" suggestions by edit distance.
+#ifndef PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
+#define PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfcounters::internal {
+
+// Case-insensitive Levenshtein distance (insert, delete, substitute).
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Up to `max` candidates closest to `word`, nearest first (ties in candidate
+// order), keeping only those within max(2, |word| / 3) edits, or that start
+// with `word` (case-insensitively) when `word` has 3+ characters.
+// Duplicates are dropped.
+std::vector<std::string> ClosestNames(
+    std::string_view word, const std::vector<std::string>& candidates,
+    size_t max);
+
+}  // namespace perfcounters::internal
+
+#endif  // PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
