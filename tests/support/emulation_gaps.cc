@@ -27,7 +27,8 @@ constexpr std::array<std::string_view, 7> kCachePrefixes = {
 }  // namespace
 
 bool IsEmulationGap(std::string_view event) {
-  std::string name = absl::AsciiStrToLower(event);
+  std::string name =
+      absl::AsciiStrToLower(absl::string_view(event.data(), event.size()));
   if (auto colon = name.find(':'); colon != std::string::npos) {
     name.resize(colon);  // drop modifiers
   }
@@ -35,7 +36,10 @@ bool IsEmulationGap(std::string_view event) {
     if (name == gap) return true;
   }
   for (std::string_view prefix : kCachePrefixes) {
-    if (absl::StartsWith(name, prefix)) return true;
+    if (absl::StartsWith(name,
+                         absl::string_view(prefix.data(), prefix.size()))) {
+      return true;
+    }
   }
   return false;
 }
