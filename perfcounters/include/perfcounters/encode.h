@@ -7,6 +7,7 @@
 #include <string>
 
 #include "perfcounters/attr.h"
+#include "perfcounters/paths.h"
 
 namespace perfcounters {
 
@@ -16,7 +17,9 @@ namespace perfcounters {
 //     size                             128
 //     config                           0 (PERF_COUNT_HW_CPU_CYCLES)
 //     exclude_kernel                   1
-std::string EncodeAttr(const Attr& attr);
+// Tracepoint configs are named `category:name` from the tracefs found in
+// `paths` (as perf does); without a readable tracefs only the number shows.
+std::string EncodeAttr(const Attr& attr, const SystemPaths& paths = {});
 
 }  // namespace perfcounters
 
