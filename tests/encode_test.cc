@@ -1,0 +1,416 @@
+// Tests for encode.h and perf_names.h: golden renderings in the exact format
+// of `perf stat -vv` (perf_event_attr__fprintf), and the flag-name tables.
+#include "perfcounters/encode.h"
+
+#include <linux/perf_event.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfcounters/attr.h"
+#include "perfcounters/paths.h"
+#include "perfcounters/perf_names.h"
+
+namespace perfcounters {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A SystemPaths whose tracefs does not exist, so goldens never depend on the
+// machine.
+SystemPaths NoTracefs() {
+  SystemPaths paths;
+  paths.tracefs = {"/nonexistent/perfcounters-test-tracefs"};
+  return paths;
+}
+
+// What `perf stat -e cycles:u` opens.
+TEST(EncodeAttrTest, CyclesUser) {
+  Attr a;
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = PERF_COUNT_HW_CPU_CYCLES;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER;
+  a.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  a.disabled = a.inherit = a.exclude_kernel = a.exclude_hv = true;
+  a.enable_on_exec = a.exclude_guest = true;
+  a.size = 136;
+  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+            "perf_event_attr:\n"
+            "  type                             0 (PERF_TYPE_HARDWARE)\n"
+            "  size                             136\n"
+            "  config                           0 (PERF_COUNT_HW_CPU_CYCLES)\n"
+            "  sample_type                      IDENTIFIER\n"
+            "  read_format                      "
+            "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING\n"
+            "  disabled                         1\n"
+            "  inherit                          1\n"
+            "  exclude_kernel                   1\n"
+            "  exclude_hv                       1\n"
+            "  enable_on_exec                   1\n"
+            "  exclude_guest                    1\n");
+}
+
+TEST(EncodeAttrTest, SizeZeroPrintsTheStructSize) {
+  Attr a;
+  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+            absl::StrFormat(
+                "perf_event_attr:\n"
+                "  type                             0 (PERF_TYPE_HARDWARE)\n"
+                "  size                             %d\n"
+                "  config                           0 "
+                "(PERF_COUNT_HW_CPU_CYCLES)\n",
+                sizeof(perf_event_attr)));
+}
+
+// `perf stat -e r1b:k`.
+TEST(EncodeAttrTest, RawEvent) {
+  Attr a;
+  a.type = PERF_TYPE_RAW;
+  a.config = 0x1b;
+  a.exclude_user = true;
+  a.size = 128;
+  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+            "perf_event_attr:\n"
+            "  type                             4 (PERF_TYPE_RAW)\n"
+            "  size                             128\n"
+            "  config                           0x1b\n"
+            "  exclude_user                     1\n");
+}
+
+// `perf stat -e mem:0x1000/4:rw`.
+TEST(EncodeAttrTest, Breakpoint) {
+  Attr a;
+  a.type = PERF_TYPE_BREAKPOINT;
+  a.config = 0;
+  a.sample_period = 1;
+  a.bp_type = 3;  // HW_BREAKPOINT_R | HW_BREAKPOINT_W
+  a.config1 = 0x1000;
+  a.config2 = 4;
+  a.disabled = true;
+  a.size = 136;
+  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+            "perf_event_attr:\n"
+            "  type                             5 (PERF_TYPE_BREAKPOINT)\n"
+            "  size                             136\n"
+            "  config                           0\n"
+            "  { sample_period, sample_freq }   1\n"
+            "  disabled                         1\n"
+            "  bp_type                          3\n"
+            "  { bp_addr, config1 }             0x1000\n"
+            "  { bp_len, config2 }              0x4\n");
+}
+
+// A sampling attr like `perf record -e cycles:pp -F 4000 -b --user-regs`.
+TEST(EncodeAttrTest, SamplingAttr) {
+  Attr a;
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = PERF_COUNT_HW_INSTRUCTIONS;
+  a.size = 136;
+  a.sample_period = 4000;
+  a.freq = true;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                  PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK |
+                  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_WEIGHT;
+  a.read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+  a.disabled = a.mmap = a.comm = a.task = a.sample_id_all = true;
+  a.mmap2 = a.comm_exec = a.ksymbol = a.bpf_event = true;
+  a.precise_ip = 2;
+  a.use_clockid = true;
+  a.clockid = -5;
+  a.wakeup_events = 1;
+  a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+  a.sample_regs_user = 0xff0fff;
+  a.sample_stack_user = 8192;
+  a.sample_max_stack = 127;
+  EXPECT_EQ(
+      EncodeAttr(a, NoTracefs()),
+      "perf_event_attr:\n"
+      "  type                             0 (PERF_TYPE_HARDWARE)\n"
+      "  size                             136\n"
+      "  config                           0x1 (PERF_COUNT_HW_INSTRUCTIONS)\n"
+      "  { sample_period, sample_freq }   4000\n"
+      "  sample_type                      "
+      "IP|TID|TIME|PERIOD|BRANCH_STACK|IDENTIFIER|WEIGHT\n"
+      "  read_format                      ID|GROUP|LOST\n"
+      "  disabled                         1\n"
+      "  mmap                             1\n"
+      "  comm                             1\n"
+      "  freq                             1\n"
+      "  task                             1\n"
+      "  precise_ip                       2\n"
+      "  sample_id_all                    1\n"
+      "  mmap2                            1\n"
+      "  comm_exec                        1\n"
+      "  use_clockid                      1\n"
+      "  ksymbol                          1\n"
+      "  bpf_event                        1\n"
+      "  { wakeup_events, wakeup_watermark } 1\n"
+      "  branch_sample_type               USER|ANY\n"
+      "  sample_regs_user                 0xff0fff\n"
+      "  sample_stack_user                8192\n"
+      "  clockid                          -5\n"
+      "  sample_max_stack                 127\n");
+}
+
+TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
+  Attr cs;
+  cs.type = PERF_TYPE_SOFTWARE;
+  cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  EXPECT_THAT(EncodeAttr(cs, NoTracefs()),
+              AllOf(HasSubstr("  type                             1 "
+                              "(PERF_TYPE_SOFTWARE)\n"),
+                    HasSubstr("  config                           0x3 "
+                              "(PERF_COUNT_SW_CONTEXT_SWITCHES)\n")));
+  Attr dummy;
+  dummy.type = PERF_TYPE_SOFTWARE;
+  dummy.config = PERF_COUNT_SW_DUMMY;
+  EXPECT_THAT(EncodeAttr(dummy, NoTracefs()),
+              HasSubstr("0x9 (PERF_COUNT_SW_DUMMY)\n"));
+
+  // L1-dcache-load-misses.
+  Attr l1;
+  l1.type = PERF_TYPE_HW_CACHE;
+  l1.config = PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+              PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
+  EXPECT_THAT(EncodeAttr(l1, NoTracefs()),
+              AllOf(HasSubstr("3 (PERF_TYPE_HW_CACHE)\n"),
+                    HasSubstr("  config                           0x10000 "
+                              "(PERF_COUNT_HW_CACHE_RESULT_MISS | "
+                              "PERF_COUNT_HW_CACHE_OP_READ | "
+                              "PERF_COUNT_HW_CACHE_L1D)\n")));
+  // dTLB-store-misses
+  l1.config = PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
+              PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
+  EXPECT_THAT(EncodeAttr(l1, NoTracefs()),
+              HasSubstr("0x10103 (PERF_COUNT_HW_CACHE_RESULT_MISS | "
+                        "PERF_COUNT_HW_CACHE_OP_WRITE | "
+                        "PERF_COUNT_HW_CACHE_DTLB)\n"));
+}
+
+TEST(EncodeAttrTest, UnknownValuesPrintAsNumbersOnly) {
+  Attr hw;
+  hw.config = 0xa00000001;  // an extended hardware type, as on hybrid x86
+  EXPECT_THAT(EncodeAttr(hw, NoTracefs()),
+              HasSubstr("  config                           0xa00000001\n"));
+  Attr cache;
+  cache.type = PERF_TYPE_HW_CACHE;
+  cache.config = 0x20007;  // result 2 does not exist
+  EXPECT_THAT(EncodeAttr(cache, NoTracefs()),
+              HasSubstr("  config                           0x20007\n"));
+  Attr pmu;
+  pmu.type = 10;  // a dynamic PMU type from sysfs
+  pmu.config = 0x3c;
+  EXPECT_THAT(EncodeAttr(pmu, NoTracefs()),
+              AllOf(HasSubstr("  type                             10\n"),
+                    HasSubstr("  config                           0x3c\n")));
+}
+
+TEST(EncodeAttrTest, EveryNonZeroFieldIsPrintedAndZeroFieldsAreNot) {
+  Attr a;
+  a.sample_type = uint64_t{1} << 40;  // a bit perf has no name for
+  a.aux_watermark = 4096;
+  a.aux_sample_size = 64;
+  a.sig_data = 0xfeedface;
+  a.sample_regs_intr = 0x3;
+  a.watermark = true;
+  a.wakeup_events = 8192;
+  std::string out = EncodeAttr(a, NoTracefs());
+  EXPECT_THAT(out,
+              HasSubstr("  sample_type                      0x10000000000\n"));
+  EXPECT_THAT(out, HasSubstr("  watermark                        1\n"));
+  EXPECT_THAT(out, HasSubstr("  { wakeup_events, wakeup_watermark } 8192\n"));
+  EXPECT_THAT(out, HasSubstr("  sample_regs_intr                 0x3\n"));
+  EXPECT_THAT(out, HasSubstr("  aux_watermark                    4096\n"));
+  EXPECT_THAT(out, HasSubstr("  aux_sample_size                  64\n"));
+  EXPECT_THAT(out,
+              HasSubstr("  sig_data                         4277009102\n"));
+  EXPECT_THAT(out, Not(HasSubstr("read_format")));
+  EXPECT_THAT(out, Not(HasSubstr("disabled")));
+  EXPECT_THAT(out, Not(HasSubstr("bp_addr")));
+}
+
+TEST(EncodeAttrTest, InvalidPreciseIpIsShownNotTruncated) {
+  Attr a;
+  a.precise_ip = 5;  // Validate() rejects this; encode must not show 1.
+  EXPECT_THAT(EncodeAttr(a, NoTracefs()),
+              HasSubstr("  precise_ip                       5\n"));
+}
+
+// A fake tracefs tree: events/<category>/<name>/id.
+class FakeTracefs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(::testing::TempDir()) /
+            absl::StrFormat("encode_tracefs_%d", getpid());
+    std::filesystem::remove_all(root_);
+    Add("sched", "sched_switch", 316);
+    Add("sched", "sched_wakeup", 318);
+    Add("syscalls", "sys_enter_openat", 77);
+    paths_.tracefs = {root_.string()};
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void Add(const std::string& category, const std::string& name, int id) {
+    std::filesystem::path dir = root_ / "events" / category / name;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "id") << id << "\n";
+  }
+  std::filesystem::path root_;
+  SystemPaths paths_;
+};
+
+TEST_F(FakeTracefs, TracepointConfigIsNamed) {
+  Attr a;
+  a.type = PERF_TYPE_TRACEPOINT;
+  a.config = 77;
+  a.sample_period = 1;
+  a.size = 136;
+  EXPECT_EQ(
+      EncodeAttr(a, paths_),
+      "perf_event_attr:\n"
+      "  type                             2 (PERF_TYPE_TRACEPOINT)\n"
+      "  size                             136\n"
+      "  config                           0x4d (syscalls:sys_enter_openat)\n"
+      "  { sample_period, sample_freq }   1\n");
+  a.config = 318;
+  EXPECT_THAT(EncodeAttr(a, paths_),
+              HasSubstr("  config                           0x13e "
+                        "(sched:sched_wakeup)\n"));
+  a.config = 999;  // no such id
+  EXPECT_THAT(EncodeAttr(a, paths_),
+              HasSubstr("  config                           0x3e7\n"));
+  EXPECT_THAT(EncodeAttr(a, NoTracefs()),
+              HasSubstr("  config                           0x3e7\n"));
+}
+
+// The real tracefs of this machine (mounted when missing and we are root).
+TEST(EncodeAttrRealTracefsTest, SchedSwitchIsNamed) {
+  SystemPaths paths;
+  std::string dir;
+  for (const std::string& candidate : paths.tracefs) {
+    if (std::filesystem::exists(candidate + "/events/sched/sched_switch/id")) {
+      dir = candidate;
+      break;
+    }
+  }
+  if (dir.empty() && geteuid() == 0) {
+    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr);
+    if (std::filesystem::exists(
+            "/sys/kernel/tracing/events/sched/sched_switch/id")) {
+      dir = "/sys/kernel/tracing";
+    }
+  }
+  if (dir.empty()) GTEST_SKIP() << "no readable tracefs on this machine";
+  uint64_t id = 0;
+  std::ifstream(dir + "/events/sched/sched_switch/id") >> id;
+  ASSERT_NE(id, 0u);
+  Attr a;
+  a.type = PERF_TYPE_TRACEPOINT;
+  a.config = id;
+  EXPECT_THAT(
+      EncodeAttr(a, paths),
+      HasSubstr(absl::StrFormat(
+          "  config                           %#x (sched:sched_switch)\n",
+          id)));
+}
+
+TEST(PerfNamesTest, TypeNames) {
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_HARDWARE), "PERF_TYPE_HARDWARE");
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_SOFTWARE), "PERF_TYPE_SOFTWARE");
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_TRACEPOINT), "PERF_TYPE_TRACEPOINT");
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_HW_CACHE), "PERF_TYPE_HW_CACHE");
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_RAW), "PERF_TYPE_RAW");
+  EXPECT_EQ(PerfTypeName(PERF_TYPE_BREAKPOINT), "PERF_TYPE_BREAKPOINT");
+  EXPECT_EQ(PerfTypeName(6), "");
+  EXPECT_EQ(HwCacheIdName(PERF_COUNT_HW_CACHE_NODE),
+            "PERF_COUNT_HW_CACHE_NODE");
+  EXPECT_EQ(HwCacheIdName(PERF_COUNT_HW_CACHE_MAX), "");
+  EXPECT_EQ(HwCacheOpName(PERF_COUNT_HW_CACHE_OP_PREFETCH),
+            "PERF_COUNT_HW_CACHE_OP_PREFETCH");
+  EXPECT_EQ(HwCacheOpName(PERF_COUNT_HW_CACHE_OP_MAX), "");
+  EXPECT_EQ(HwCacheResultName(PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+            "PERF_COUNT_HW_CACHE_RESULT_ACCESS");
+  EXPECT_EQ(HwCacheResultName(PERF_COUNT_HW_CACHE_RESULT_MAX), "");
+}
+
+TEST(PerfNamesTest, FlagWordsInPerfOrder) {
+  EXPECT_EQ(SampleTypeNames(0), "");
+  EXPECT_EQ(
+      SampleTypeNames(PERF_SAMPLE_TIME | PERF_SAMPLE_IP | PERF_SAMPLE_TID),
+      "IP|TID|TIME");
+  // perf prints IDENTIFIER (bit 16) before DATA_SRC (15) and WEIGHT (14).
+  EXPECT_EQ(SampleTypeNames(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+                            PERF_SAMPLE_IDENTIFIER),
+            "IDENTIFIER|DATA_SRC|WEIGHT");
+  EXPECT_EQ(SampleTypeNames(PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_IP),
+            "IP|TRANSACTION");
+  EXPECT_EQ(SampleTypeNames(PERF_SAMPLE_IP | uint64_t{3} << 60),
+            "IP|0x3000000000000000");
+  EXPECT_EQ(ReadFormatNames(PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+                            PERF_FORMAT_TOTAL_TIME_ENABLED |
+                            PERF_FORMAT_TOTAL_TIME_RUNNING),
+            "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID|GROUP");
+  EXPECT_EQ(ReadFormatNames(1 << 5), "0x20");
+  EXPECT_EQ(BranchSampleTypeNames(PERF_SAMPLE_BRANCH_PRIV_SAVE |
+                                  PERF_SAMPLE_BRANCH_USER),
+            "USER|PRIV_SAVE");
+}
+
+TEST(PerfNamesTest, EveryDefinedBitHasAName) {
+  for (int bit = 0; bit < 64; ++bit) {
+    uint64_t value = uint64_t{1} << bit;
+    bool sample_defined = value < PERF_SAMPLE_MAX;
+    EXPECT_EQ(SampleTypeNames(value).starts_with("0x"), !sample_defined)
+        << "sample_type bit " << bit << ": " << SampleTypeNames(value);
+    bool format_defined = value < PERF_FORMAT_MAX;
+    EXPECT_EQ(ReadFormatNames(value).starts_with("0x"), !format_defined)
+        << "read_format bit " << bit;
+    bool branch_defined = value < PERF_SAMPLE_BRANCH_MAX;
+    EXPECT_EQ(BranchSampleTypeNames(value).starts_with("0x"), !branch_defined)
+        << "branch_sample_type bit " << bit;
+  }
+}
+
+TEST(PerfNamesTest, ParseIsTheInverseOfFormat) {
+  for (uint64_t value : {uint64_t{0}, uint64_t{1}, uint64_t{0x1ffffff},
+                         uint64_t{0x10007}, ~uint64_t{0}}) {
+    absl::StatusOr<uint64_t> parsed = ParseSampleType(SampleTypeNames(value));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, value);
+    parsed = ParseReadFormat(ReadFormatNames(value));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, value);
+    parsed = ParseBranchSampleType(BranchSampleTypeNames(value));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, value);
+  }
+  EXPECT_EQ(*ParseSampleType("ip | perf_sample_tid|Time"),
+            uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME});
+  EXPECT_EQ(*ParseReadFormat("PERF_FORMAT_GROUP|id"),
+            uint64_t{PERF_FORMAT_GROUP | PERF_FORMAT_ID});
+}
+
+TEST(PerfNamesTest, ParseRejectsUnknownWords) {
+  absl::Status s = ParseSampleType("IP|TIDD").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("sample_type"), HasSubstr("\"TIDD\""),
+                    HasSubstr("TID"), HasSubstr("0x100")));
+  EXPECT_THAT(ParseReadFormat("GROUP|").status().message(),
+              HasSubstr("read_format flag \"\""));
+  EXPECT_THAT(ParseBranchSampleType("0xZZ").status().message(),
+              HasSubstr("branch_sample_type flag \"0xZZ\""));
+}
+
+}  // namespace
+}  // namespace perfcounters
