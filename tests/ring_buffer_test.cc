@@ -1,0 +1,371 @@
+// Tests of RingBuffer (ring_buffer.h) against the real kernel with software
+// events: mapping rules, records straddling the end of a tiny ring, lost
+// records, blocking reads with timeout and cancellation, pause/resume and
+// SetOutput redirection.
+#include "perfcounters/ring_buffer.h"
+
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfcounters/event.h"
+#include "perfcounters/records.h"
+
+namespace perfcounters {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+
+// A page-fault sampler: one 48-byte sample per user page fault (header + ip,
+// pid/tid, time, addr, period). 48 does not divide the ring size, so
+// records straddle the end of the ring.
+Attr PageFaultSampler() {
+  Attr a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_PAGE_FAULTS;
+  a.sample_period = 1;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                  PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD;
+  a.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  a.disabled = true;
+  a.exclude_kernel = true;
+  a.exclude_hv = true;
+  a.wakeup_events = 1;
+  return a;
+}
+constexpr size_t kPageFaultSampleSize = 48;
+
+// Fresh anonymous pages, unmapped at scope exit.
+class FreshPages {
+ public:
+  explicit FreshPages(size_t n) : n_(n) {
+    p_ = static_cast<char*>(mmap(nullptr, n * kPage, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  }
+  ~FreshPages() { munmap(p_, n_ * kPage); }
+  bool ok() const { return p_ != MAP_FAILED; }
+  uint64_t addr(size_t i) const {
+    return reinterpret_cast<uint64_t>(p_ + i * kPage);
+  }
+  // Touches page i once (one write fault).
+  void Touch(size_t i) { *static_cast<volatile char*>(p_ + i * kPage) = 1; }
+
+ private:
+  char* p_;
+  size_t n_;
+};
+
+TEST(RingBufferTest, DataPagesMustBeAPowerOfTwo) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  for (size_t bad : {size_t{0}, size_t{3}, size_t{6}, size_t{12}}) {
+    absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, bad);
+    ASSERT_FALSE(ring.ok()) << bad;
+    EXPECT_EQ(ring.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(ring.status().message(),
+                HasSubstr("data_pages is " + std::to_string(bad)));
+    EXPECT_THAT(ring.status().message(), HasSubstr("power of two"));
+  }
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 4);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  EXPECT_EQ(ring->data_size(), 4 * kPage);
+  EXPECT_FALSE(ring->HasRecord());
+  // A second ring of a different size on the same event: the kernel says
+  // EINVAL and we say why.
+  absl::StatusOr<RingBuffer> other = RingBuffer::Map(*ev, 8);
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(), HasSubstr("EINVAL"));
+}
+
+TEST(RingBufferTest, EmptyRingReadsNothing) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<std::optional<Record>> r = ring->TryRead();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(ring->data_head(), 0u);
+  EXPECT_EQ(ring->data_tail(), 0u);
+}
+
+// A 1+1 page ring, drained after every fault: 48-byte samples wrap the
+// 4096-byte ring again and again, and some straddle its end. Each record's
+// bytes must equal those read independently from a second mapping of the
+// same ring, and decode to the page touched.
+TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  const size_t size = ring->data_size();
+  ASSERT_NE(size % kPageFaultSampleSize, 0u);
+  // The independent view: the same ring mapped again, read-only.
+  void* view = mmap(nullptr, 2 * kPage, PROT_READ, MAP_SHARED, ev->fd(), 0);
+  ASSERT_NE(view, MAP_FAILED) << strerror(errno);
+  const uint8_t* data = static_cast<const uint8_t*>(view) + kPage;
+
+  constexpr size_t kPages = 400;  // 400 * 48 bytes = 4.7 trips round
+  FreshPages pages(kPages);
+  ASSERT_TRUE(pages.ok());
+  const uint32_t tid = static_cast<uint32_t>(gettid());
+  int straddled = 0;
+  size_t matched = 0;
+  for (size_t i = 0; i < kPages; ++i) {
+    ASSERT_TRUE(ev->Enable().ok());
+    pages.Touch(i);
+    ASSERT_TRUE(ev->Disable().ok());
+    bool found = false;
+    while (ring->HasRecord()) {
+      const uint64_t tail = ring->data_tail();
+      absl::StatusOr<std::optional<absl::Span<const uint8_t>>> raw =
+          ring->TryReadRaw();
+      ASSERT_TRUE(raw.ok()) << raw.status();
+      ASSERT_TRUE(raw->has_value());
+      const absl::Span<const uint8_t> bytes = **raw;
+      // The same bytes, read independently from the second mapping.
+      std::vector<uint8_t> expect(bytes.size());
+      for (size_t k = 0; k < bytes.size(); ++k) {
+        expect[k] = data[(tail + k) % size];
+      }
+      ASSERT_EQ(std::vector<uint8_t>(bytes.begin(), bytes.end()), expect);
+      const size_t off = tail % size;
+      if (off + bytes.size() > size) ++straddled;
+      absl::StatusOr<Record> rec = DecodeRecord(bytes, ring->format());
+      ASSERT_TRUE(rec.ok()) << rec.status();
+      const SampleRecord* s = rec->As<SampleRecord>();
+      ASSERT_NE(s, nullptr) << RecordTypeName(rec->type());
+      ASSERT_EQ(bytes.size(), kPageFaultSampleSize);
+      EXPECT_EQ(s->tid, tid);
+      EXPECT_EQ(s->period, 1u);
+      if (s->addr == pages.addr(i)) {
+        found = true;
+        ++matched;
+      }
+    }
+    EXPECT_TRUE(found) << "no sample for page " << i;
+  }
+  EXPECT_EQ(matched, kPages);
+  // 400 records of 48 bytes cross the ring's end at 4096, 8192, 12288 and
+  // 16384 bytes; 12288 is a multiple of 48, the other three are straddled.
+  EXPECT_EQ(straddled, 3);
+  EXPECT_EQ(ring->lost_records(), 0u);
+  munmap(view, 2 * kPage);
+}
+
+// An undrained tiny ring overflows: every fault is either a sample we read
+// or counted in a PERF_RECORD_LOST, and together they equal the count.
+TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  constexpr size_t kPages = 400;  // far more than the 85 samples that fit
+  FreshPages pages(kPages + 1);
+  ASSERT_TRUE(pages.ok());
+  ASSERT_TRUE(ev->Enable().ok());
+  for (size_t i = 0; i < kPages; ++i) {
+    pages.Touch(i);
+    // Stay well below the kernel's per-tick sample limit, so that the
+    // kernel loses records (ring full) rather than throttling.
+    if (i % 32 == 31) std::this_thread::sleep_for(2ms);
+  }
+  ASSERT_TRUE(ev->Disable().ok());
+  uint64_t samples = 0;
+  auto drain = [&] {
+    while (true) {
+      absl::StatusOr<std::optional<Record>> r = ring->TryRead();
+      ASSERT_TRUE(r.ok()) << r.status();
+      if (!r->has_value()) return;
+      if ((*r)->As<SampleRecord>() != nullptr) ++samples;
+      ASSERT_NE((*r)->type(), static_cast<uint32_t>(PERF_RECORD_THROTTLE));
+    }
+  };
+  drain();
+  EXPECT_LE(samples, 4096 / kPageFaultSampleSize);
+  // The kernel writes the LOST record with the next record that fits.
+  ASSERT_TRUE(ev->Enable().ok());
+  pages.Touch(kPages);
+  ASSERT_TRUE(ev->Disable().ok());
+  drain();
+  absl::StatusOr<Count> count = ev->ReadCount();
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_GE(count->value, kPages + 1);
+  EXPECT_GT(ring->lost_records(), 0u);
+  EXPECT_EQ(samples + ring->lost_records(), count->value)
+      << "samples " << samples << " lost " << ring->lost_records();
+}
+
+TEST(RingBufferTest, BlockingReadTimesOut) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Record> r = ring->Read(50ms);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_GE(took, 50ms);
+  EXPECT_LT(took, 1000ms);
+}
+
+TEST(RingBufferTest, CancelWakesABlockedReadFromAnotherThread) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  std::chrono::steady_clock::time_point cancelled_at;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(30ms);
+    cancelled_at = std::chrono::steady_clock::now();
+    ring->Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Record> r = ring->Read(RingBuffer::kWaitForever);
+  const auto returned_at = std::chrono::steady_clock::now();
+  canceller.join();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_GE(returned_at - start, 30ms);
+  EXPECT_LT(returned_at - cancelled_at, 20ms);
+  // The cancel was consumed: the next read times out normally.
+  EXPECT_EQ(ring->Read(10ms).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+}
+
+// With wakeup_events=1 the kernel wakes poll(2) at the first sample: a
+// blocking read returns the record another thread caused.
+TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  FreshPages pages(1);
+  ASSERT_TRUE(pages.ok());
+  // The event counts this thread; the other thread only waits and reads.
+  absl::StatusOr<Record> got = absl::UnknownError("not read");
+  std::thread reader([&] { got = ring->Read(5s); });
+  std::this_thread::sleep_for(30ms);
+  ASSERT_TRUE(ev->Enable().ok());
+  pages.Touch(0);
+  ASSERT_TRUE(ev->Disable().ok());
+  reader.join();
+  ASSERT_TRUE(got.ok()) << got.status();
+  const SampleRecord* s = got->As<SampleRecord>();
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->addr, pages.addr(0));
+}
+
+// While output is paused the kernel writes nothing; on resume it reports
+// what it dropped as lost.
+TEST(RingBufferTest, PausedOutputWritesNothing) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  FreshPages pages(11);
+  ASSERT_TRUE(pages.ok());
+  ASSERT_TRUE(ring->Pause().ok());
+  ASSERT_TRUE(ev->Enable().ok());
+  for (size_t i = 0; i < 10; ++i) pages.Touch(i);
+  ASSERT_TRUE(ev->Disable().ok());
+  EXPECT_FALSE(ring->HasRecord());
+  EXPECT_EQ(ring->data_head(), 0u);
+  ASSERT_TRUE(ring->Resume().ok());
+  ASSERT_TRUE(ev->Enable().ok());
+  pages.Touch(10);
+  ASSERT_TRUE(ev->Disable().ok());
+  uint64_t samples = 0;
+  while (true) {
+    absl::StatusOr<std::optional<Record>> r = ring->TryRead();
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (!r->has_value()) break;
+    if (const SampleRecord* s = (*r)->As<SampleRecord>()) {
+      ++samples;
+      EXPECT_EQ(s->addr, pages.addr(10));
+    }
+  }
+  EXPECT_EQ(samples, 1u);
+  EXPECT_EQ(ring->lost_records(), 10u);
+}
+
+// A second event's records redirected into the first event's ring.
+TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
+  Attr leader_attr = PageFaultSampler();
+  leader_attr.sample_type |= PERF_SAMPLE_ID;
+  absl::StatusOr<Event> leader = Event::Open(leader_attr, "page-faults");
+  ASSERT_TRUE(leader.ok()) << leader.status();
+  Attr follower_attr = leader_attr;
+  follower_attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+  absl::StatusOr<Event> follower = Event::Open(follower_attr, "minor-faults");
+  ASSERT_TRUE(follower.ok()) << follower.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*leader, 2);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  ASSERT_TRUE(ring->AddFollower(*follower).ok());
+
+  // A follower whose format differs is refused before the ioctl.
+  Attr other_attr = leader_attr;
+  other_attr.sample_type &= ~PERF_SAMPLE_TIME;
+  absl::StatusOr<Event> other = Event::Open(other_attr, "other");
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::Status s = ring->AddFollower(*other);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("sample_type"));
+
+  FreshPages pages(5);
+  ASSERT_TRUE(pages.ok());
+  ASSERT_TRUE(leader->Enable().ok());
+  ASSERT_TRUE(follower->Enable().ok());
+  for (size_t i = 0; i < 5; ++i) pages.Touch(i);
+  ASSERT_TRUE(follower->Disable().ok());
+  ASSERT_TRUE(leader->Disable().ok());
+  std::set<uint64_t> leader_addrs, follower_addrs;
+  while (true) {
+    absl::StatusOr<std::optional<Record>> r = ring->TryRead();
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (!r->has_value()) break;
+    const SampleRecord* sample = (*r)->As<SampleRecord>();
+    if (sample == nullptr) continue;
+    if (sample->id == leader->id()) leader_addrs.insert(*sample->addr);
+    if (sample->id == follower->id()) follower_addrs.insert(*sample->addr);
+  }
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_TRUE(leader_addrs.count(pages.addr(i))) << i;
+    EXPECT_TRUE(follower_addrs.count(pages.addr(i))) << i;
+  }
+}
+
+TEST(RingBufferTest, MovedRingKeepsWorking) {
+  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  RingBuffer moved = std::move(*ring);
+  FreshPages pages(1);
+  ASSERT_TRUE(pages.ok());
+  ASSERT_TRUE(ev->Enable().ok());
+  pages.Touch(0);
+  ASSERT_TRUE(ev->Disable().ok());
+  // The ring holds its own fd: closing the event does not break it.
+  ASSERT_TRUE(ev->Close().ok());
+  absl::StatusOr<Record> r = moved.Read(1s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->As<SampleRecord>()->addr, pages.addr(0));
+  EXPECT_FALSE(ring->HasRecord());  // moved-from: empty, not mapped
+  EXPECT_EQ(ring->TryRead().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace perfcounters
