@@ -7,12 +7,20 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/attr.h"
@@ -322,6 +330,119 @@ TEST(EncodeAttrRealTracefsTest, SchedSwitchIsNamed) {
       HasSubstr(absl::StrFormat(
           "  config                           %#x (sched:sched_switch)\n",
           id)));
+}
+
+// --- Cross-check against the real perf (linux-perf), when installed. ---
+
+// Runs `perf stat -vv -e <event> true` and returns the perf_event_attr block
+// perf printed, or "" when perf could not be run.
+std::string PerfStatAttrBlock(const std::string& event) {
+  std::string command = "perf stat -vv -e '" + event + "' true 2>&1 >/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    output.append(buffer, n);
+  }
+  pclose(pipe);
+  size_t begin = output.find("perf_event_attr:\n");
+  if (begin == std::string::npos) return "";
+  size_t end = output.find("----", begin);
+  return output.substr(
+      begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+// Older perf (Debian 12's 6.1) prints type and config only when non-zero and
+// without the "(NAME)" that newer perf appends; compare what both print.
+std::string NormaliseTypeAndConfig(const std::string& block) {
+  std::string out;
+  for (absl::string_view line :
+       absl::StrSplit(block, '\n', absl::SkipEmpty())) {
+    std::string text(line);
+    if (absl::StartsWith(line, "  type ") ||
+        absl::StartsWith(line, "  config ")) {
+      size_t paren = text.find(" (");
+      if (paren != std::string::npos) text.resize(paren);
+      if (absl::EndsWith(text, " 0")) continue;
+    }
+    absl::StrAppend(&out, text, "\n");
+  }
+  return out;
+}
+
+// The size perf printed, or 0.
+uint32_t PerfPrintedSize(const std::string& block) {
+  for (absl::string_view line : absl::StrSplit(block, '\n')) {
+    uint32_t size = 0;
+    if (absl::ConsumePrefix(&line, "  size") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &size)) {
+      return size;
+    }
+  }
+  return 0;
+}
+
+// What `perf stat` sets on every counting event it opens.
+Attr PerfStatDefaults() {
+  Attr a;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER;
+  a.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  a.disabled = a.inherit = a.enable_on_exec = true;
+  return a;
+}
+
+TEST(EncodeAttrPerfTest, MatchesPerfStatVerbose) {
+  if (system("perf stat -e cs true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "perf (Debian package linux-perf) is not installed or "
+                    "cannot count here";
+  }
+  struct Case {
+    std::string event;
+    Attr attr;
+  };
+  std::vector<Case> cases;
+  {
+    Attr a = PerfStatDefaults();
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+    a.exclude_guest = true;
+    cases.push_back({"cs", a});
+  }
+  {
+    Attr a = PerfStatDefaults();
+    a.type = PERF_TYPE_BREAKPOINT;
+    a.bp_type = 3;
+    a.config1 = 0x1000;
+    a.config2 = 4;
+    a.exclude_guest = true;
+    cases.push_back({"mem:0x1000/4:rw", a});
+  }
+  {
+    Attr a = PerfStatDefaults();
+    a.type = PERF_TYPE_RAW;
+    a.config = 0x1b;
+    a.exclude_user = a.exclude_hv = true;
+    cases.push_back({"r1b:k", a});
+  }
+  {
+    Attr a = PerfStatDefaults();
+    a.type = PERF_TYPE_HW_CACHE;
+    a.config = 0x10000;
+    a.exclude_guest = true;
+    cases.push_back({"L1-dcache-load-misses", a});
+  }
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.event);
+    std::string perf = PerfStatAttrBlock(c.event);
+    ASSERT_FALSE(perf.empty()) << "perf printed no perf_event_attr block";
+    c.attr.size = PerfPrintedSize(perf);
+    ASSERT_NE(c.attr.size, 0u) << perf;
+    EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(c.attr, NoTracefs())),
+              NormaliseTypeAndConfig(perf));
+  }
 }
 
 TEST(PerfNamesTest, TypeNames) {
