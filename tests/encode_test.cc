@@ -334,10 +334,10 @@ TEST(EncodeAttrRealTracefsTest, SchedSwitchIsNamed) {
 
 // --- Cross-check against the real perf (linux-perf), when installed. ---
 
-// Runs `perf stat -vv -e <event> true` and returns the perf_event_attr block
-// perf printed, or "" when perf could not be run.
-std::string PerfStatAttrBlock(const std::string& event) {
-  std::string command = "perf stat -vv -e '" + event + "' true 2>&1 >/dev/null";
+// Runs `perf <arguments> true` and returns the first perf_event_attr block
+// perf printed with -vv, or "" when perf could not be run.
+std::string PerfAttrBlock(const std::string& arguments) {
+  std::string command = "perf " + arguments + " true 2>&1 >/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string output;
@@ -436,13 +436,40 @@ TEST(EncodeAttrPerfTest, MatchesPerfStatVerbose) {
   }
   for (Case& c : cases) {
     SCOPED_TRACE(c.event);
-    std::string perf = PerfStatAttrBlock(c.event);
+    std::string perf = PerfAttrBlock("stat -vv -e '" + c.event + "'");
     ASSERT_FALSE(perf.empty()) << "perf printed no perf_event_attr block";
     c.attr.size = PerfPrintedSize(perf);
     ASSERT_NE(c.attr.size, 0u) << perf;
     EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(c.attr, NoTracefs())),
               NormaliseTypeAndConfig(perf));
   }
+}
+
+TEST(EncodeAttrPerfTest, MatchesPerfRecordVerbose) {
+  if (system("perf stat -e cs true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "perf (Debian package linux-perf) is not installed or "
+                    "cannot count here";
+  }
+  std::string data = ::testing::TempDir() + "/encode_test_perf.data";
+  std::string perf =
+      PerfAttrBlock("record -vv -e cs -F 99 -d -o '" + data + "'");
+  std::remove(data.c_str());
+  ASSERT_FALSE(perf.empty()) << "perf record printed no perf_event_attr";
+  // What perf record sets for `-e cs -F 99 -d` (sample addresses).
+  Attr a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  a.size = PerfPrintedSize(perf);
+  a.sample_period = 99;
+  a.freq = true;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                  PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC;
+  a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  a.disabled = a.inherit = a.mmap = a.comm = a.enable_on_exec = true;
+  a.task = a.mmap_data = a.sample_id_all = a.exclude_guest = true;
+  a.mmap2 = a.comm_exec = a.ksymbol = a.bpf_event = true;
+  EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(a, NoTracefs())),
+            NormaliseTypeAndConfig(perf));
 }
 
 TEST(PerfNamesTest, TypeNames) {
