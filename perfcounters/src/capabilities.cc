@@ -5,19 +5,18 @@
 #include <linux/perf_event.h>
 #include <sys/resource.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -26,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "errno_text.h"
+#include "sysfs_file.h"
 
 namespace perfcounters {
 namespace {
@@ -34,19 +34,15 @@ constexpr int kCapSysAdmin = 21;
 constexpr int kCapPerfmon = 38;
 
 std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
+  absl::StatusOr<std::string> text = internal::ReadTextFile(path);
+  if (!text.ok()) return std::nullopt;
+  return *std::move(text);
 }
 
 std::optional<int> ReadInt(const std::string& path) {
   std::optional<std::string> text = ReadFile(path);
   int value = 0;
-  if (!text || !absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &value)) {
-    return std::nullopt;
-  }
+  if (!text || !absl::SimpleAtoi(*text, &value)) return std::nullopt;
   return value;
 }
 
@@ -213,11 +209,11 @@ Capabilities ProbeCapabilities(const SystemPaths& paths) {
   }
 
   const std::string devices = paths.EventSourceDevices();
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(devices, ec)) {
-    caps.all_pmus.push_back(entry.path().filename().string());
+  if (absl::StatusOr<std::vector<std::string>> names =
+          internal::ListDirectory(devices);
+      names.ok()) {
+    caps.all_pmus = *std::move(names);
   }
-  std::sort(caps.all_pmus.begin(), caps.all_pmus.end());
   for (const std::string& name : caps.all_pmus) {
     if (IsHardwareCpuPmu(devices + "/" + name, name)) {
       caps.hardware_pmus.push_back(name);
@@ -239,7 +235,7 @@ absl::Status ExplainOpenError(int err, const EventSpec& spec, bool in_group,
       absl::StrCat(spec.label, ": ", "perf_event_open failed with ",
                    internal::ErrnoText(err));
   const std::string& label = spec.label;
-  const std::string name = internal::ErrnoText(err);
+  const std::string name = internal::ErrnoName(err);
   switch (err) {
     case EACCES:
     case EPERM:

@@ -10,6 +10,11 @@
 
 namespace perfcounters::internal {
 
+std::string ErrnoName(int err) {
+  const char* name = strerrorname_np(err);
+  return name == nullptr ? absl::StrCat("errno ", err) : std::string(name);
+}
+
 std::string ErrnoText(int err) {
   const char* name = strerrorname_np(err);
   const char* desc = strerrordesc_np(err);

@@ -10,6 +10,9 @@
 
 namespace perfcounters::internal {
 
+// "EINVAL"; "errno 1234" for values libc cannot name.
+std::string ErrnoName(int err);
+
 // "EINVAL (Invalid argument)"; "errno 1234" for values libc cannot name.
 std::string ErrnoText(int err);
 
