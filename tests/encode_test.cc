@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -34,10 +35,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// A SystemPaths whose tracefs does not exist, so goldens never depend on the
-// machine.
-SystemPaths NoTracefs() {
+// A SystemPaths whose sysfs and tracefs do not exist, so goldens never
+// depend on the machine.
+SystemPaths NoKernelFs() {
   SystemPaths paths;
+  paths.sysfs = "/nonexistent/perfcounters-test-sysfs";
   paths.tracefs = {"/nonexistent/perfcounters-test-tracefs"};
   return paths;
 }
@@ -52,11 +54,11 @@ TEST(EncodeAttrTest, CyclesUser) {
       PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   a.disabled = a.inherit = a.exclude_kernel = a.exclude_hv = true;
   a.enable_on_exec = a.exclude_guest = true;
-  a.size = 136;
-  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+  a.size = 128;
+  EXPECT_EQ(EncodeAttr(a, NoKernelFs()),
             "perf_event_attr:\n"
             "  type                             0 (PERF_TYPE_HARDWARE)\n"
-            "  size                             136\n"
+            "  size                             128\n"
             "  config                           0 (PERF_COUNT_HW_CPU_CYCLES)\n"
             "  sample_type                      IDENTIFIER\n"
             "  read_format                      "
@@ -71,7 +73,7 @@ TEST(EncodeAttrTest, CyclesUser) {
 
 TEST(EncodeAttrTest, SizeZeroPrintsTheStructSize) {
   Attr a;
-  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+  EXPECT_EQ(EncodeAttr(a, NoKernelFs()),
             absl::StrFormat(
                 "perf_event_attr:\n"
                 "  type                             0 (PERF_TYPE_HARDWARE)\n"
@@ -88,7 +90,7 @@ TEST(EncodeAttrTest, RawEvent) {
   a.config = 0x1b;
   a.exclude_user = true;
   a.size = 128;
-  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+  EXPECT_EQ(EncodeAttr(a, NoKernelFs()),
             "perf_event_attr:\n"
             "  type                             4 (PERF_TYPE_RAW)\n"
             "  size                             128\n"
@@ -106,11 +108,11 @@ TEST(EncodeAttrTest, Breakpoint) {
   a.config1 = 0x1000;
   a.config2 = 4;
   a.disabled = true;
-  a.size = 136;
-  EXPECT_EQ(EncodeAttr(a, NoTracefs()),
+  a.size = 128;
+  EXPECT_EQ(EncodeAttr(a, NoKernelFs()),
             "perf_event_attr:\n"
             "  type                             5 (PERF_TYPE_BREAKPOINT)\n"
-            "  size                             136\n"
+            "  size                             128\n"
             "  config                           0\n"
             "  { sample_period, sample_freq }   1\n"
             "  disabled                         1\n"
@@ -124,7 +126,7 @@ TEST(EncodeAttrTest, SamplingAttr) {
   Attr a;
   a.type = PERF_TYPE_HARDWARE;
   a.config = PERF_COUNT_HW_INSTRUCTIONS;
-  a.size = 136;
+  a.size = 128;
   a.sample_period = 4000;
   a.freq = true;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -142,10 +144,10 @@ TEST(EncodeAttrTest, SamplingAttr) {
   a.sample_stack_user = 8192;
   a.sample_max_stack = 127;
   EXPECT_EQ(
-      EncodeAttr(a, NoTracefs()),
+      EncodeAttr(a, NoKernelFs()),
       "perf_event_attr:\n"
       "  type                             0 (PERF_TYPE_HARDWARE)\n"
-      "  size                             136\n"
+      "  size                             128\n"
       "  config                           0x1 (PERF_COUNT_HW_INSTRUCTIONS)\n"
       "  { sample_period, sample_freq }   4000\n"
       "  sample_type                      "
@@ -175,7 +177,7 @@ TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
   Attr cs;
   cs.type = PERF_TYPE_SOFTWARE;
   cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-  EXPECT_THAT(EncodeAttr(cs, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(cs, NoKernelFs()),
               AllOf(HasSubstr("  type                             1 "
                               "(PERF_TYPE_SOFTWARE)\n"),
                     HasSubstr("  config                           0x3 "
@@ -183,7 +185,7 @@ TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
   Attr dummy;
   dummy.type = PERF_TYPE_SOFTWARE;
   dummy.config = PERF_COUNT_SW_DUMMY;
-  EXPECT_THAT(EncodeAttr(dummy, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(dummy, NoKernelFs()),
               HasSubstr("0x9 (PERF_COUNT_SW_DUMMY)\n"));
 
   // L1-dcache-load-misses.
@@ -191,7 +193,7 @@ TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
   l1.type = PERF_TYPE_HW_CACHE;
   l1.config = PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
               PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
-  EXPECT_THAT(EncodeAttr(l1, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(l1, NoKernelFs()),
               AllOf(HasSubstr("3 (PERF_TYPE_HW_CACHE)\n"),
                     HasSubstr("  config                           0x10000 "
                               "(PERF_COUNT_HW_CACHE_RESULT_MISS | "
@@ -200,7 +202,7 @@ TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
   // dTLB-store-misses
   l1.config = PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
               PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
-  EXPECT_THAT(EncodeAttr(l1, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(l1, NoKernelFs()),
               HasSubstr("0x10103 (PERF_COUNT_HW_CACHE_RESULT_MISS | "
                         "PERF_COUNT_HW_CACHE_OP_WRITE | "
                         "PERF_COUNT_HW_CACHE_DTLB)\n"));
@@ -209,17 +211,17 @@ TEST(EncodeAttrTest, SoftwareAndCacheConfigsAreNamed) {
 TEST(EncodeAttrTest, UnknownValuesPrintAsNumbersOnly) {
   Attr hw;
   hw.config = 0xa00000001;  // an extended hardware type, as on hybrid x86
-  EXPECT_THAT(EncodeAttr(hw, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(hw, NoKernelFs()),
               HasSubstr("  config                           0xa00000001\n"));
   Attr cache;
   cache.type = PERF_TYPE_HW_CACHE;
   cache.config = 0x20007;  // result 2 does not exist
-  EXPECT_THAT(EncodeAttr(cache, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(cache, NoKernelFs()),
               HasSubstr("  config                           0x20007\n"));
   Attr pmu;
   pmu.type = 10;  // a dynamic PMU type from sysfs
   pmu.config = 0x3c;
-  EXPECT_THAT(EncodeAttr(pmu, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(pmu, NoKernelFs()),
               AllOf(HasSubstr("  type                             10\n"),
                     HasSubstr("  config                           0x3c\n")));
 }
@@ -233,7 +235,7 @@ TEST(EncodeAttrTest, EveryNonZeroFieldIsPrintedAndZeroFieldsAreNot) {
   a.sample_regs_intr = 0x3;
   a.watermark = true;
   a.wakeup_events = 8192;
-  std::string out = EncodeAttr(a, NoTracefs());
+  std::string out = EncodeAttr(a, NoKernelFs());
   EXPECT_THAT(out,
               HasSubstr("  sample_type                      0x10000000000\n"));
   EXPECT_THAT(out, HasSubstr("  watermark                        1\n"));
@@ -251,7 +253,7 @@ TEST(EncodeAttrTest, EveryNonZeroFieldIsPrintedAndZeroFieldsAreNot) {
 TEST(EncodeAttrTest, InvalidPreciseIpIsShownNotTruncated) {
   Attr a;
   a.precise_ip = 5;  // Validate() rejects this; encode must not show 1.
-  EXPECT_THAT(EncodeAttr(a, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(a, NoKernelFs()),
               HasSubstr("  precise_ip                       5\n"));
 }
 
@@ -282,12 +284,12 @@ TEST_F(FakeTracefs, TracepointConfigIsNamed) {
   a.type = PERF_TYPE_TRACEPOINT;
   a.config = 77;
   a.sample_period = 1;
-  a.size = 136;
+  a.size = 128;
   EXPECT_EQ(
       EncodeAttr(a, paths_),
       "perf_event_attr:\n"
       "  type                             2 (PERF_TYPE_TRACEPOINT)\n"
-      "  size                             136\n"
+      "  size                             128\n"
       "  config                           0x4d (syscalls:sys_enter_openat)\n"
       "  { sample_period, sample_freq }   1\n");
   a.config = 318;
@@ -297,7 +299,7 @@ TEST_F(FakeTracefs, TracepointConfigIsNamed) {
   a.config = 999;  // no such id
   EXPECT_THAT(EncodeAttr(a, paths_),
               HasSubstr("  config                           0x3e7\n"));
-  EXPECT_THAT(EncodeAttr(a, NoTracefs()),
+  EXPECT_THAT(EncodeAttr(a, NoKernelFs()),
               HasSubstr("  config                           0x3e7\n"));
 }
 
@@ -440,7 +442,7 @@ TEST(EncodeAttrPerfTest, MatchesPerfStatVerbose) {
     ASSERT_FALSE(perf.empty()) << "perf printed no perf_event_attr block";
     c.attr.size = PerfPrintedSize(perf);
     ASSERT_NE(c.attr.size, 0u) << perf;
-    EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(c.attr, NoTracefs())),
+    EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(c.attr, NoKernelFs())),
               NormaliseTypeAndConfig(perf));
   }
 }
@@ -468,8 +470,55 @@ TEST(EncodeAttrPerfTest, MatchesPerfRecordVerbose) {
   a.disabled = a.inherit = a.mmap = a.comm = a.enable_on_exec = true;
   a.task = a.mmap_data = a.sample_id_all = a.exclude_guest = true;
   a.mmap2 = a.comm_exec = a.ksymbol = a.bpf_event = true;
-  EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(a, NoTracefs())),
+  EXPECT_EQ(NormaliseTypeAndConfig(EncodeAttr(a, NoKernelFs())),
             NormaliseTypeAndConfig(perf));
+}
+
+TEST(EncodeAttrPmuTypeTest, DynamicTypesAreNamedFromSysfs) {
+  std::filesystem::path root = std::filesystem::path(::testing::TempDir()) /
+                               absl::StrFormat("encode_sysfs_%d", getpid());
+  std::filesystem::remove_all(root);
+  std::filesystem::path devices = root / "bus/event_source/devices";
+  for (auto [name, type] : {std::pair<const char*, int>{"mypmu", 42},
+                            {"software", 1},
+                            {"other", 43}}) {
+    std::filesystem::create_directories(devices / name);
+    std::ofstream(devices / name / "type") << type << "\n";
+  }
+  SystemPaths paths = NoKernelFs();
+  paths.sysfs = root.string();
+  Attr a;
+  a.type = 42;
+  a.config = 0x3c;
+  EXPECT_THAT(EncodeAttr(a, paths),
+              HasSubstr("  type                             42 (mypmu)\n"));
+  a.type = 44;  // no PMU has it
+  EXPECT_THAT(EncodeAttr(a, paths),
+              HasSubstr("  type                             44\n"));
+  a.type = PERF_TYPE_SOFTWARE;  // fixed types keep their PERF_TYPE_* name
+  EXPECT_THAT(EncodeAttr(a, paths),
+              HasSubstr("  type                             1 "
+                        "(PERF_TYPE_SOFTWARE)\n"));
+  std::filesystem::remove_all(root);
+}
+
+// Every dynamic PMU of this machine (e.g. msr, uprobe, armv8_pmuv3_0).
+TEST(EncodeAttrPmuTypeTest, RealDynamicPmusAreNamed) {
+  const std::filesystem::path devices = SystemPaths().EventSourceDevices();
+  int checked = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(devices, ec)) {
+    uint32_t type = 0;
+    std::ifstream(entry.path() / "type") >> type;
+    if (type < PERF_TYPE_MAX) continue;
+    Attr a;
+    a.type = type;
+    EXPECT_THAT(EncodeAttr(a),
+                HasSubstr(absl::StrFormat("  %-32s %d (%s)\n", "type", type,
+                                          entry.path().filename().string())));
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no dynamic PMU in " << devices;
 }
 
 TEST(PerfNamesTest, TypeNames) {

@@ -19,6 +19,7 @@
 #include "perfcounters/generic_events.h"
 #include "perfcounters/paths.h"
 #include "perfcounters/perf_names.h"
+#include "perfcounters/pmu.h"
 #include "perfcounters/tracepoint.h"
 
 namespace perfcounters {
@@ -63,6 +64,21 @@ std::optional<std::string> TracepointName(uint64_t id,
     }
   }
   return std::nullopt;
+}
+
+// The name of a type: PERF_TYPE_* for the fixed types; for a dynamic PMU
+// type the sysfs PMU that has it (newer perf prints that too), e.g.
+// "armv8_pmuv3_0"; empty when neither.
+std::string TypeName(uint32_t type, const SystemPaths& paths) {
+  std::string_view fixed = PerfTypeName(type);
+  if (!fixed.empty() || type < PERF_TYPE_MAX) return std::string(fixed);
+  absl::StatusOr<std::vector<std::string>> pmus = ListPmus(paths);
+  if (!pmus.ok()) return "";
+  for (const std::string& name : *pmus) {
+    absl::StatusOr<Pmu> pmu = LoadPmu(name, paths);
+    if (pmu.ok() && pmu->type == type) return name;
+  }
+  return "";
 }
 
 std::string ConfigValue(const perf_event_attr& k, const SystemPaths& paths) {
@@ -122,7 +138,7 @@ std::string EncodeAttr(const Attr& attr, const SystemPaths& paths) {
   // Print what the kernel will be given: the marshalled struct.
   const perf_event_attr k = attr.ToKernel();
   Printer p;
-  p.Line("type", WithName(absl::StrCat(k.type), PerfTypeName(k.type)));
+  p.Line("type", WithName(absl::StrCat(k.type), TypeName(k.type, paths)));
   p.Unsigned("size", k.size);
   p.Line("config", ConfigValue(k, paths));
   p.Unsigned("{ sample_period, sample_freq }", k.sample_period);

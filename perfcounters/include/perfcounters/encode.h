@@ -18,7 +18,8 @@ namespace perfcounters {
 //     config                           0 (PERF_COUNT_HW_CPU_CYCLES)
 //     exclude_kernel                   1
 // Tracepoint configs are named `category:name` from the tracefs found in
-// `paths` (as perf does); without a readable tracefs only the number shows.
+// `paths`, and dynamic PMU types by the sysfs PMU that has them (as perf
+// does); where neither can be read only the number shows.
 std::string EncodeAttr(const Attr& attr, const SystemPaths& paths = {});
 
 }  // namespace perfcounters
