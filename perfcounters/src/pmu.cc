@@ -176,34 +176,34 @@ absl::StatusOr<uint64_t> ParseTermValue(std::string_view text) {
   return value;
 }
 
-absl::StatusOr<std::vector<PmuTerm>> ParsePmuTerms(std::string_view text) {
+absl::StatusOr<std::vector<PmuTerm>> ParsePmuTerms(std::string_view text,
+                                                   size_t base_offset) {
   std::vector<PmuTerm> terms;
-  size_t offset = 0;
+  size_t offset = base_offset;
   for (std::string_view raw : Split(text, ',')) {
     const std::string_view item = Trim(raw);
-    const size_t lead = item.empty() ? 0 : item.data() - raw.data();
     PmuTerm term;
-    term.offset = offset + lead;
+    term.offset = offset + (item.empty() ? 0 : item.data() - raw.data());
     offset += raw.size() + 1;
     if (item.empty()) {
       return absl::InvalidArgumentError(
-          Cat("empty term at offset ", term.offset, " in '", text,
-              "'; expected name=value or a name, separated by single commas"));
+          Cat("empty term at offset ", term.offset,
+              "; expected name=value or a name, separated by single commas"));
     }
     const size_t eq = item.find('=');
     term.name = std::string(Trim(item.substr(0, eq)));
     if (term.name.empty()) {
       return absl::InvalidArgumentError(Cat("term '", item, "' at offset ",
-                                            term.offset, " in '", text,
-                                            "' has no name before '='"));
+                                            term.offset,
+                                            " has no name before '='"));
     }
     if (eq != std::string_view::npos) {
       term.has_value = true;
       term.value = std::string(Trim(item.substr(eq + 1)));
       if (term.value.empty()) {
         return absl::InvalidArgumentError(
-            Cat("term '", term.name, "' at offset ", term.offset, " in '", text,
-                "' has no value after '='; write ", term.name,
+            Cat("term '", term.name, "' at offset ", term.offset,
+                " has no value after '='; write ", term.name,
                 "=<number> (decimal or 0x hex)"));
       }
     }

@@ -18,6 +18,8 @@
 #ifndef PERFCOUNTERS_GRAMMAR_H_
 #define PERFCOUNTERS_GRAMMAR_H_
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +47,15 @@ absl::StatusOr<EventSpec> ParseEvent(std::string_view text,
 // becomes its own GroupSpec; braces make one GroupSpec with user_group set.
 absl::StatusOr<std::vector<GroupSpec>> ParseEventList(
     std::string_view text, const ParseOptions& options = {});
+
+// Names close to `unknown` (by case-insensitive edit distance), nearest
+// first, at most `max` of them: generic and cache event names, and, when
+// `unknown` contains '/', the pmu/alias/ names of the sysfs PMUs in
+// `options.paths`. Empty when nothing is close. Used for "did you mean"
+// hints in errors.
+std::vector<std::string> SuggestEventNames(std::string_view unknown,
+                                           const ParseOptions& options = {},
+                                           size_t max = 3);
 
 }  // namespace perfcounters
 

@@ -15,6 +15,7 @@
 #ifndef PERFCOUNTERS_PMU_H_
 #define PERFCOUNTERS_PMU_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -77,9 +78,12 @@ struct PmuTerm {
   friend bool operator==(const PmuTerm&, const PmuTerm&) = default;
 };
 
-// Splits "event=0x3c,umask=0x00" into terms. Errors (naming the term and
-// its offset) on empty terms, empty names, or `name=` without a value.
-absl::StatusOr<std::vector<PmuTerm>> ParsePmuTerms(std::string_view text);
+// Splits "event=0x3c,umask=0x00" into terms. Offsets (in the terms and in
+// errors) are `base_offset` plus the position within `text`. Errors name
+// the term and its offset: empty terms, empty names, `name=` without a
+// value.
+absl::StatusOr<std::vector<PmuTerm>> ParsePmuTerms(std::string_view text,
+                                                   size_t base_offset = 0);
 
 // Parses a term value: decimal, or hexadecimal with 0x. Errors name the
 // value and say what is allowed; values beyond 64 bits are errors.

@@ -1,0 +1,301 @@
+// grammar_event.cc: the single-event forms of the perf event grammar:
+// generic and cache names, raw rNNNN, tracepoints category:name and
+// breakpoints mem:ADDR[/LEN][:rwx]. The sysfs form is in grammar_pmu.cc.
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "grammar_internal.h"
+#include "perfcounters/generic_events.h"
+#include "perfcounters/pmu.h"
+#include "perfcounters/tracepoint.h"
+#include "sysfs_file.h"
+#include "text_util.h"
+
+namespace perfcounters::internal {
+namespace {
+
+constexpr std::string_view kRawHelp =
+    "raw events are 'r' followed by 1 to 16 hex digits, e.g. r01c2";
+
+// A generic, cache or raw event name. NotFound when `name` is none of them;
+// InvalidArgument when it is one but malformed.
+absl::StatusOr<ParsedEvent> ParseSymbol(const ParseContext& ctx,
+                                        std::string_view name, size_t offset) {
+  ParsedEvent event;
+  event.spec.text = std::string(name);
+  if (const GenericEvent* generic = FindGenericEvent(name)) {
+    event.spec.attr.type = generic->type;
+    event.spec.attr.config = generic->config;
+    event.spec.pmu = generic->type == PERF_TYPE_HARDWARE ? "cpu" : "software";
+    event.base_label = std::string(generic->canonical);
+    event.cpu_pmu = generic->type == PERF_TYPE_HARDWARE;
+    return event;
+  }
+  absl::StatusOr<HwCacheEvent> cache = ParseHwCacheName(name);
+  if (cache.ok()) {
+    event.spec.attr.type = PERF_TYPE_HW_CACHE;
+    event.spec.attr.config = cache->config();
+    event.spec.pmu = "cpu";
+    event.base_label = cache->CanonicalName();
+    event.cpu_pmu = true;
+    return event;
+  }
+  if (!absl::IsNotFound(cache.status())) {
+    return absl::InvalidArgumentError(
+        Cat(AtPrefix(ctx, offset), cache.status().message()));
+  }
+  if (!name.empty() && (name[0] == 'r' || name[0] == 'R')) {
+    std::string_view hex = name.substr(1);
+    if (hex.empty()) {
+      return absl::InvalidArgumentError(Cat("raw event 'r' has no hex digits",
+                                            At(ctx, offset), "; ", kRawHelp));
+    }
+    if (std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit)) {
+      const size_t first = hex.find_first_not_of('0');
+      if (first != std::string_view::npos && hex.size() - first > 16) {
+        return absl::InvalidArgumentError(Cat("raw event '", name,
+                                              "' does not fit in 64 bits",
+                                              At(ctx, offset), "; ", kRawHelp));
+      }
+      absl::StatusOr<uint64_t> config = ParseTermValue(Cat("0x", hex));
+      if (!config.ok()) return config.status();
+      event.spec.attr.type = PERF_TYPE_RAW;
+      event.spec.attr.config = *config;
+      event.spec.pmu = "cpu";
+      event.base_label = std::string(name);
+      event.cpu_pmu = true;
+      return event;
+    }
+  }
+  return absl::NotFoundError(Cat("unknown event '", name, "'"));
+}
+
+// "unknown event 'x' at offset N in '...'; did you mean ...?"
+absl::Status UnknownEvent(const ParseContext& ctx, std::string_view name,
+                          size_t offset) {
+  std::string hint;
+  const std::vector<std::string> close =
+      SuggestEventNames(name, ctx.options, 3);
+  if (!close.empty()) hint = Cat("; did you mean ", Join(close, ", "), "?");
+  std::string raw;
+  if (!name.empty() && (name[0] == 'r' || name[0] == 'R')) {
+    raw = Cat("; ", kRawHelp);
+  }
+  return absl::NotFoundError(
+      Cat("unknown event '", name, "'", At(ctx, offset), hint, raw,
+          "; `perfcounters list` shows the known events, and "
+          "tracepoints are written category:name"));
+}
+
+absl::StatusOr<ParsedEvent> ParseTracepoint(const ParseContext& ctx,
+                                            std::string_view category,
+                                            std::string_view name,
+                                            size_t offset) {
+  const std::string full = Cat(category, ":", name);
+  if (full.find_first_of("*?[") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        Cat("tracepoint globs are not supported: '", full, "'", At(ctx, offset),
+            "; name one tracepoint, e.g. sched:sched_switch"));
+  }
+  absl::StatusOr<uint64_t> id = TracepointId(category, name, ctx.options.paths);
+  if (!id.ok()) {
+    return absl::Status(id.status().code(),
+                        Cat(AtPrefix(ctx, offset), id.status().message()));
+  }
+  ParsedEvent event;
+  event.spec.text = full;
+  event.spec.attr.type = PERF_TYPE_TRACEPOINT;
+  event.spec.attr.config = *id;
+  event.spec.pmu = "tracepoint";
+  event.base_label = full;
+  return event;
+}
+
+// True when tracefs holds the category `name` (so `name:x` may be a
+// tracepoint even though `name` is also an event name).
+bool IsTracepointCategory(const ParseContext& ctx, std::string_view name) {
+  absl::StatusOr<std::string> root = FindTracefs(ctx.options.paths);
+  return root.ok() && !name.empty() &&
+         name.find('/') == std::string_view::npos &&
+         IsDirectory(Cat(*root, "/events/", name));
+}
+
+// mem:ADDR[/LEN][:rwx][:modifiers]
+absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
+                                            std::string_view text,
+                                            size_t offset) {
+  constexpr std::string_view kHelp =
+      "breakpoints are mem:ADDR[/LEN][:rwx], e.g. mem:0x601040/8:w "
+      "(ADDR decimal or 0x hex, LEN 1, 2, 4 or 8, access r, w and/or x; "
+      "default rw)";
+  const std::vector<std::string_view> parts = Split(text.substr(4), ':');
+  if (parts.size() > 3) {
+    return absl::InvalidArgumentError(Cat("too many ':' in breakpoint '", text,
+                                          "'", At(ctx, offset), "; ", kHelp));
+  }
+  size_t pos = offset + 4;
+  const std::string_view addr_len = parts[0];
+  const size_t slash = addr_len.find('/');
+  const std::string_view addr_text = addr_len.substr(0, slash);
+  absl::StatusOr<uint64_t> addr = ParseTermValue(addr_text);
+  if (!addr.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(AtPrefix(ctx, pos),
+            "bad breakpoint address: ", addr.status().message(), "; ", kHelp));
+  }
+  uint64_t len = 0;
+  if (slash != std::string_view::npos) {
+    const std::string_view len_text = addr_len.substr(slash + 1);
+    absl::StatusOr<uint64_t> parsed = ParseTermValue(len_text);
+    if (!parsed.ok() ||
+        (*parsed != 1 && *parsed != 2 && *parsed != 4 && *parsed != 8)) {
+      return absl::InvalidArgumentError(
+          Cat("bad breakpoint length '", len_text, "'",
+              At(ctx, pos + slash + 1), "; the length must be 1, 2, 4 or 8"));
+    }
+    len = *parsed;
+  }
+  pos += addr_len.size() + 1;
+  std::string_view access;
+  std::string_view mods;
+  size_t mods_offset = 0;
+  if (parts.size() >= 2) {
+    const bool is_access =
+        !parts[1].empty() &&
+        parts[1].find_first_not_of("rwx") == std::string_view::npos;
+    if (is_access) {
+      access = parts[1];
+      if (parts.size() == 3) {
+        mods = parts[2];
+        mods_offset = pos + parts[1].size() + 1;
+      }
+    } else if (parts.size() == 2) {
+      mods = parts[1];
+      mods_offset = pos;
+    } else {
+      return absl::InvalidArgumentError(
+          Cat("bad breakpoint access '", parts[1], "'", At(ctx, pos),
+              "; use r, w and/or x (each at most once)"));
+    }
+  }
+  uint32_t bp_type = 0;
+  for (size_t i = 0; i < access.size(); ++i) {
+    const uint32_t bit = access[i] == 'r'   ? HW_BREAKPOINT_R
+                         : access[i] == 'w' ? HW_BREAKPOINT_W
+                                            : HW_BREAKPOINT_X;
+    if (bp_type & bit) {
+      return absl::InvalidArgumentError(
+          Cat("breakpoint access '", std::string(1, access[i]), "' given twice",
+              At(ctx, pos + i), "; use r, w and/or x (each at most once)"));
+    }
+    bp_type |= bit;
+  }
+  if (bp_type == 0) bp_type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+  if (len == 0) {
+    // perf: instruction breakpoints default to sizeof(long), data ones to 4.
+    len = bp_type == HW_BREAKPOINT_X ? uint64_t{sizeof(long)}
+                                     : uint64_t{HW_BREAKPOINT_LEN_4};
+  }
+  ParsedEvent event;
+  event.spec.text = std::string(text);
+  event.spec.attr.type = PERF_TYPE_BREAKPOINT;
+  event.spec.attr.bp_type = bp_type;
+  event.spec.attr.config1 = *addr;
+  event.spec.attr.config2 = len;
+  event.spec.pmu = "breakpoint";
+  event.base_label = std::string(
+      mods_offset == 0 ? text : text.substr(0, mods_offset - offset - 1));
+  if (mods_offset != 0) {
+    absl::Status status = CheckModifiers(ctx, mods, mods_offset);
+    if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, event);
+    if (!status.ok()) return status;
+  }
+  return event;
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
+                                             std::string_view text,
+                                             size_t offset) {
+  if (text.empty()) {
+    return absl::InvalidArgumentError(
+        Cat("empty event", At(ctx, offset),
+            "; write an event name such as cycles between the commas"));
+  }
+  absl::StatusOr<ParsedEvent> event;
+  if (IStartsWith(text, "mem:")) {
+    event = ParseBreakpoint(ctx, text, offset);
+  } else if (text.find('/') != std::string_view::npos) {
+    event = ParsePmuEvent(ctx, text, offset);
+  } else {
+    const std::vector<std::string_view> parts = Split(text, ':');
+    if (parts[0].empty()) {
+      return absl::InvalidArgumentError(
+          Cat("missing event name before ':'", At(ctx, offset)));
+    }
+    if (parts.size() > 3) {
+      return absl::InvalidArgumentError(
+          Cat("too many ':' in '", text, "'", At(ctx, offset),
+              "; expected event[:modifiers] or category:tracepoint"
+              "[:modifiers]"));
+    }
+    absl::StatusOr<ParsedEvent> symbol = ParseSymbol(ctx, parts[0], offset);
+    const size_t second = offset + parts[0].size() + 1;
+    std::string_view mods;
+    size_t mods_offset = 0;
+    if (parts.size() == 1) {
+      if (absl::IsNotFound(symbol.status())) {
+        return UnknownEvent(ctx, parts[0], offset);
+      }
+      event = std::move(symbol);
+    } else if (parts.size() == 2 && symbol.ok() &&
+               (IsModifierString(parts[1]) ||
+                !IsTracepointCategory(ctx, parts[0]))) {
+      // name:modifiers (a known name followed by modifiers).
+      event = std::move(symbol);
+      mods = parts[1];
+      mods_offset = second;
+    } else if (parts.size() == 2 && !symbol.ok() &&
+               !absl::IsNotFound(symbol.status())) {
+      return symbol.status();
+    } else {
+      // category:name[:modifiers]
+      if (parts[1].empty() && !symbol.ok()) {
+        return absl::InvalidArgumentError(Cat(
+            "missing tracepoint name after '", parts[0], ":'", At(ctx, second),
+            "; tracepoints are category:name, e.g. sched:sched_switch"));
+      }
+      event = ParseTracepoint(ctx, parts[0], parts[1], offset);
+      if (!event.ok() && parts.size() == 2 && symbol.ok()) {
+        // A known event with bad modifiers, more likely than a missing
+        // tracepoint in a category named like an event.
+        absl::Status status = CheckModifiers(ctx, parts[1], second);
+        return absl::InvalidArgumentError(Cat(
+            status.message(), "; there is no tracepoint '", text, "' either"));
+      }
+      if (!event.ok() && parts.size() == 2 && IsModifierString(parts[1]) &&
+          absl::IsNotFound(event.status()) &&
+          !IsTracepointCategory(ctx, parts[0])) {
+        // Most likely a misspelt event name with modifiers.
+        return UnknownEvent(ctx, parts[0], offset);
+      }
+      if (parts.size() == 3) {
+        mods = parts[2];
+        mods_offset = second + parts[1].size() + 1;
+      }
+    }
+    if (event.ok() && mods_offset != 0) {
+      absl::Status status = CheckModifiers(ctx, mods, mods_offset);
+      if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, *event);
+      if (!status.ok()) return status;
+    }
+  }
+  if (event.ok()) event->spec.text = std::string(text);
+  return event;
+}
+
+}  // namespace perfcounters::internal

@@ -1,0 +1,87 @@
+// grammar_internal.h (internal): the pieces of the perf event grammar
+// (grammar.h) shared by its source files: one parsed event before list-level
+// processing, the parse context, modifier handling, and the parsers of the
+// single-event forms.
+#ifndef PERFCOUNTERS_SRC_GRAMMAR_INTERNAL_H_
+#define PERFCOUNTERS_SRC_GRAMMAR_INTERNAL_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "perfcounters/attr.h"
+#include "perfcounters/event_spec.h"
+#include "perfcounters/grammar.h"
+
+namespace perfcounters::internal {
+
+// What every error needs: the whole input (errors quote it and give offsets
+// into it) and the options.
+struct ParseContext {
+  std::string_view input;
+  const ParseOptions& options;
+};
+
+// " at offset N in '<input>'", appended to error messages.
+std::string At(const ParseContext& ctx, size_t offset);
+
+// "at offset N in '<input>': ", to prefix messages that come from
+// elsewhere (PMU, tracefs and cache lookups).
+std::string AtPrefix(const ParseContext& ctx, size_t offset);
+
+// One event as parsed from its text, before group modifiers and
+// default_user_only.
+struct ParsedEvent {
+  EventSpec spec;
+  // The label without modifiers: the canonical name or the user's text.
+  std::string base_label;
+  // Modifiers the user wrote (own, then the group's).
+  std::string modifiers;
+  // A name= term chose the label; modifiers are not appended to it.
+  bool label_from_name_term = false;
+  // perf's evsel->exclude_GH: a G or H modifier was given.
+  bool exclude_gh = false;
+  // Whether ParseOptions::default_user_only may apply (CPU PMU events).
+  bool cpu_pmu = false;
+
+  // base_label plus ":modifiers", or the name= label.
+  std::string Label() const;
+};
+
+// Checks a modifier string (`mods` starts at `offset` in the input): only
+// u k h G H I p D e, p at most three times, no other letter twice. The
+// error names the bad letter and lists the valid ones.
+absl::Status CheckModifiers(const ParseContext& ctx, std::string_view mods,
+                            size_t offset);
+
+// True when CheckModifiers would accept `mods`.
+bool IsModifierString(std::string_view mods);
+
+// Applies checked modifiers with perf's semantics (parse-events.c):
+//   u/k/h: the first of them sets exclude_user, exclude_kernel, exclude_hv;
+//          each then clears its own (":u" counts user space only, ":uk"
+//          user and kernel).
+//   G/H:   the first sets exclude_guest and exclude_host; G clears
+//          exclude_guest, H clears exclude_host.
+//   I: exclude_idle.  p: precise_ip + 1 (and exclude_guest unless G/H
+//   given).  D: pinned.  e: exclusive.
+// The starting state is the event's attr, so group modifiers combine with
+// a member's own. Errors when precise_ip would exceed 3.
+absl::Status ApplyModifiers(const ParseContext& ctx, std::string_view mods,
+                            size_t offset, ParsedEvent& event);
+
+// Parses one event's text (no top-level commas or braces) that starts at
+// `offset` in the input, own modifiers applied.
+absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
+                                             std::string_view text,
+                                             size_t offset);
+
+// The sysfs form pmu/terms/[mods] (text contains '/').
+absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
+                                          std::string_view text, size_t offset);
+
+}  // namespace perfcounters::internal
+
+#endif  // PERFCOUNTERS_SRC_GRAMMAR_INTERNAL_H_

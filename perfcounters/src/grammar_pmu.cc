@@ -1,0 +1,283 @@
+// grammar_pmu.cc: the sysfs form of the perf event grammar,
+// pmu/term=value,.../ and pmu/alias[,term=value...]/, with modifiers after
+// the closing slash (pmu/.../u or pmu/.../:u).
+#include <linux/perf_event.h>
+
+#include <optional>
+
+#include "edit_distance.h"
+#include "grammar_internal.h"
+#include "perfcounters/pmu.h"
+#include "sysfs_file.h"
+#include "text_util.h"
+
+namespace perfcounters::internal {
+namespace {
+
+constexpr std::string_view kBuiltinTerms[] = {"config", "config1", "config2",
+                                              "name",   "period",  "freq"};
+
+bool IsBuiltinTerm(std::string_view name) {
+  for (std::string_view builtin : kBuiltinTerms) {
+    if (builtin == name) return true;
+  }
+  return false;
+}
+
+// Core CPU PMUs (where ParseOptions::default_user_only applies): "cpu",
+// the hybrid "cpu_core"/"cpu_atom", and PMUs with a cpus file (arm's
+// armv8_pmuv3_*, hybrid PMUs).
+bool IsCorePmu(const Pmu& pmu, const SystemPaths& paths) {
+  if (pmu.name == "cpu" || IStartsWith(pmu.name, "cpu_") ||
+      IStartsWith(pmu.name, "armv8_pmuv3") || IStartsWith(pmu.name, "armv7")) {
+    return true;
+  }
+  return ReadTextFile(Cat(paths.EventSourceDevices(), "/", pmu.name, "/cpus"))
+      .ok();
+}
+
+// Finds the PMU directory for `name`: exact, else case-insensitive, else
+// the one PMU named <name>_<digits> (perf accepts armv8_pmuv3 for
+// armv8_pmuv3_0).
+absl::StatusOr<std::string> ResolvePmuName(const ParseContext& ctx,
+                                           std::string_view name,
+                                           size_t offset) {
+  absl::StatusOr<std::vector<std::string>> all = ListPmus(ctx.options.paths);
+  if (!all.ok()) {
+    return absl::Status(all.status().code(),
+                        Cat("cannot list PMUs for '", name, "'",
+                            At(ctx, offset), ": ", all.status().message()));
+  }
+  std::vector<std::string> matches;
+  for (const std::string& pmu : *all) {
+    if (pmu == name) return pmu;
+  }
+  for (const std::string& pmu : *all) {
+    if (IEquals(pmu, name)) matches.push_back(pmu);
+  }
+  if (matches.empty()) {
+    for (const std::string& pmu : *all) {
+      if (pmu.size() > name.size() + 1 && IStartsWith(pmu, name) &&
+          pmu[name.size()] == '_' &&
+          pmu.find_first_not_of("0123456789", name.size() + 1) ==
+              std::string::npos) {
+        matches.push_back(pmu);
+      }
+    }
+  }
+  if (matches.size() == 1) return matches[0];
+  if (matches.size() > 1) {
+    return absl::InvalidArgumentError(
+        Cat("PMU name '", name, "'", At(ctx, offset), " matches several PMUs (",
+            Join(matches, ", "), "); write one of them"));
+  }
+  std::string hint;
+  const std::vector<std::string> close = ClosestNames(name, *all, 3);
+  if (!close.empty()) hint = Cat("; did you mean ", Join(close, ", "), "?");
+  return absl::NotFoundError(Cat("unknown PMU '", name, "'", At(ctx, offset),
+                                 hint,
+                                 "; PMUs on this machine: ", Join(*all, ", ")));
+}
+
+std::string ValidTerms(const Pmu& pmu) {
+  std::vector<std::string> names;
+  for (const FormatField& f : pmu.formats) names.push_back(f.name);
+  for (std::string_view b : kBuiltinTerms) names.emplace_back(b);
+  return Join(names, ", ");
+}
+
+// Applies one term (from the alias or the user) to the event.
+absl::Status ApplyTerm(const ParseContext& ctx, const Pmu& pmu,
+                       const PmuTerm& term, size_t offset, ParsedEvent& event) {
+  Attr& attr = event.spec.attr;
+  if (term.name == "name") {
+    if (!term.has_value) {
+      return absl::InvalidArgumentError(Cat("term 'name' needs a value",
+                                            At(ctx, offset),
+                                            "; write name=<label>"));
+    }
+    event.base_label = term.value;
+    event.label_from_name_term = true;
+    return absl::OkStatus();
+  }
+  const FormatField* field = pmu.FindFormat(term.name);
+  if (field == nullptr && !IsBuiltinTerm(term.name)) {
+    std::vector<std::string> candidates;
+    for (const FormatField& f : pmu.formats) candidates.push_back(f.name);
+    for (std::string_view b : kBuiltinTerms) candidates.emplace_back(b);
+    for (const PmuAlias& a : pmu.aliases) candidates.push_back(a.name);
+    const std::vector<std::string> close =
+        ClosestNames(term.name, candidates, 3);
+    return absl::InvalidArgumentError(
+        Cat("unknown term '", term.name, "' for PMU '", pmu.name, "'",
+            At(ctx, offset),
+            close.empty() ? std::string()
+                          : Cat("; did you mean ", Join(close, ", "), "?"),
+            "; valid terms are ", ValidTerms(pmu),
+            pmu.aliases.empty() ? std::string()
+                                : Cat(", or one of the PMU's ",
+                                      pmu.aliases.size(), " event names")));
+  }
+  uint64_t value = 1;  // a bare format term means 1, as in perf
+  if (term.has_value) {
+    absl::StatusOr<uint64_t> parsed = ParseTermValue(term.value);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(Cat(AtPrefix(ctx, offset), "term '",
+                                            term.name,
+                                            "': ", parsed.status().message()));
+    }
+    value = *parsed;
+  } else if (field == nullptr) {
+    return absl::InvalidArgumentError(Cat("term '", term.name,
+                                          "' needs a value", At(ctx, offset),
+                                          "; write ", term.name, "=<number>"));
+  }
+  if (field != nullptr) {
+    absl::Status status = PlaceFormatValue(*field, value, attr);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          Cat(AtPrefix(ctx, offset), status.message()));
+    }
+  } else if (term.name == "config") {
+    attr.config = value;
+  } else if (term.name == "config1") {
+    attr.config1 = value;
+  } else if (term.name == "config2") {
+    attr.config2 = value;
+  } else {  // period or freq
+    attr.sample_period = value;
+    attr.freq = term.name == "freq";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
+                                          std::string_view text,
+                                          size_t offset) {
+  const size_t open = text.find('/');
+  const size_t close = text.find('/', open + 1);
+  if (open == 0) {
+    return absl::InvalidArgumentError(
+        Cat("missing PMU name before '/'", At(ctx, offset),
+            "; write pmu/term=value,.../, e.g. cpu/event=0x3c/"));
+  }
+  if (close == std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        Cat("'/' opened", At(ctx, offset + open),
+            " is never closed; write pmu/term=value,.../"));
+  }
+  const std::string_view pmu_text = text.substr(0, open);
+  const std::string_view terms_text = text.substr(open + 1, close - open - 1);
+  std::string_view mods = text.substr(close + 1);
+  size_t mods_offset = offset + close + 1;
+  if (!mods.empty() && mods[0] == ':') {
+    mods.remove_prefix(1);
+    ++mods_offset;
+    if (mods.empty()) {
+      absl::Status status = CheckModifiers(ctx, mods, mods_offset);
+      if (!status.ok()) return status;
+    }
+  }
+  if (mods.find('/') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        Cat("unexpected '/'", At(ctx, offset + text.find('/', close + 1)),
+            " after the PMU terms; write pmu/term=value,.../[modifiers]"));
+  }
+  absl::StatusOr<std::string> pmu_name = ResolvePmuName(ctx, pmu_text, offset);
+  if (!pmu_name.ok()) return pmu_name.status();
+  absl::StatusOr<Pmu> pmu = LoadPmu(*pmu_name, ctx.options.paths);
+  if (!pmu.ok()) {
+    return absl::Status(pmu.status().code(),
+                        Cat("PMU '", *pmu_name, "'", At(ctx, offset), ": ",
+                            pmu.status().message()));
+  }
+  const size_t terms_offset = offset + open + 1;
+  absl::StatusOr<std::vector<PmuTerm>> terms =
+      ParsePmuTerms(terms_text, terms_offset);
+  if (!terms.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(terms.status().message(), " in '", ctx.input, "'"));
+  }
+
+  ParsedEvent event;
+  event.spec.attr.type = pmu->type;
+  event.spec.pmu = pmu->name;
+  event.base_label = std::string(text.substr(0, close + 1));
+  event.cpu_pmu = IsCorePmu(*pmu, ctx.options.paths);
+
+  // A bare term that is neither a format field nor a built-in term names an
+  // alias from events/.
+  const PmuAlias* alias = nullptr;
+  std::optional<size_t> alias_index;
+  for (size_t i = 0; i < terms->size(); ++i) {
+    const PmuTerm& term = (*terms)[i];
+    if (term.has_value || pmu->FindFormat(term.name) != nullptr ||
+        IsBuiltinTerm(term.name)) {
+      continue;
+    }
+    const PmuAlias* found = pmu->FindAlias(term.name);
+    const size_t at = term.offset;
+    if (found == nullptr) {
+      std::vector<std::string> names;
+      for (const PmuAlias& a : pmu->aliases) names.push_back(a.name);
+      const std::vector<std::string> close_names =
+          ClosestNames(term.name, names, 3);
+      return absl::NotFoundError(
+          Cat("PMU '", pmu->name, "' has no event or term '", term.name, "'",
+              At(ctx, at),
+              close_names.empty()
+                  ? std::string()
+                  : Cat("; did you mean ", Join(close_names, ", "), "?"),
+              "; its events are listed under ",
+              ctx.options.paths.EventSourceDevices(), "/", pmu->name,
+              "/events and its terms are ", ValidTerms(*pmu)));
+    }
+    if (alias != nullptr) {
+      return absl::InvalidArgumentError(
+          Cat("second event name '", term.name, "'", At(ctx, at), " after '",
+              alias->name, "'; a pmu/.../ event names at most one event"));
+    }
+    alias = found;
+    alias_index = i;
+  }
+  if (alias != nullptr) {
+    event.spec.scale = alias->scale;
+    event.spec.unit = alias->unit;
+    for (const PmuTerm& term : alias->terms) {
+      if (term.value == "?") {
+        bool supplied = false;
+        for (const PmuTerm& user : *terms) supplied |= user.name == term.name;
+        if (!supplied) {
+          return absl::InvalidArgumentError(
+              Cat("event '", alias->name, "' of PMU '", pmu->name, "' needs '",
+                  term.name, "=<value>' (its sysfs file says ",
+                  alias->terms_text, ")", At(ctx, offset), "; write ",
+                  pmu->name, "/", alias->name, ",", term.name, "=<value>/"));
+        }
+        continue;
+      }
+      absl::Status status = ApplyTerm(ctx, *pmu, term, offset, event);
+      if (!status.ok()) {
+        return absl::InvalidArgumentError(
+            Cat("in the sysfs definition of '", pmu->name, "/", alias->name,
+                "/' (", alias->terms_text, "): ", status.message()));
+      }
+    }
+  }
+  for (size_t i = 0; i < terms->size(); ++i) {
+    if (alias_index == i) continue;
+    absl::Status status =
+        ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event);
+    if (!status.ok()) return status;
+  }
+  if (!mods.empty()) {
+    absl::Status status = CheckModifiers(ctx, mods, mods_offset);
+    if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, event);
+    if (!status.ok()) return status;
+  }
+  return event;
+}
+
+}  // namespace perfcounters::internal
