@@ -1,0 +1,124 @@
+// benchmark.h: perf counters per iteration in Google Benchmark, through
+// gbench's public API only (works with gbench 1.7.1 and newer).
+//
+//   static void BM_X(benchmark::State& state) {
+//     for (auto _ : perfcounters::Measure(state)) { ... }
+//   }
+//
+// `Measure` replaces gbench's PerfCountersMeasurement. It drives gbench's
+// timed loop itself (one KeepRunningBatch(max_iterations) call), so the
+// counters cover exactly the timed loop: they are read after gbench's
+// timer starts and before it stops. Per benchmark thread the counter groups
+// are opened for the calling thread once (outside the timed region) and
+// reused for every later batch on that thread; a snapshot is taken at the
+// start and at the end of each batch (one read(2) per group per boundary),
+// and the per-batch deltas are scaled for multiplexing. The values go into
+// `state.counters` as per-iteration counters; see docs/benchmark_ext.md for
+// the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
+// the counters together with gbench's timer.
+//
+// Which events are counted is process-wide: `SetBenchmarkEvents()`, called
+// by perfcounters' main (benchmark_main.h) from --perf_counters, or, when a
+// program uses its own main, PERFCOUNTERS_EVENTS read at the first Measure.
+#ifndef PERFCOUNTERS_BENCHMARK_H_
+#define PERFCOUNTERS_BENCHMARK_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark_plan.h"
+
+namespace perfcounters {
+
+namespace bench_internal {
+// One thread's open groups and batch accumulators (measure.cc).
+struct ThreadCounters;
+}  // namespace bench_internal
+
+// Parses `list` (see ParseRequest()), plans its groups by opening them on
+// the calling thread, and makes it the set of events every later Measure
+// counts. Parse errors (unknown name, with close names) are returned and
+// change nothing. Events this machine cannot count are listed in the
+// returned Plan's `unavailable` (with reasons); they are then reported as
+// `<key>.not_counted` = 1. An empty list counts nothing.
+absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list);
+
+// The plan of the events currently configured (empty when none).
+bench::Plan CurrentBenchmarkPlan();
+
+// Human-readable warnings for a plan: one line per event that cannot be
+// counted, with the reason, plus a summary of the machine (no hardware PMU,
+// paranoid level) when any is missing. Empty when everything opened.
+std::string DescribeUnavailable(const bench::Plan& plan);
+
+// True once some requested counter was not counted (unavailable, or its
+// group never ran in some run). --perf_counters_strict uses this.
+bool AnyCounterNotCounted();
+
+// The range adaptor; see the file comment. One Measure per benchmark
+// function call, used for exactly one range-for loop.
+class Measure {
+ public:
+  explicit Measure(benchmark::State& state);
+  ~Measure();
+  Measure(const Measure&) = delete;
+  Measure& operator=(const Measure&) = delete;
+
+  // The end of the loop.
+  struct Sentinel {};
+
+  // Counts down the iterations gbench asked for.
+  class Iterator {
+   public:
+    struct BENCHMARK_UNUSED Value {};
+    Value operator*() const { return Value(); }
+    BENCHMARK_ALWAYS_INLINE Iterator& operator++() {
+      --remaining_;
+      return *this;
+    }
+    BENCHMARK_ALWAYS_INLINE bool operator!=(Sentinel) {
+      if (BENCHMARK_BUILTIN_EXPECT(remaining_ != 0, true)) return true;
+      measure_->Finish();
+      return false;
+    }
+
+   private:
+    friend class Measure;
+    Iterator(Measure* measure, benchmark::IterationCount remaining)
+        : remaining_(remaining), measure_(measure) {}
+    benchmark::IterationCount remaining_;
+    Measure* measure_;
+  };
+
+  // Starts gbench's timer (KeepRunningBatch), then the counters.
+  Iterator begin();
+  Sentinel end() { return Sentinel(); }
+
+  // Used by PauseTiming()/ResumeTiming().
+  void Pause();
+  void Resume();
+
+ private:
+  void Finish();
+
+  benchmark::State& state_;
+  // This thread's groups; null when no events are configured.
+  bench_internal::ThreadCounters* counters_ = nullptr;
+  bool started_ = false;
+  bool finished_ = false;
+};
+
+// Stops the counters of the running Measure loop on this thread, then
+// gbench's timer (state.PauseTiming()). Without a running Measure it only
+// pauses the timer.
+void PauseTiming(benchmark::State& state);
+
+// Restarts gbench's timer (state.ResumeTiming()), then the counters.
+void ResumeTiming(benchmark::State& state);
+
+}  // namespace perfcounters
+
+#endif  // PERFCOUNTERS_BENCHMARK_H_

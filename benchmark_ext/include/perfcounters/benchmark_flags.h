@@ -1,0 +1,49 @@
+// benchmark_flags.h: the command-line flags and environment variable of
+// perfcounters' Google Benchmark main.
+//
+//   --perf_counters=LIST            events to count (our grammar: a comma
+//                                   list, `{}` groups, derived metrics)
+//   --benchmark_perf_counters=LIST  the same (gbench's own flag name)
+//   --perf_counters_strict[=BOOL]   exit non-zero if any requested counter
+//                                   was not counted
+//   PERFCOUNTERS_EVENTS=LIST        used when no flag gives a list
+//
+// `ExtractFlags()` removes these flags from argv so that
+// benchmark::Initialize() never sees them.
+#ifndef PERFCOUNTERS_BENCHMARK_FLAGS_H_
+#define PERFCOUNTERS_BENCHMARK_FLAGS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace perfcounters::bench {
+
+// The environment variable read when no flag names events.
+inline constexpr char kEventsEnvVar[] = "PERFCOUNTERS_EVENTS";
+
+// What the flags asked for.
+struct Flags {
+  // The event list; empty optional when none was given anywhere.
+  std::optional<std::string> events;
+  // Where `events` came from: "--perf_counters", "--benchmark_perf_counters"
+  // or "PERFCOUNTERS_EVENTS" (for messages).
+  std::string events_source;
+  bool strict = false;
+};
+
+// Removes our flags from argv (compacting it and updating *argc, keeping
+// argv[*argc] == nullptr) and returns them. `env_events` is the value of
+// PERFCOUNTERS_EVENTS (nullptr when unset); a flag wins over it. A flag
+// given twice: the last one wins. Errors name the flag and the accepted
+// forms (a missing `=LIST`, a bad boolean).
+absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
+                                   const char* env_events);
+
+// Our section of --help.
+std::string FlagsHelp();
+
+}  // namespace perfcounters::bench
+
+#endif  // PERFCOUNTERS_BENCHMARK_FLAGS_H_

@@ -1,0 +1,113 @@
+// benchmark_plan.h: turning a `--perf_counters=` list into counter groups
+// the PMU can schedule.
+//
+// `ParseRequest()` reads the list (our grammar, plus derived metric names
+// such as `ipc` that bring in their inputs). `MakePlan()` places the events
+// into groups by opening them: every event is first tried alone (an event
+// this machine cannot count becomes `Unavailable`, with the reason), the
+// user's `{}` groups are kept together, and the remaining events are packed
+// first-fit into as few groups as open *and count* (a group that opens but
+// never runs is refused). The open test is injectable (`TryOpenFn`) so that
+// planning is unit-testable without a PMU.
+#ifndef PERFCOUNTERS_BENCHMARK_PLAN_H_
+#define PERFCOUNTERS_BENCHMARK_PLAN_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "perfcounters/event_spec.h"
+#include "perfcounters/grammar.h"
+
+namespace perfcounters::bench {
+
+// A metric computed from two counted events: numerator / denominator (both
+// per iteration, so the ratio is per event, e.g. instructions per cycle).
+struct DerivedMetric {
+  // The reported counter name, e.g. "ipc".
+  std::string name;
+  // Event labels of the inputs, e.g. "instructions" and "cycles".
+  std::string numerator;
+  std::string denominator;
+};
+
+// Every derived metric we know: ipc, branch-miss-rate, cache-miss-rate,
+// L1-dcache-load-miss-rate, LLC-load-miss-rate, dTLB-load-miss-rate,
+// iTLB-load-miss-rate.
+const std::vector<DerivedMetric>& KnownDerivedMetrics();
+
+// What the user asked for: events (as the grammar parsed them) and derived
+// metric names.
+struct Request {
+  // The list as written.
+  std::string text;
+  std::vector<GroupSpec> groups;
+  // Derived metrics named explicitly (their inputs are in `groups`).
+  std::vector<DerivedMetric> derived;
+};
+
+// Parses a `--perf_counters=` list. Top-level items that name a derived
+// metric (case-insensitive) are replaced by their inputs, as a `{}` group,
+// unless the inputs are already requested. Everything else goes to
+// ParseEventList(); its errors (unknown name, with close names) are returned
+// as they are.
+absl::StatusOr<Request> ParseRequest(std::string_view list,
+                                     const ParseOptions& options);
+
+// Splits a list at its top-level commas (not inside `{}` or a `pmu/.../`
+// term list). Exposed for tests.
+std::vector<std::string> SplitTopLevel(std::string_view list);
+
+// Opens `events` as one group and checks that it really counts; returns the
+// reason when it does not. Production code uses OpenAndVerify().
+using TryOpenFn =
+    std::function<absl::Status(const std::vector<EventSpec>& events)>;
+
+// Group::Open() for the calling thread, then Group::Verify().
+absl::Status OpenAndVerify(const std::vector<EventSpec>& events);
+
+// One event of a plan.
+struct PlannedEvent {
+  EventSpec spec;
+  // The counter name it is reported under: its label, or `label#N` for the
+  // N-th request of the same label.
+  std::string key;
+};
+
+// Events to open as one group (the first is the leader).
+struct PlannedGroup {
+  std::vector<PlannedEvent> events;
+  // Kept together because the user wrote `{}`.
+  bool user_group = false;
+};
+
+// A requested event that cannot be counted here.
+struct Unavailable {
+  std::string key;
+  std::string reason;
+};
+
+// Where every requested event goes.
+struct Plan {
+  std::string text;
+  std::vector<PlannedGroup> groups;
+  std::vector<Unavailable> unavailable;
+  // Derived metrics whose two inputs are both planned (requested explicitly
+  // or not).
+  std::vector<DerivedMetric> derived;
+
+  // Every requested key in request order, available or not.
+  std::vector<std::string> requested_keys;
+  size_t event_count() const;
+};
+
+// Places the request's events into groups (see the file comment). Never
+// fails: what cannot be counted is listed in Plan::unavailable.
+Plan MakePlan(const Request& request, const TryOpenFn& try_open);
+
+}  // namespace perfcounters::bench
+
+#endif  // PERFCOUNTERS_BENCHMARK_PLAN_H_

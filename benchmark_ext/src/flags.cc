@@ -1,0 +1,123 @@
+// flags.cc: --perf_counters, --benchmark_perf_counters,
+// --perf_counters_strict and PERFCOUNTERS_EVENTS.
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "perfcounters/benchmark_flags.h"
+
+namespace perfcounters::bench {
+namespace {
+
+// If `arg` is `--name=value` (or `-name=value`), sets *value and returns
+// true. `--name` alone sets *value to nullopt and returns true.
+bool MatchFlag(absl::string_view arg, absl::string_view name,
+               std::optional<absl::string_view>* value) {
+  if (absl::StartsWith(arg, "--")) {
+    arg.remove_prefix(2);
+  } else if (absl::StartsWith(arg, "-")) {
+    arg.remove_prefix(1);
+  } else {
+    return false;
+  }
+  if (!absl::StartsWith(arg, name)) return false;
+  arg.remove_prefix(name.size());
+  if (arg.empty()) {
+    *value = std::nullopt;
+    return true;
+  }
+  if (arg.front() != '=') return false;
+  arg.remove_prefix(1);
+  *value = arg;
+  return true;
+}
+
+absl::StatusOr<bool> ParseBool(absl::string_view flag, absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") {
+    return true;
+  }
+  if (lower == "false" || lower == "0" || lower == "no" || lower == "off") {
+    return false;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=", text, ": not a boolean; write --", flag,
+                   " or --", flag, "=true / --", flag, "=false"));
+}
+
+}  // namespace
+
+absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
+                                   const char* env_events) {
+  Flags flags;
+  if (env_events != nullptr) {
+    flags.events = std::string(env_events);
+    flags.events_source = kEventsEnvVar;
+  }
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const absl::string_view arg = argv[i];
+    std::optional<absl::string_view> value;
+    bool ours = false;
+    for (absl::string_view name :
+         {absl::string_view("perf_counters"),
+          absl::string_view("benchmark_perf_counters")}) {
+      if (!MatchFlag(arg, name, &value)) continue;
+      if (!value.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " needs a value: write --", name,
+                         "=LIST, e.g. --", name, "=cycles,instructions"));
+      }
+      flags.events = std::string(*value);
+      flags.events_source = absl::StrCat("--", name);
+      ours = true;
+      break;
+    }
+    if (!ours && MatchFlag(arg, "perf_counters_strict", &value)) {
+      if (value.has_value()) {
+        absl::StatusOr<bool> b = ParseBool("perf_counters_strict", *value);
+        if (!b.ok()) return b.status();
+        flags.strict = *b;
+      } else {
+        flags.strict = true;
+      }
+      ours = true;
+    }
+    if (!ours) argv[out++] = argv[i];
+  }
+  if (*argc > 0) {
+    argv[out] = nullptr;
+    *argc = out;
+  }
+  return flags;
+}
+
+std::string FlagsHelp() {
+  return R"(perfcounters: hardware and software counters per iteration
+  --perf_counters=LIST
+        Events to count in every benchmark that uses perfcounters::Measure:
+        a comma-separated list in perf's grammar, e.g.
+        cycles,instructions,task-clock,page-faults; {a,b} keeps events in
+        one group; ipc, branch-miss-rate, cache-miss-rate,
+        L1-dcache-load-miss-rate, LLC-load-miss-rate, dTLB-load-miss-rate
+        and iTLB-load-miss-rate bring in their inputs. A name without
+        modifiers counts user space only; add :k, :uk, ... to change that.
+        Values are per iteration, scaled for multiplexing; <name>.coverage
+        is shown when an event was multiplexed and <name>.not_counted=1
+        when it was not counted at all (the value is then absent, not 0).
+  --benchmark_perf_counters=LIST
+        The same as --perf_counters.
+  --perf_counters_strict[=true|false]
+        Exit with status 1 if any requested counter cannot be counted
+        (checked before running) or was not counted in some run.
+  PERFCOUNTERS_EVENTS=LIST (environment)
+        Used when neither flag is given.
+
+)";
+}
+
+}  // namespace perfcounters::bench

@@ -1,0 +1,271 @@
+// plan.cc: parsing a --perf_counters list and placing its events in groups.
+#include <linux/perf_event.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/group.h"
+
+namespace perfcounters::bench {
+namespace {
+
+bool IsNameChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         c == '-' || c == '.';
+}
+
+// Which plain events may share a group: events of the same PMU. Software
+// clocks (cpu-clock, task-clock) have PMUs of their own and are never
+// packed: measured on Linux 6.18, a group {task-clock,page-faults} of a
+// two-thread process lost 5-10 % of the page faults, and task-clock read low
+// as a member of {page-faults,task-clock}. Empty: never share.
+std::string PackingClass(const EventSpec& e) {
+  if (e.attr.type == PERF_TYPE_SOFTWARE) {
+    if (e.attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+        e.attr.config == PERF_COUNT_SW_TASK_CLOCK) {
+      return "";
+    }
+    return "software";
+  }
+  return absl::StrCat("type", e.attr.type);
+}
+
+std::vector<EventSpec> Specs(const std::vector<PlannedEvent>& events) {
+  std::vector<EventSpec> specs;
+  specs.reserve(events.size());
+  for (const PlannedEvent& e : events) specs.push_back(e.spec);
+  return specs;
+}
+
+std::string KeyList(const std::vector<PlannedEvent>& events) {
+  return absl::StrJoin(
+      events, ",",
+      [](std::string* out, const PlannedEvent& e) { out->append(e.key); });
+}
+
+}  // namespace
+
+const std::vector<DerivedMetric>& KnownDerivedMetrics() {
+  static const auto* metrics = new std::vector<DerivedMetric>{
+      {"ipc", "instructions", "cycles"},
+      {"branch-miss-rate", "branch-misses", "branches"},
+      {"cache-miss-rate", "cache-misses", "cache-references"},
+      {"L1-dcache-load-miss-rate", "L1-dcache-load-misses", "L1-dcache-loads"},
+      {"LLC-load-miss-rate", "LLC-load-misses", "LLC-loads"},
+      {"dTLB-load-miss-rate", "dTLB-load-misses", "dTLB-loads"},
+      {"iTLB-load-miss-rate", "iTLB-load-misses", "iTLB-loads"},
+  };
+  return *metrics;
+}
+
+std::vector<std::string> SplitTopLevel(std::string_view list) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  bool in_terms = false;  // between the slashes of pmu/term=v,.../
+  for (char c : list) {
+    if (in_terms) {
+      if (c == '/') in_terms = false;
+      current.push_back(c);
+      continue;
+    }
+    if (c == '/') {
+      // A slash right after a bare PMU name opens a term list; in
+      // `mem:ADDR/LEN` the name part has a ':' and it does not.
+      absl::string_view name = current;
+      const size_t brace = name.find_last_of('{');
+      if (brace != absl::string_view::npos) name.remove_prefix(brace + 1);
+      name = absl::StripAsciiWhitespace(name);
+      bool bare = !name.empty();
+      for (char n : name) bare = bare && IsNameChar(n);
+      in_terms = bare;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      --depth;
+    } else if (c == ',' && depth <= 0) {
+      items.push_back(std::string(absl::StripAsciiWhitespace(current)));
+      current.clear();
+      continue;
+    }
+    current.push_back(c);
+  }
+  if (!absl::StripAsciiWhitespace(current).empty() || !items.empty()) {
+    items.push_back(std::string(absl::StripAsciiWhitespace(current)));
+  }
+  return items;
+}
+
+absl::StatusOr<Request> ParseRequest(std::string_view list,
+                                     const ParseOptions& options) {
+  Request request;
+  request.text = std::string(list);
+  std::vector<std::string> events;
+  for (const std::string& item : SplitTopLevel(list)) {
+    if (item.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty item in \"", request.text,
+                       "\"; write event names separated by single commas, e.g. "
+                       "cycles,instructions"));
+    }
+    const DerivedMetric* derived = nullptr;
+    for (const DerivedMetric& m : KnownDerivedMetrics()) {
+      if (absl::EqualsIgnoreCase(item, m.name)) derived = &m;
+    }
+    if (derived != nullptr) {
+      request.derived.push_back(*derived);
+    } else {
+      events.push_back(item);
+    }
+  }
+  if (!events.empty()) {
+    absl::StatusOr<std::vector<GroupSpec>> groups =
+        ParseEventList(absl::StrJoin(events, ","), options);
+    if (!groups.ok()) return groups.status();
+    request.groups = *std::move(groups);
+  }
+  // Bring in the inputs of derived metrics that are not requested already.
+  for (const DerivedMetric& m : request.derived) {
+    absl::flat_hash_set<std::string> labels;
+    for (const GroupSpec& g : request.groups) {
+      for (const EventSpec& e : g.events) labels.insert(e.label);
+    }
+    std::vector<std::string> missing;
+    if (!labels.contains(m.numerator)) missing.push_back(m.numerator);
+    if (!labels.contains(m.denominator)) missing.push_back(m.denominator);
+    if (missing.empty()) continue;
+    const std::string text =
+        missing.size() == 2
+            ? absl::StrCat("{", absl::StrJoin(missing, ","), "}")
+            : missing.front();
+    absl::StatusOr<std::vector<GroupSpec>> inputs =
+        ParseEventList(text, options);
+    if (!inputs.ok()) {
+      return absl::Status(
+          inputs.status().code(),
+          absl::StrCat("the inputs of ", m.name, " (", text,
+                       "): ", inputs.status().message()));
+    }
+    for (GroupSpec& g : *inputs) request.groups.push_back(std::move(g));
+  }
+  return request;
+}
+
+absl::Status OpenAndVerify(const std::vector<EventSpec>& events) {
+  absl::StatusOr<Group> group = Group::Open(events);
+  if (!group.ok()) return group.status();
+  return group->Verify();
+}
+
+size_t Plan::event_count() const {
+  size_t n = 0;
+  for (const PlannedGroup& g : groups) n += g.events.size();
+  return n;
+}
+
+Plan MakePlan(const Request& request, const TryOpenFn& try_open) {
+  Plan plan;
+  plan.text = request.text;
+
+  // Keys: the label, or label#N for repeats.
+  absl::flat_hash_map<std::string, int> seen;
+  std::vector<std::vector<PlannedEvent>> requested;
+  for (const GroupSpec& g : request.groups) {
+    std::vector<PlannedEvent>& events = requested.emplace_back();
+    for (const EventSpec& e : g.events) {
+      const int n = ++seen[e.label];
+      std::string key = n == 1 ? e.label : absl::StrCat(e.label, "#", n);
+      plan.requested_keys.push_back(key);
+      events.push_back(PlannedEvent{e, std::move(key)});
+    }
+  }
+
+  // The user's groups stay together. Members that cannot be counted even
+  // alone are dropped (with their own reason) and the rest tried again.
+  for (size_t i = 0; i < request.groups.size(); ++i) {
+    if (!request.groups[i].user_group) continue;
+    std::vector<PlannedEvent> events = requested[i];
+    absl::Status status = try_open(Specs(events));
+    if (!status.ok()) {
+      std::vector<PlannedEvent> openable;
+      for (PlannedEvent& e : events) {
+        absl::Status alone = try_open({e.spec});
+        if (alone.ok()) {
+          openable.push_back(std::move(e));
+        } else {
+          plan.unavailable.push_back({e.key, std::string(alone.message())});
+        }
+      }
+      events = std::move(openable);
+      status = events.empty() ? absl::OkStatus() : try_open(Specs(events));
+      if (!status.ok()) {
+        for (const PlannedEvent& e : events) {
+          plan.unavailable.push_back(
+              {e.key, absl::StrCat("its group {", KeyList(events),
+                                   "} cannot be scheduled together on the "
+                                   "PMU: ",
+                                   status.message())});
+        }
+        events.clear();
+      }
+    }
+    if (!events.empty()) {
+      plan.groups.push_back(PlannedGroup{std::move(events), true});
+    }
+  }
+
+  // Plain events: first-fit into groups of the same PMU (see
+  // PackingClass) that still open and count.
+  const size_t first_bin = plan.groups.size();
+  for (size_t i = 0; i < request.groups.size(); ++i) {
+    if (request.groups[i].user_group) continue;
+    for (const PlannedEvent& e : requested[i]) {
+      absl::Status alone = try_open({e.spec});
+      if (!alone.ok()) {
+        plan.unavailable.push_back({e.key, std::string(alone.message())});
+        continue;
+      }
+      bool placed = false;
+      for (size_t b = first_bin; b < plan.groups.size() && !placed; ++b) {
+        PlannedGroup& bin = plan.groups[b];
+        const std::string kind = PackingClass(e.spec);
+        if (kind.empty() || kind != PackingClass(bin.events.front().spec)) {
+          continue;
+        }
+        std::vector<EventSpec> specs = Specs(bin.events);
+        specs.push_back(e.spec);
+        if (try_open(specs).ok()) {
+          bin.events.push_back(e);
+          placed = true;
+        }
+      }
+      if (!placed) plan.groups.push_back(PlannedGroup{{e}, false});
+    }
+  }
+
+  // Derived metrics whose inputs are both planned.
+  absl::flat_hash_set<std::string> planned;
+  for (const PlannedGroup& g : plan.groups) {
+    for (const PlannedEvent& e : g.events) planned.insert(e.key);
+  }
+  for (const DerivedMetric& m : KnownDerivedMetrics()) {
+    if (planned.contains(m.numerator) && planned.contains(m.denominator)) {
+      plan.derived.push_back(m);
+    }
+  }
+  return plan;
+}
+
+}  // namespace perfcounters::bench

@@ -1,0 +1,372 @@
+// benchmark_ext_e2e_test.cc: end-to-end tests of the gbench integration.
+// Each test runs tests/e2e/e2e_bench.cc (perfcounters_e2e_bench) with
+// --perf_counters and reads its JSON output.
+//
+// The benchmark binary is looked up in $PERFCOUNTERS_E2E_DIR, then next to
+// this test binary (/proc/self/exe), then in its e2e/ subdirectory, then in
+// the current directory.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/hw.h"
+
+extern char** environ;
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kBench[] = "perfcounters_e2e_bench";
+
+bool IsExecutable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
+
+std::string FindBench() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("PERFCOUNTERS_E2E_DIR")) {
+    dirs.push_back(env);
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.find_last_of('/'));
+    dirs.push_back(dir);
+    dirs.push_back(dir + "/e2e");
+  }
+  dirs.push_back(".");
+  for (const std::string& d : dirs) {
+    if (IsExecutable(d + "/" + kBench)) return d + "/" + kBench;
+  }
+  return "";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int exit_code = -1;
+  std::string out;      // stdout
+  std::string err;      // stderr
+  nlohmann::json json;  // --benchmark_out, null when none was written
+  // The "benchmarks" entry with this name (null when absent).
+  const nlohmann::json& Entry(const std::string& name) const {
+    static const nlohmann::json kNull;
+    if (!json.is_object()) return kNull;
+    for (const nlohmann::json& b : json["benchmarks"]) {
+      if (b["name"] == name) return b;
+    }
+    return kNull;
+  }
+};
+
+// Runs the benchmark binary with `args` (plus --benchmark_out to a JSON
+// file) and `env` added to this process's environment.
+Result RunBench(std::vector<std::string> args,
+                const std::map<std::string, std::string>& env = {}) {
+  Result result;
+  const std::string bench = FindBench();
+  EXPECT_FALSE(bench.empty())
+      << kBench << " not found: set PERFCOUNTERS_E2E_DIR or put it next to "
+      << "the test binary";
+  if (bench.empty()) return result;
+  char dir_template[] = "/tmp/pc_e2e_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string json_path = dir + "/out.json";
+  const std::string out_path = dir + "/stdout";
+  const std::string err_path = dir + "/stderr";
+
+  std::vector<std::string> argv_s = {bench};
+  for (std::string& a : args) argv_s.push_back(std::move(a));
+  argv_s.push_back("--benchmark_out=" + json_path);
+  argv_s.push_back("--benchmark_out_format=json");
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key == "PERFCOUNTERS_EVENTS" || env.count(key) > 0) continue;
+    env_s.push_back(kv);
+  }
+  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (std::string& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, bench.c_str(), &actions, nullptr,
+                             argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0) << "posix_spawn " << bench;
+  if (rc != 0) return result;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  const std::string json = ReadFile(json_path);
+  if (!json.empty()) {
+    result.json =
+        nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(result.json.is_discarded()) << "bad JSON:\n" << json;
+  }
+  for (const std::string& p : {json_path, out_path, err_path}) {
+    unlink(p.c_str());
+  }
+  rmdir(dir.c_str());
+  return result;
+}
+
+// gbench's short runs: enough iterations, fast in the emulated machine.
+constexpr char kMinTime[] = "--benchmark_min_time=0.05";
+
+double PerIteration(const nlohmann::json& entry, const std::string& key) {
+  if (!entry.is_object() || !entry.contains(key)) return NAN;
+  return entry[key].get<double>();
+}
+
+// An event that is a known name but cannot be counted on this machine;
+// empty when every candidate opens.
+std::string UnavailableEvent() {
+  for (const char* e : {"cycles", "instructions", "cache-misses",
+                        "branch-misses", "L1-dcache-load-misses"}) {
+    if (!perfcounters::testing::WhyEventUnavailable(e).empty()) return e;
+  }
+  return "";
+}
+
+TEST(BenchmarkE2E, PageFaultsPerIterationAreTheTouchedPages) {
+  Result r =
+      RunBench({"--perf_counters=page-faults",
+                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_TouchPages/4/threads:1");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  EXPECT_NEAR(PerIteration(e, "page-faults"), 4.0, 0.01) << e.dump();
+  EXPECT_FALSE(e.contains("page-faults.not_counted"));
+  EXPECT_FALSE(e.contains("page-faults.coverage"));  // never multiplexed
+}
+
+TEST(BenchmarkE2E, ThreadsGiveTheSamePerIterationValue) {
+  Result r =
+      RunBench({"--perf_counters=page-faults,minor-faults",
+                "--benchmark_filter=BM_TouchPages/4/threads:", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double one =
+      PerIteration(r.Entry("BM_TouchPages/4/threads:1"), "page-faults");
+  EXPECT_NEAR(one, 4.0, 0.04);
+  for (const char* name :
+       {"BM_TouchPages/4/threads:2", "BM_TouchPages/4/threads:4"}) {
+    const nlohmann::json& e = r.Entry(name);
+    ASSERT_TRUE(e.is_object()) << name << "\n" << r.out;
+    EXPECT_NEAR(PerIteration(e, "page-faults"), one, one * 0.01) << name;
+    EXPECT_NEAR(PerIteration(e, "minor-faults"), one, one * 0.01) << name;
+  }
+}
+
+TEST(BenchmarkE2E, PausedRegionIsExcluded) {
+  // 2 pages touched while timed, 3 more while paused.
+  Result r = RunBench({"--perf_counters=page-faults",
+                       "--benchmark_filter=BM_PausedTouch", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0, 0.02)
+      << r.out;
+}
+
+TEST(BenchmarkE2E, TaskClockPerIterationIsCpuTimePerIteration) {
+  Result r = RunBench(
+      {"--perf_counters=task-clock", "--benchmark_filter=BM_Spin", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_Spin");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  ASSERT_EQ(e["time_unit"], "ns");
+  const double cpu_ns = e["cpu_time"].get<double>();
+  EXPECT_NEAR(PerIteration(e, "task-clock"), cpu_ns, cpu_ns * 0.03) << e.dump();
+}
+
+TEST(BenchmarkE2E, UnknownNameFailsBeforeAnyBenchmarkRuns) {
+  Result r = RunBench({"--perf_counters=page-faults,instructionz",
+                       "--benchmark_filter=BM_Spin", kMinTime});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("instructionz"));
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_Spin")));
+  EXPECT_TRUE(r.json.is_null()) << "no benchmark may run";
+}
+
+TEST(BenchmarkE2E, UnsupportedEventWarnsAndTheRunGoesOn) {
+  const std::string missing = UnavailableEvent();
+  if (missing.empty()) GTEST_SKIP() << "every candidate event opens here";
+  Result r =
+      RunBench({"--perf_counters=" + missing + ",page-faults",
+                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: " + missing + " is not available"));
+  const nlohmann::json& e = r.Entry("BM_TouchPages/4/threads:1");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  EXPECT_FALSE(e.contains(missing)) << "never reported as a number";
+  EXPECT_EQ(PerIteration(e, missing + ".not_counted"), 1.0);
+  EXPECT_NEAR(PerIteration(e, "page-faults"), 4.0, 0.04);
+  // The reason is in the JSON context too.
+  EXPECT_THAT(r.json["context"]["perfcounters.unavailable"].get<std::string>(),
+              HasSubstr(missing + ": "));
+  // And the console says so.
+  EXPECT_THAT(r.out, HasSubstr(missing + ".not_counted=1"));
+}
+
+TEST(BenchmarkE2E, StrictModeFailsWhenACounterIsNotCounted) {
+  const std::string missing = UnavailableEvent();
+  if (missing.empty()) GTEST_SKIP() << "every candidate event opens here";
+  Result r = RunBench({"--perf_counters=" + missing + ",page-faults",
+                       "--perf_counters_strict", "--benchmark_filter=BM_Spin",
+                       kMinTime});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters_strict"));
+}
+
+TEST(BenchmarkE2E, StrictModePassesWhenEverythingIsCounted) {
+  Result r = RunBench({"--perf_counters=page-faults,task-clock",
+                       "--perf_counters_strict", "--benchmark_filter=BM_Spin",
+                       kMinTime});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.Entry("BM_Spin").contains("task-clock"));
+}
+
+TEST(BenchmarkE2E, CountersAppearInAggregates) {
+  Result r = RunBench({"--perf_counters=page-faults",
+                       "--benchmark_filter=BM_TouchPages/4/threads:1$",
+                       "--benchmark_repetitions=3", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* agg : {"mean", "median"}) {
+    const nlohmann::json& e =
+        r.Entry(std::string("BM_TouchPages/4/threads:1_") + agg);
+    ASSERT_TRUE(e.is_object()) << agg << "\n" << r.out;
+    EXPECT_EQ(e["run_type"], "aggregate");
+    EXPECT_NEAR(PerIteration(e, "page-faults"), 4.0, 0.04) << agg;
+  }
+  const nlohmann::json& sd = r.Entry("BM_TouchPages/4/threads:1_stddev");
+  ASSERT_TRUE(sd.is_object());
+  EXPECT_LT(PerIteration(sd, "page-faults"), 0.04);
+}
+
+TEST(BenchmarkE2E, GbenchAliasFlagWorks) {
+  Result r = RunBench({"--benchmark_perf_counters=page-faults",
+                       "--benchmark_filter=BM_PausedTouch", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0,
+              0.02);
+}
+
+TEST(BenchmarkE2E, EnvironmentVariableWorksAndTheFlagWins) {
+  Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime},
+                      {{"PERFCOUNTERS_EVENTS", "page-faults"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0,
+              0.02);
+
+  r = RunBench({"--perf_counters=minor-faults",
+                "--benchmark_filter=BM_PausedTouch", kMinTime},
+               {{"PERFCOUNTERS_EVENTS", "page-faults"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_PausedTouch");
+  EXPECT_FALSE(e.contains("page-faults"));
+  EXPECT_NEAR(PerIteration(e, "minor-faults"), 2.0, 0.02);
+}
+
+TEST(BenchmarkE2E, NoEventsNoCounters) {
+  Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_PausedTouch");
+  ASSERT_TRUE(e.is_object());
+  EXPECT_FALSE(e.contains("page-faults"));
+}
+
+TEST(BenchmarkE2E, HelpShowsOurFlagsThenGbenchs) {
+  Result r = RunBench({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  const size_t ours = r.out.find("--perf_counters=LIST");
+  const size_t theirs = r.out.find("--benchmark_filter");
+  ASSERT_NE(ours, std::string::npos) << r.out;
+  ASSERT_NE(theirs, std::string::npos) << r.out;
+  EXPECT_LT(ours, theirs);
+  EXPECT_THAT(r.out, HasSubstr("--benchmark_perf_counters=LIST"));
+  EXPECT_THAT(r.out, HasSubstr("PERFCOUNTERS_EVENTS"));
+}
+
+// --- Hardware: run in the emulated arm64 machine (skip natively).
+
+TEST(BenchmarkE2EHardware, ExactInstructionsPerIterationAndIpc) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  Result r = RunBench({"--perf_counters=instructions,cycles",
+                       "--benchmark_filter=BM_TwoInsnLoop/10000$",
+                       "--benchmark_min_time=0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_TwoInsnLoop/10000");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  const double insns = PerIteration(e, "instructions");
+  // 2 per loop iteration plus a few for the call and the Measure loop.
+  EXPECT_GE(insns, 20000.0);
+  EXPECT_LE(insns, 20016.0) << e.dump();
+  const double cycles = PerIteration(e, "cycles");
+  ASSERT_GT(cycles, 0);
+  EXPECT_NEAR(PerIteration(e, "ipc"), insns / cycles, 1e-9 * insns / cycles);
+  EXPECT_FALSE(e.contains("instructions.coverage"));
+}
+
+TEST(BenchmarkE2EHardware, MultiplexedCountersAreScaledAndShowCoverage) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  std::string list = "instructions";
+  for (int i = 2; i <= 12; ++i) list += ",instructions";
+  // 2e6 instructions per iteration; gbench's batches of 0.3 s of guest
+  // time give each event enough multiplexing slices (4 ms each).
+  Result r = RunBench({"--perf_counters=" + list,
+                       "--benchmark_filter=BM_TwoInsnLoop/1000000$",
+                       "--benchmark_min_time=0.3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_TwoInsnLoop/1000000");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  int multiplexed = 0;
+  for (int i = 1; i <= 12; ++i) {
+    const std::string key =
+        i == 1 ? "instructions" : "instructions#" + std::to_string(i);
+    ASSERT_TRUE(e.contains(key)) << key << " " << e.dump();
+    EXPECT_NEAR(PerIteration(e, key), 2e6, 2e6 * 0.01) << key;
+    if (e.contains(key + ".coverage")) {
+      ++multiplexed;
+      EXPECT_GT(PerIteration(e, key + ".coverage"), 0.0);
+      EXPECT_LT(PerIteration(e, key + ".coverage"), 1.0);
+    }
+  }
+  EXPECT_GT(multiplexed, 0) << "12 events cannot all be on the PMU at once";
+}
+
+}  // namespace

@@ -1,0 +1,109 @@
+// benchmark_ext_flags_test.cc: --perf_counters, --benchmark_perf_counters,
+// --perf_counters_strict and PERFCOUNTERS_EVENTS are taken out of argv.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfcounters/benchmark_flags.h"
+
+namespace perfcounters::bench {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Owns argv storage for a test.
+struct Argv {
+  explicit Argv(std::vector<std::string> args) : strings(std::move(args)) {
+    for (std::string& s : strings) pointers.push_back(s.data());
+    pointers.push_back(nullptr);
+    argc = static_cast<int>(strings.size());
+  }
+  std::vector<std::string> Remaining() const {
+    std::vector<std::string> out;
+    for (int i = 0; i < argc; ++i) out.push_back(pointers[i]);
+    return out;
+  }
+  std::vector<std::string> strings;
+  std::vector<char*> pointers;
+  int argc;
+};
+
+TEST(ExtractFlags, RemovesOurFlagsAndKeepsGbenchs) {
+  Argv a({"bm", "--benchmark_filter=X", "--perf_counters=cycles,{a,b}",
+          "--perf_counters_strict", "--benchmark_min_time=0.01"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->events, "cycles,{a,b}");
+  EXPECT_EQ(f->events_source, "--perf_counters");
+  EXPECT_TRUE(f->strict);
+  EXPECT_THAT(a.Remaining(), ElementsAre("bm", "--benchmark_filter=X",
+                                         "--benchmark_min_time=0.01"));
+  EXPECT_EQ(a.pointers[a.argc], nullptr);
+}
+
+TEST(ExtractFlags, GbenchAliasAndLastOneWins) {
+  Argv a({"bm", "--perf_counters=cycles", "--benchmark_perf_counters=faults"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->events, "faults");
+  EXPECT_EQ(f->events_source, "--benchmark_perf_counters");
+  EXPECT_FALSE(f->strict);
+  EXPECT_THAT(a.Remaining(), ElementsAre("bm"));
+}
+
+TEST(ExtractFlags, EnvironmentIsUsedOnlyWithoutAFlag) {
+  Argv a({"bm"});
+  absl::StatusOr<Flags> f =
+      ExtractFlags(&a.argc, a.pointers.data(), "task-clock");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->events, "task-clock");
+  EXPECT_EQ(f->events_source, "PERFCOUNTERS_EVENTS");
+
+  Argv b({"bm", "-perf_counters=cycles"});
+  f = ExtractFlags(&b.argc, b.pointers.data(), "task-clock");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->events, "cycles");
+}
+
+TEST(ExtractFlags, NothingRequested) {
+  Argv a({"bm", "--perf_counters_strictly"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->events.has_value());
+  EXPECT_FALSE(f->strict);
+  // Not ours: left for gbench to reject.
+  EXPECT_THAT(a.Remaining(), ElementsAre("bm", "--perf_counters_strictly"));
+}
+
+TEST(ExtractFlags, StrictTakesABoolean) {
+  Argv a({"bm", "--perf_counters_strict=false"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->strict);
+
+  Argv b({"bm", "--perf_counters_strict=maybe"});
+  f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("maybe"));
+  EXPECT_THAT(f.status().message(), HasSubstr("--perf_counters_strict=true"));
+}
+
+TEST(ExtractFlags, MissingValueIsAnError) {
+  Argv a({"bm", "--perf_counters"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("--perf_counters=LIST"));
+}
+
+TEST(FlagsHelp, DocumentsEveryFlag) {
+  const std::string help = FlagsHelp();
+  EXPECT_THAT(help, HasSubstr("--perf_counters=LIST"));
+  EXPECT_THAT(help, HasSubstr("--benchmark_perf_counters=LIST"));
+  EXPECT_THAT(help, HasSubstr("--perf_counters_strict"));
+  EXPECT_THAT(help, HasSubstr("PERFCOUNTERS_EVENTS"));
+}
+
+}  // namespace
+}  // namespace perfcounters::bench

@@ -1,0 +1,74 @@
+// e2e_bench.cc: benchmarks with exactly known counts, run by
+// tests/benchmark_ext_e2e_test.cc with --perf_counters and read back from
+// their JSON output.
+//
+//   BM_TouchPages/K      writes K fresh anonymous pages per iteration
+//                        (exactly K page faults), at 1, 2 and 4 threads
+//   BM_PausedTouch       2 fresh pages counted, 3 more in a paused region
+//   BM_Spin              a busy loop (task-clock vs cpu_time)
+//   BM_TwoInsnLoop/N     a 2-instruction asm loop run N times (2N
+//                        instructions per iteration)
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_main.h"
+#include "support/loops.h"
+
+namespace {
+
+// Maps `pages` fresh anonymous pages, writes one byte in each (one page
+// fault each), and unmaps them.
+void TouchFreshPages(int64_t pages) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = page * static_cast<size_t>(pages);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) std::abort();
+  auto* bytes_ptr = static_cast<volatile char*>(p);
+  for (int64_t i = 0; i < pages; ++i) bytes_ptr[i * page] = 1;
+  munmap(p, bytes);
+}
+
+void BM_TouchPages(benchmark::State& state) {
+  const int64_t pages = state.range(0);
+  for (auto _ : perfcounters::Measure(state)) TouchFreshPages(pages);
+}
+BENCHMARK(BM_TouchPages)->Arg(4)->Threads(1)->Threads(2)->Threads(4);
+
+void BM_PausedTouch(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    TouchFreshPages(2);
+    perfcounters::PauseTiming(state);
+    TouchFreshPages(3);
+    perfcounters::ResumeTiming(state);
+  }
+}
+BENCHMARK(BM_PausedTouch);
+
+void BM_Spin(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    uint64_t x = 0;
+    for (int i = 0; i < 20000; ++i) {
+      x += static_cast<uint64_t>(i);
+      benchmark::DoNotOptimize(x);
+    }
+  }
+}
+BENCHMARK(BM_Spin);
+
+void BM_TwoInsnLoop(benchmark::State& state) {
+  const auto n = static_cast<uint64_t>(state.range(0));
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::TwoInstructionLoop(n);
+  }
+}
+BENCHMARK(BM_TwoInsnLoop)->Arg(10000)->Arg(1000000);
+
+}  // namespace
+
+PERFCOUNTERS_BENCHMARK_MAIN();
