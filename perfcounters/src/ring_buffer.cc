@@ -58,6 +58,10 @@ absl::StatusOr<RingBuffer> RingBuffer::Map(const Event& event,
           " (the ring exceeds the locked-memory limit: raise "
           "/proc/sys/kernel/perf_event_mlock_kb or RLIMIT_MEMLOCK, or use "
           "fewer pages)";
+    } else if (err == EINVAL && event.attr().inherit) {
+      hint =
+          " (the kernel does not map inherited per-task events: with "
+          "inherit=1 open one event per CPU, Target{pid, cpu})";
     } else if (err == EINVAL) {
       hint =
           " (the event may already have a ring of another size, or be "
