@@ -51,6 +51,23 @@ absl::StatusOr<Group> Group::Open(const GroupSpec& spec,
   return Open(spec.events, options);
 }
 
+namespace {
+
+// True when the kernel may refuse to schedule the group for lack of
+// counters: it holds an event of a PMU with a limited number of them.
+bool NeedsFitCheck(const std::vector<EventSpec>& events) {
+  if (events.size() < 2) return false;
+  for (const EventSpec& e : events) {
+    if (e.attr.type != PERF_TYPE_SOFTWARE &&
+        e.attr.type != PERF_TYPE_TRACEPOINT) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<Group> Group::Open(const std::vector<EventSpec>& events,
                                   const GroupOptions& options) {
   if (events.empty()) {
@@ -58,31 +75,52 @@ absl::StatusOr<Group> Group::Open(const std::vector<EventSpec>& events,
         "Group::Open: the group is empty; give at least one event (the "
         "first is the leader)");
   }
-  std::vector<std::string> labels;
-  for (const EventSpec& e : events) labels.push_back(e.label);
+  std::string all_labels;
+  for (const EventSpec& e : events) {
+    absl::StrAppend(&all_labels, all_labels.empty() ? "" : ",", e.label);
+  }
   const bool keep_disabled_bits = events.front().attr.enable_on_exec;
 
-  Group group;
-  group.events_.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    EventSpec spec = events[i];
-    spec.attr.read_format = kGroupReadFormat;
-    if (!keep_disabled_bits) spec.attr.disabled = false;
-    const int leader_fd = i == 0 ? -1 : group.events_.front().fd();
-    absl::StatusOr<Event> event = Event::Open(spec, options.target, leader_fd);
-    if (!event.ok()) {
-      // `group` closes what was opened so far (members first).
-      return absl::Status(
-          event.status().code(),
-          absl::StrCat(event.status().message(), " [member ", i + 1, " of ",
-                       events.size(), " in group {", absl::StrJoin(labels, ","),
-                       "}]"));
+  // Opens the events as one group; `all_enabled` creates every event
+  // enabled, otherwise the leader is disabled and the members follow it.
+  auto open_all = [&](bool all_enabled) -> absl::StatusOr<Group> {
+    Group group;
+    group.events_.reserve(events.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      EventSpec spec = events[i];
+      spec.attr.read_format = kGroupReadFormat;
+      if (!keep_disabled_bits) spec.attr.disabled = !all_enabled && i == 0;
+      const int leader_fd = i == 0 ? -1 : group.events_.front().fd();
+      absl::StatusOr<Event> event =
+          Event::Open(spec, options.target, leader_fd);
+      if (!event.ok()) {
+        // `group` closes what was opened so far (members first).
+        return absl::Status(
+            event.status().code(),
+            absl::StrCat(event.status().message(), " [member ", i + 1, " of ",
+                         events.size(), " in group {", all_labels, "}]"));
+      }
+      group.events_.push_back(*std::move(event));
     }
-    group.events_.push_back(*std::move(event));
+    return group;
+  };
+
+  // Some PMU drivers (arm64's among them) only check that a group fits on
+  // the counters for events created enabled. So a group of hardware events
+  // is first opened all enabled, for the kernel to refuse one that does not
+  // fit, and closed again.
+  if (!keep_disabled_bits && NeedsFitCheck(events)) {
+    absl::StatusOr<Group> probe = open_all(/*all_enabled=*/true);
+    if (!probe.ok()) return probe.status();
   }
-  if (options.start_disabled && !keep_disabled_bits) {
-    if (absl::Status s = group.Disable(); !s.ok()) return s;
-    if (absl::Status s = group.Reset(); !s.ok()) return s;
+  // The real group: a disabled leader with enabled members, as perf opens
+  // groups. (Members created enabled under an enabled leader, or enabled
+  // later one by one, are not always scheduled with it: a task-clock
+  // leader's software siblings then never count.)
+  absl::StatusOr<Group> group = open_all(/*all_enabled=*/false);
+  if (!group.ok()) return group.status();
+  if (!options.start_disabled && !keep_disabled_bits) {
+    if (absl::Status s = group->Enable(); !s.ok()) return s;
   }
   return group;
 }
@@ -113,14 +151,22 @@ absl::Status EmptyGroupError(const char* what) {
 
 }  // namespace
 
+// Enabling and disabling go through the leader: while it is disabled the
+// whole group is off the PMU, and enabling it schedules the group with every
+// enabled member at once. (PERF_IOC_FLAG_GROUP enables the leader first and
+// then each member into an already running group; on Linux 6.18 software
+// members of a task-clock-led group then never count.)
 absl::Status Group::Enable() const {
   if (events_.empty()) return EmptyGroupError("group enable");
-  return leader().Enable(/*whole_group=*/true);
+  for (size_t i = 1; i < events_.size(); ++i) {
+    if (absl::Status s = events_[i].Enable(); !s.ok()) return s;
+  }
+  return leader().Enable();
 }
 
 absl::Status Group::Disable() const {
   if (events_.empty()) return EmptyGroupError("group disable");
-  return leader().Disable(/*whole_group=*/true);
+  return leader().Disable();
 }
 
 absl::Status Group::Reset() const {

@@ -22,12 +22,13 @@ namespace perfcounters {
 // What a Group::Open needs besides the events.
 struct GroupOptions {
   Target target;
-  // Leave the group disabled and reset after Open; start counting with
-  // Enable() or Measure(). When false the group counts from open.
-  // Either way the events are opened enabled, so that the kernel checks at
-  // open time that the group fits on the PMU (some PMU drivers skip that
-  // check for events created disabled), and are then disabled and reset.
-  // Exception: a leader with enable_on_exec keeps the disabled bits given.
+  // Leave the group disabled after Open; start counting with Enable() or
+  // Measure(). When false the group counts from open.
+  // Groups are opened as perf opens them: a disabled leader with enabled
+  // members. A group with hardware events is first opened once with every
+  // event enabled and closed again, because some PMU drivers (arm64's) only
+  // check at open time that a group fits on the counters for events created
+  // enabled. A leader with enable_on_exec keeps the disabled bits given.
   bool start_disabled = true;
 };
 
@@ -57,7 +58,10 @@ class Group {
   const std::vector<Event>& events() const { return events_; }
   size_t size() const { return events_.size(); }
 
-  // Whole-group ioctls (PERF_IOC_FLAG_GROUP on the leader).
+  // Whole-group ioctls. Enable() enables every member, then the leader, so
+  // that the group goes onto the PMU at once; Disable() disables the leader,
+  // which takes the whole group off the PMU at once; Reset() zeroes every
+  // member (PERF_IOC_FLAG_GROUP).
   absl::Status Enable() const;
   absl::Status Disable() const;
   absl::Status Reset() const;
