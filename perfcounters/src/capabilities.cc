@@ -220,10 +220,13 @@ Capabilities ProbeCapabilities(const SystemPaths& paths) {
     }
   }
 
-  if (!caps.hardware_pmus.empty()) {
-    const std::string first = devices + "/" + caps.hardware_pmus.front();
-    caps.mux_interval_ms = ReadInt(first + "/perf_event_mux_interval_ms");
-    caps.rdpmc = ReadInt(first + "/rdpmc");
+  // The first hardware PMU that has the file says.
+  for (const std::string& name : caps.hardware_pmus) {
+    const std::string dir = devices + "/" + name;
+    if (!caps.mux_interval_ms) {
+      caps.mux_interval_ms = ReadInt(dir + "/perf_event_mux_interval_ms");
+    }
+    if (!caps.rdpmc) caps.rdpmc = ReadInt(dir + "/rdpmc");
   }
   if (!caps.rdpmc) caps.rdpmc = ReadInt(sysctl + "perf_user_access");
   return caps;

@@ -38,7 +38,7 @@ struct Capabilities {
   std::optional<int> nmi_watchdog;
   // <pmu>/rdpmc (x86) or kernel.perf_user_access (arm64).
   std::optional<int> rdpmc;
-  // perf_event_mux_interval_ms of the first hardware PMU.
+  // perf_event_mux_interval_ms of the first hardware PMU that has one.
   std::optional<int> mux_interval_ms;
   // kernel.perf_event_mlock_kb.
   std::optional<int> mlock_kb;
