@@ -1,0 +1,95 @@
+// user_read.h: `UserReader`, reading an event's count from user space.
+//
+// When the kernel allows it, a counter can be read without a system call:
+// the event's first mmap'd page (`perf_event_mmap_page`) says which hardware
+// counter holds the event (`index`) and what to add to it (`offset`), under
+// a seqlock (`lock`). The counter itself is read with `rdpmc` on x86-64 or
+// `mrs pmevcntr<n>_el0` / `pmccntr_el0` on arm64, sign-extended from
+// `pmc_width` bits. time_enabled/time_running are extrapolated to now with
+// the page's time_mult/time_shift/time_offset (128-bit arithmetic).
+//
+// Requirements: x86-64 needs /sys/bus/event_source/devices/cpu/rdpmc >= 1
+// (the default, 1, allows it for mmap'd events); arm64 needs
+// `kernel.perf_user_access=1` and the event opened with config1 bit 1
+// (see RequestUserAccess). Where the page says a user read is not possible
+// now — `cap_user_rdpmc` is 0, or `index` is 0 because the event is not on a
+// counter (a software event, a disabled or multiplexed-out event) — Read()
+// falls back to read(2) on the fd and says so in `last_path()`.
+#ifndef PERFCOUNTERS_USER_READ_H_
+#define PERFCOUNTERS_USER_READ_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "perfcounters/attr.h"
+#include "perfcounters/counts.h"
+#include "perfcounters/event.h"
+
+namespace perfcounters {
+
+// Which path produced a reading.
+enum class ReadPath {
+  // rdpmc / mrs under the mmap page's seqlock.
+  kUserSpace,
+  // read(2) on the event's fd.
+  kSyscall,
+};
+
+// "user-space" or "syscall".
+const char* ReadPathName(ReadPath path);
+
+// Sets what `attr` needs so that its counter may be read from user space:
+// on arm64 config1 bit 1 (and bit 0, a 64-bit counter, when `wide` is true)
+// for hardware events; nothing on x86-64.
+void RequestUserAccess(Attr& attr, bool wide = true);
+
+// Reads one event from user space when possible, else with read(2).
+// Move-only; unmaps its page on destruction. The Event must outlive it.
+class UserReader {
+ public:
+  // Maps the event's first page read-only. The event must have been opened
+  // with read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (for the
+  // fallback) and without PERF_FORMAT_GROUP.
+  static absl::StatusOr<UserReader> Map(const Event& event);
+
+  UserReader(UserReader&& other) noexcept;
+  UserReader& operator=(UserReader&& other) noexcept;
+  UserReader(const UserReader&) = delete;
+  UserReader& operator=(const UserReader&) = delete;
+  ~UserReader();
+
+  // True when the kernel offers user-space reads for this event at all
+  // (cap_user_rdpmc). Even then a Read() may fall back while index is 0.
+  bool user_space_capable() const;
+  // The counter width the page reports (0 when not capable).
+  uint16_t pmc_width() const;
+
+  // The count now: value, enabled and running (extrapolated to now from the
+  // page's time fields). The user-space path needs cap_user_rdpmc,
+  // cap_user_time and a non-zero index; otherwise read(2) is used.
+  absl::StatusOr<Count> Read();
+  // Path used by the last successful Read().
+  ReadPath last_path() const { return last_path_; }
+
+ private:
+  UserReader(const Event* event, void* page, size_t length);
+  const Event* event_ = nullptr;
+  void* page_ = nullptr;
+  size_t length_ = 0;
+  ReadPath last_path_ = ReadPath::kSyscall;
+};
+
+namespace internal {
+
+// The mmap page's time conversion: ns since time_offset for `cycles` ticks.
+// Exposed for tests.
+uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult, uint16_t time_shift);
+
+// Sign-extends the low `width` bits of `raw` (1 <= width <= 64).
+int64_t SignExtend(uint64_t raw, uint16_t width);
+
+}  // namespace internal
+
+}  // namespace perfcounters
+
+#endif  // PERFCOUNTERS_USER_READ_H_

@@ -1,0 +1,236 @@
+#include "perfcounters/user_read.h"
+
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace perfcounters {
+namespace {
+
+// Reads a field of the shared page once; the kernel may change it any time.
+template <typename T>
+T ReadOnce(const T& field) {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
+
+void CompilerBarrier() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+
+#if defined(__x86_64__)
+uint64_t ReadHardwareCounter(uint32_t counter) {
+  uint32_t lo, hi;
+  __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+uint64_t ReadTimeCycles() {
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+constexpr bool kHaveUserRead = true;
+#elif defined(__aarch64__)
+// The kernel numbers the cycle counter 31; event counters 0..30.
+#define PC_PMEVCNTR(n)                                        \
+  case n:                                                     \
+    __asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
+    break;
+uint64_t ReadHardwareCounter(uint32_t counter) {
+  uint64_t v = 0;
+  switch (counter) {
+    PC_PMEVCNTR(0)
+    PC_PMEVCNTR(1)
+    PC_PMEVCNTR(2) PC_PMEVCNTR(3) PC_PMEVCNTR(4) PC_PMEVCNTR(5) PC_PMEVCNTR(6)
+        PC_PMEVCNTR(7) PC_PMEVCNTR(8) PC_PMEVCNTR(9) PC_PMEVCNTR(10)
+            PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14)
+                PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18)
+                    PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
+                        PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24)
+                            PC_PMEVCNTR(25) PC_PMEVCNTR(26) PC_PMEVCNTR(27)
+                                PC_PMEVCNTR(28) PC_PMEVCNTR(29)
+                                    PC_PMEVCNTR(30) case 31
+        : __asm__ volatile("mrs %0, pmccntr_el0"
+                           : "=r"(v));
+    break;
+    default:
+      break;
+  }
+  return v;
+}
+#undef PC_PMEVCNTR
+uint64_t ReadTimeCycles() {
+  uint64_t v;
+  __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+}
+constexpr bool kHaveUserRead = true;
+#else
+uint64_t ReadHardwareCounter(uint32_t) { return 0; }
+uint64_t ReadTimeCycles() { return 0; }
+constexpr bool kHaveUserRead = false;
+#endif
+
+const perf_event_mmap_page* Page(void* page) {
+  return static_cast<const perf_event_mmap_page*>(page);
+}
+
+}  // namespace
+
+namespace internal {
+
+uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult, uint16_t time_shift) {
+  // The kernel splits this into quotient and remainder to stay in 64 bits;
+  // the 128-bit product gives the same result modulo 2^64.
+  unsigned __int128 product =
+      static_cast<unsigned __int128>(cycles) * time_mult;
+  return static_cast<uint64_t>(product >> time_shift);
+}
+
+int64_t SignExtend(uint64_t raw, uint16_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(raw);
+  const unsigned shift = 64 - width;
+  return static_cast<int64_t>(raw << shift) >> shift;
+}
+
+}  // namespace internal
+
+const char* ReadPathName(ReadPath path) {
+  return path == ReadPath::kUserSpace ? "user-space" : "syscall";
+}
+
+void RequestUserAccess(Attr& attr, bool wide) {
+#if defined(__aarch64__)
+  // armv8 PMU: config1 bit 1 = user access (rdpmc format term), bit 0 = a
+  // 64-bit (chained or long) counter. Only hardware/raw/PMU events use it.
+  if (attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_RAW ||
+      attr.type >= PERF_TYPE_MAX) {
+    attr.config1 |= 0x2;
+    if (wide) attr.config1 |= 0x1;
+  }
+#else
+  (void)attr;
+  (void)wide;
+#endif
+}
+
+absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
+  if (!event.is_open()) {
+    return absl::FailedPreconditionError(
+        "UserReader::Map: the event is not open");
+  }
+  if (event.attr().read_format & PERF_FORMAT_GROUP) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "UserReader::Map: '", event.label(),
+        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
+        "event per reader"));
+  }
+  const long page_size = sysconf(_SC_PAGESIZE);
+  void* page = mmap(nullptr, page_size, PROT_READ, MAP_SHARED, event.fd(), 0);
+  if (page == MAP_FAILED) {
+    const int err = errno;
+    return absl::ErrnoToStatus(
+        err, absl::StrCat("mmap of the perf_event_mmap_page of '",
+                          event.label(), "'"));
+  }
+  return UserReader(&event, page, static_cast<size_t>(page_size));
+}
+
+UserReader::UserReader(const Event* event, void* page, size_t length)
+    : event_(event), page_(page), length_(length) {}
+
+UserReader::UserReader(UserReader&& other) noexcept
+    : event_(std::exchange(other.event_, nullptr)),
+      page_(std::exchange(other.page_, nullptr)),
+      length_(std::exchange(other.length_, 0)),
+      last_path_(other.last_path_) {}
+
+UserReader& UserReader::operator=(UserReader&& other) noexcept {
+  if (this != &other) {
+    if (page_ != nullptr) munmap(page_, length_);
+    event_ = std::exchange(other.event_, nullptr);
+    page_ = std::exchange(other.page_, nullptr);
+    length_ = std::exchange(other.length_, 0);
+    last_path_ = other.last_path_;
+  }
+  return *this;
+}
+
+UserReader::~UserReader() {
+  if (page_ != nullptr) munmap(page_, length_);
+}
+
+bool UserReader::user_space_capable() const {
+  return kHaveUserRead && page_ != nullptr && Page(page_)->cap_user_rdpmc != 0;
+}
+
+uint16_t UserReader::pmc_width() const {
+  return user_space_capable() ? ReadOnce(Page(page_)->pmc_width) : 0;
+}
+
+absl::StatusOr<Count> UserReader::Read() {
+  if (page_ == nullptr || event_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "UserReader::Read: this reader was moved from");
+  }
+  const perf_event_mmap_page* pc = Page(page_);
+  if (kHaveUserRead) {
+    uint32_t seq;
+    uint32_t index;
+    uint64_t value;
+    uint64_t enabled;
+    uint64_t running;
+    bool capable;
+    do {
+      seq = ReadOnce(pc->lock);
+      CompilerBarrier();
+      enabled = ReadOnce(pc->time_enabled);
+      running = ReadOnce(pc->time_running);
+      index = ReadOnce(pc->index);
+      value = static_cast<uint64_t>(ReadOnce(pc->offset));
+      // Times are needed for scaling: without cap_user_time, use read(2).
+      capable = pc->cap_user_rdpmc != 0 && pc->cap_user_time != 0;
+      if (capable && index != 0) {
+        const uint16_t width = ReadOnce(pc->pmc_width);
+        value += static_cast<uint64_t>(
+            internal::SignExtend(ReadHardwareCounter(index - 1), width));
+      }
+      if (capable) {
+        // Extrapolate the times to now.
+        uint64_t cycles = ReadTimeCycles();
+        if (pc->cap_user_time_short) {
+          const uint64_t base = ReadOnce(pc->time_cycles);
+          cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
+        }
+        const uint64_t delta =
+            ReadOnce(pc->time_offset) +
+            internal::CyclesToNs(cycles, ReadOnce(pc->time_mult),
+                                 ReadOnce(pc->time_shift));
+        enabled += delta;
+        if (index != 0) running += delta;
+      }
+      CompilerBarrier();
+    } while (ReadOnce(pc->lock) != seq);
+    if (capable && index != 0) {
+      last_path_ = ReadPath::kUserSpace;
+      Count count;
+      count.value = value;
+      count.enabled = enabled;
+      count.running = running;
+      // Same shape as read(2) gives: the id only when read_format has it.
+      if (event_->attr().read_format & PERF_FORMAT_ID) count.id = event_->id();
+      count.label = event_->label();
+      return count;
+    }
+  }
+  absl::StatusOr<Count> count = event_->ReadCount();
+  if (count.ok()) last_path_ = ReadPath::kSyscall;
+  return count;
+}
+
+}  // namespace perfcounters

@@ -1,0 +1,319 @@
+// Tests of user-space counter reads (user_read.h).
+//
+// Requirements: natively only software events (no hardware PMU here): the
+// reader must fall back to read(2) and agree with it. The hardware tests
+// need a PMU with user access (the emulated arm64 machine sets
+// kernel.perf_user_access=1); they skip natively and must pass there.
+#include "perfcounters/user_read.h"
+
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "perfcounters/event.h"
+#include "support/hw.h"
+#include "support/loops.h"
+
+namespace perfcounters {
+namespace {
+
+using ::perfcounters::testing::TwoInstructionLoop;
+
+constexpr uint64_t kTimes =
+    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+Attr SoftwareAttr(uint64_t config) {
+  Attr attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = config;
+  attr.read_format = kTimes | PERF_FORMAT_ID;
+  return attr;
+}
+
+Attr InstructionsAttr(bool wide) {
+  Attr attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.exclude_kernel = true;
+  attr.exclude_hv = true;
+  attr.read_format = kTimes;
+  RequestUserAccess(attr, wide);
+  return attr;
+}
+
+TEST(SignExtendTest, ExtendsFromWidth) {
+  EXPECT_EQ(internal::SignExtend(0x7fffffffULL, 32), 0x7fffffffLL);
+  EXPECT_EQ(internal::SignExtend(0x80000000ULL, 32), -0x80000000LL);
+  EXPECT_EQ(internal::SignExtend(0xffffffffULL, 32), -1);
+  EXPECT_EQ(internal::SignExtend(0xffff'0000'0000'0001ULL, 32), 1);
+  EXPECT_EQ(internal::SignExtend(0x0000'8000'0000'0000ULL, 48),
+            -0x0000'8000'0000'0000LL);
+  EXPECT_EQ(internal::SignExtend(0x8000'0000'0000'0000ULL, 64),
+            std::numeric_limits<int64_t>::min());
+}
+
+TEST(CyclesToNsTest, MatchesTheKernelsQuotientRemainderForm) {
+  // The kernel's documented formula, in 64-bit pieces.
+  auto kernel = [](uint64_t cyc, uint32_t mult, uint16_t shift) {
+    uint64_t quot = cyc >> shift;
+    uint64_t rem = cyc & ((uint64_t{1} << shift) - 1);
+    return quot * mult + ((rem * mult) >> shift);
+  };
+  const uint64_t cycles[] = {
+      0, 1, 999, 1'000'000'007, 0x1234'5678'9abcULL, 0xffff'ffff'ffffULL};
+  for (uint64_t c : cycles) {
+    EXPECT_EQ(internal::CyclesToNs(c, 0x9b2e'1234u, 31),
+              kernel(c, 0x9b2e'1234u, 31))
+        << c;
+    EXPECT_EQ(internal::CyclesToNs(c, 1u << 24, 24), c) << c;
+  }
+}
+
+TEST(UserReaderTest, SoftwareEventFallsBackToReadAndAgrees) {
+  // A software event is never on a hardware counter (index 0), so the
+  // reader must use read(2); page-faults do not move unless we fault.
+  absl::StatusOr<Event> event =
+      Event::Open(SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS), "page-faults");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_FALSE(reader->user_space_capable());
+
+  const long page = sysconf(_SC_PAGESIZE);
+  const int kPages = 16;
+  absl::StatusOr<Count> before = reader->Read();
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);
+  char* mem =
+      static_cast<char*>(mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(mem, MAP_FAILED);
+  for (int i = 0; i < kPages; ++i) mem[i * page] = 1;
+  absl::StatusOr<Count> after = reader->Read();
+  absl::StatusOr<Count> direct = event->ReadCount();
+  munmap(mem, kPages * page);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  EXPECT_GE(after->value - before->value, static_cast<uint64_t>(kPages));
+  EXPECT_EQ(after->value, direct->value);
+  EXPECT_EQ(after->label, "page-faults");
+  EXPECT_GT(after->enabled, 0u);
+}
+
+TEST(UserReaderTest, RejectsGroupReadFormat) {
+  Attr attr = SoftwareAttr(PERF_COUNT_SW_DUMMY);
+  attr.read_format |= PERF_FORMAT_GROUP;
+  absl::StatusOr<Event> event = Event::Open(attr, "dummy");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("PERF_FORMAT_GROUP"),
+            std::string::npos)
+      << reader.status();
+}
+
+TEST(UserReaderTest, MovedFromReaderIsAnErrorNotACrash) {
+  absl::StatusOr<Event> event =
+      Event::Open(SoftwareAttr(PERF_COUNT_SW_DUMMY), "dummy");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  UserReader moved = std::move(*reader);
+  EXPECT_EQ(reader->Read().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(moved.Read().ok());
+}
+
+// --- Hardware: run in the emulated arm64 machine.
+
+TEST(UserReaderHardwareTest, UserSpaceReadBracketsReadSyscall) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  absl::StatusOr<Event> event =
+      Event::Open(InstructionsAttr(true), "instructions:u");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_TRUE(reader->user_space_capable())
+      << "cap_user_rdpmc is 0: on arm64 kernel.perf_user_access must be 1";
+  TwoInstructionLoop(1000);
+  absl::StatusOr<Count> u1 = reader->Read();
+  ASSERT_TRUE(u1.ok()) << u1.status();
+  ASSERT_EQ(reader->last_path(), ReadPath::kUserSpace);
+  absl::StatusOr<Count> r = event->ReadCount();
+  absl::StatusOr<Count> u2 = reader->Read();
+  ASSERT_TRUE(r.ok() && u2.ok());
+  EXPECT_LE(u1->value, r->value);
+  EXPECT_LE(r->value, u2->value);
+  EXPECT_GT(u1->value, 2000u);
+  EXPECT_GT(u1->enabled, 0u);
+  EXPECT_EQ(u1->enabled, u1->running);
+}
+
+__attribute__((noinline)) uint64_t UserDelta(UserReader& reader, uint64_t n) {
+  const uint64_t a = reader.Read()->value;
+  TwoInstructionLoop(n);
+  const uint64_t b = reader.Read()->value;
+  return b - a;
+}
+
+__attribute__((noinline)) uint64_t SyscallDelta(const Event& event,
+                                                uint64_t n) {
+  const uint64_t a = event.ReadCount()->value;
+  TwoInstructionLoop(n);
+  const uint64_t b = event.ReadCount()->value;
+  return b - a;
+}
+
+// Deltas over the exact loop agree between the two paths: both differ from
+// 2N only by their own bracket constant, and that constant cancels between
+// two loop lengths.
+TEST(UserReaderHardwareTest, LoopDeltasAreExactOnBothPaths) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  for (bool wide : {true, false}) {
+    SCOPED_TRACE(wide ? "64-bit counter" : "32-bit counter");
+    absl::StatusOr<Event> event =
+        Event::Open(InstructionsAttr(wide), "instructions:u");
+    ASSERT_TRUE(event.ok()) << event.status();
+    absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    EXPECT_EQ(reader->pmc_width(), wide ? 64 : 32);
+    // Not inlined: every measurement runs the very same instructions. The
+    // first call warms up: a first touch of a page faults, and the emulator
+    // counts the restarted instruction again.
+    const uint64_t n = 100'000;
+    UserDelta(*reader, n);
+    SyscallDelta(*event, n);
+    const uint64_t u1 = UserDelta(*reader, n), u2 = UserDelta(*reader, 2 * n);
+    const uint64_t s1 = SyscallDelta(*event, n),
+                   s2 = SyscallDelta(*event, 2 * n);
+    EXPECT_EQ(u2 - u1, 2 * n) << "user-space deltas " << u1 << ", " << u2;
+    EXPECT_EQ(s2 - s1, 2 * n) << "read() deltas " << s1 << ", " << s2;
+    // Deterministic: the same measurement twice gives the same count.
+    EXPECT_EQ(UserDelta(*reader, n), u1);
+    EXPECT_EQ(reader->last_path(), ReadPath::kUserSpace);
+    // The user-space bracket costs fewer instructions than the syscall's
+    // (the syscall path's kernel part is excluded by :u, so compare only
+    // that both are close to 2N).
+    EXPECT_LT(u1 - 2 * n, 1000u);
+    EXPECT_LT(s1 - 2 * n, 1000u);
+  }
+}
+
+// Right after a user-space read, read(2) sees the same count plus exactly
+// the instructions in between: a constant, whatever ran before.
+TEST(UserReaderHardwareTest, AgreesExactlyWithReadSyscall) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  absl::StatusOr<Event> event =
+      Event::Open(InstructionsAttr(true), "instructions:u");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto gap = [&] {
+    const uint64_t user = reader->Read()->value;
+    const uint64_t sys = event->ReadCount()->value;
+    return static_cast<int64_t>(sys - user);
+  };
+  gap();  // warm-up
+  const int64_t expected = gap();
+  EXPECT_GT(expected, 0);
+  EXPECT_LT(expected, 1000);
+  for (uint64_t n : {1'000, 100'000, 300'000, 7, 50'000}) {
+    TwoInstructionLoop(n);
+    EXPECT_EQ(gap(), expected) << "after a loop of " << n;
+  }
+}
+
+// A 32-bit counter starts 2^31 below its wrap; crossing it must not lose
+// 2^32 (the kernel folds the overflow into `offset`).
+TEST(UserReaderHardwareTest, CorrectAcrossA32BitCounterWrap) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  absl::StatusOr<Event> event =
+      Event::Open(InstructionsAttr(/*wide=*/false), "instructions:u");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_EQ(reader->pmc_width(), 32);
+  const uint64_t n = (uint64_t{1} << 31) / 2 + 1000;  // > 2^31 instructions
+  const uint64_t a = reader->Read()->value;
+  TwoInstructionLoop(n);
+  const uint64_t b = reader->Read()->value;
+  const uint64_t r = event->ReadCount()->value;
+  EXPECT_GE(b - a, 2 * n);
+  EXPECT_LT(b - a, 2 * n + 1000);
+  EXPECT_LE(b, r);
+}
+
+// More events than counters: at any moment some are multiplexed out (index
+// 0). Their reads fall back to read(2) and agree with it; the others are
+// read from user space. Scaled values of both kinds match the loop.
+TEST(UserReaderHardwareTest, MultiplexedEventsFallBackAndAgree) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  constexpr int kEvents = 9;  // the emulated PMU has 6 general counters
+  std::vector<Event> events;
+  std::vector<UserReader> readers;
+  events.reserve(kEvents);
+  for (int i = 0; i < kEvents; ++i) {
+    absl::StatusOr<Event> event =
+        Event::Open(InstructionsAttr(true), "instructions:u");
+    ASSERT_TRUE(event.ok()) << event.status();
+    events.push_back(std::move(*event));
+  }
+  for (const Event& event : events) {
+    absl::StatusOr<UserReader> reader = UserReader::Map(event);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    readers.push_back(std::move(*reader));
+  }
+  std::vector<Count> before;
+  for (UserReader& reader : readers) before.push_back(*reader.Read());
+  const uint64_t n = 10'000'000;
+  TwoInstructionLoop(n);
+  int user = 0, syscall = 0;
+  for (int i = 0; i < kEvents; ++i) {
+    absl::StatusOr<Count> u = readers[i].Read();
+    ASSERT_TRUE(u.ok()) << u.status();
+    absl::StatusOr<Count> r = events[i].ReadCount();
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (readers[i].last_path() == ReadPath::kUserSpace) {
+      ++user;
+      EXPECT_LE(u->value, r->value);
+    } else {
+      ++syscall;
+      EXPECT_EQ(u->value, r->value) << "event " << i;
+    }
+    absl::StatusOr<Count> delta = Delta(before[i], *u);
+    ASSERT_TRUE(delta.ok()) << delta.status();
+    ScaledCount scaled = Scale(*delta);
+    ASSERT_TRUE(scaled.counted()) << "event " << i;
+    EXPECT_NEAR(scaled.value(), 2.0 * n, 0.05 * 2 * n) << "event " << i;
+  }
+  EXPECT_GT(user, 0);
+  EXPECT_GT(syscall, 0);
+}
+
+// An event that is not on a counter (disabled) has index 0: the reader
+// falls back to read(2) and still agrees.
+TEST(UserReaderHardwareTest, DisabledEventFallsBackAndAgrees) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  absl::StatusOr<Event> event =
+      Event::Open(InstructionsAttr(true), "instructions:u");
+  ASSERT_TRUE(event.ok()) << event.status();
+  absl::StatusOr<UserReader> reader = UserReader::Map(*event);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  TwoInstructionLoop(1000);
+  ASSERT_TRUE(event->Disable().ok());
+  absl::StatusOr<Count> u = reader->Read();
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);
+  absl::StatusOr<Count> r = event->ReadCount();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(u->value, r->value);
+}
+
+}  // namespace
+}  // namespace perfcounters
