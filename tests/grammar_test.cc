@@ -6,13 +6,16 @@
 
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfcounters/event.h"
 #include "perfcounters/generic_events.h"
 #include "testdata/fake_sysfs.h"
 
@@ -681,6 +684,63 @@ TEST_F(GrammarTest, NeverCrashesOnPrefixesAndMutations) {
   }
   EXPECT_GT(parsed, 100);
   EXPECT_GT(failed, 100);
+}
+
+// --- Parsed events open on the real kernel and count what they say.
+
+absl::StatusOr<Event> OpenForCounting(EventSpec spec) {
+  spec.attr.disabled = true;
+  spec.attr.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  return Event::Open(spec);
+}
+
+uint64_t g_watched = 0;
+
+TEST(GrammarOnRealKernelTest, ParsedWriteBreakpointCountsEveryWrite) {
+  char text[64];
+  snprintf(text, sizeof(text), "mem:%p/8:w", static_cast<void*>(&g_watched));
+  absl::StatusOr<EventSpec> spec = ParseEvent(text);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->attr.config1, reinterpret_cast<uintptr_t>(&g_watched));
+  absl::StatusOr<Event> event = OpenForCounting(*spec);
+  if (!event.ok())
+    GTEST_SKIP() << "breakpoints unavailable: " << event.status();
+  constexpr int kWrites = 1000;
+  absl::StatusOr<Count> count = event->Measure([] {
+    for (int i = 0; i < kWrites; ++i) {
+      *static_cast<volatile uint64_t*>(&g_watched) = i;
+    }
+  });
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_EQ(count->value, uint64_t{kWrites});
+}
+
+TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
+  absl::StatusOr<std::vector<GroupSpec>> list =
+      ParseEventList("task-clock,faults:u,cs");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 3u);
+  absl::StatusOr<Event> clock = OpenForCounting((*list)[0].events[0]);
+  ASSERT_TRUE(clock.ok()) << clock.status();
+  absl::StatusOr<Event> faults = OpenForCounting((*list)[1].events[0]);
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  constexpr size_t kPages = 64;
+  const long page = sysconf(_SC_PAGESIZE);
+  absl::StatusOr<Count> fault_count = faults->Measure([&] {
+    std::vector<char> memory(kPages * page);
+    for (size_t i = 0; i < memory.size(); i += page) {
+      static_cast<volatile char*>(memory.data())[i] = 1;
+    }
+  });
+  ASSERT_TRUE(fault_count.ok()) << fault_count.status();
+  EXPECT_GE(fault_count->value, kPages);
+  absl::StatusOr<Count> clock_count = clock->Measure([] {
+    volatile uint64_t x = 0;
+    for (int i = 0; i < 1000000; ++i) x = x + i;
+  });
+  ASSERT_TRUE(clock_count.ok()) << clock_count.status();
+  EXPECT_GT(clock_count->value, 0u);
 }
 
 }  // namespace
