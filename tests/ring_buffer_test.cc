@@ -346,6 +346,57 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
   }
 }
 
+// write_backward=1: the kernel overwrites the oldest records instead of
+// losing new ones. After 400 faults a 4096-byte ring holds the newest
+// complete 48-byte samples: pages 399, 398, ... in that order, none lost.
+TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
+  Attr a = PageFaultSampler();
+  a.write_backward = true;
+  absl::StatusOr<Event> ev = Event::Open(a, "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  EXPECT_EQ(ring->TryRead().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  constexpr size_t kPages = 400;
+  FreshPages pages(kPages);
+  ASSERT_TRUE(pages.ok());
+  // First a few, then a snapshot of a ring that has not wrapped yet.
+  ASSERT_TRUE(ev->Enable().ok());
+  for (size_t i = 0; i < 3; ++i) pages.Touch(i);
+  ASSERT_TRUE(ev->Disable().ok());
+  absl::StatusOr<std::vector<Record>> snap = ring->ReadBackwardSnapshot();
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  std::vector<uint64_t> addrs;
+  for (const Record& r : *snap) addrs.push_back(*r.As<SampleRecord>()->addr);
+  EXPECT_EQ(addrs, (std::vector<uint64_t>{pages.addr(2), pages.addr(1),
+                                          pages.addr(0)}));
+  ASSERT_TRUE(ev->Enable().ok());
+  for (size_t i = 3; i < kPages; ++i) {
+    pages.Touch(i);
+    if (i % 32 == 31) std::this_thread::sleep_for(2ms);  // no throttling
+  }
+  ASSERT_TRUE(ev->Disable().ok());
+  snap = ring->ReadBackwardSnapshot();
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  // 4096 / 48 = 85 records fit; the oldest of them may be cut by the newest.
+  ASSERT_GE(snap->size(), 84u);
+  ASSERT_LE(snap->size(), 85u);
+  for (size_t k = 0; k < snap->size(); ++k) {
+    const SampleRecord* s = (*snap)[k].As<SampleRecord>();
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->addr, pages.addr(kPages - 1 - k)) << k;
+  }
+  EXPECT_EQ(ring->lost_records(), 0u);
+  // A forward ring refuses the snapshot.
+  absl::StatusOr<Event> fwd = Event::Open(PageFaultSampler(), "page-faults");
+  ASSERT_TRUE(fwd.ok()) << fwd.status();
+  absl::StatusOr<RingBuffer> fwd_ring = RingBuffer::Map(*fwd, 1);
+  ASSERT_TRUE(fwd_ring.ok()) << fwd_ring.status();
+  EXPECT_EQ(fwd_ring->ReadBackwardSnapshot().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(RingBufferTest, MovedRingKeepsWorking) {
   absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
   ASSERT_TRUE(ev.ok()) << ev.status();

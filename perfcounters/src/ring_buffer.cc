@@ -48,8 +48,11 @@ absl::StatusOr<RingBuffer> RingBuffer::Map(const Event& event,
     return ErrnoError(errno, "ring buffer: eventfd");
   }
   ring.map_size_ = (1 + data_pages) * static_cast<size_t>(page);
-  void* base = mmap(nullptr, ring.map_size_, PROT_READ | PROT_WRITE, MAP_SHARED,
-                    ring.fd_, 0);
+  // A backward (overwrite) ring is mapped read-only: the kernel then never
+  // waits for data_tail and overwrites the oldest records.
+  const int prot =
+      event.attr().write_backward ? PROT_READ : PROT_READ | PROT_WRITE;
+  void* base = mmap(nullptr, ring.map_size_, prot, MAP_SHARED, ring.fd_, 0);
   if (base == MAP_FAILED) {
     const int err = errno;
     std::string hint;
@@ -137,20 +140,66 @@ bool RingBuffer::HasRecord() const {
   return meta_ != nullptr && data_head() != data_tail();
 }
 
+void RingBuffer::CopyOut(uint64_t pos, size_t n, uint8_t* out) const {
+  const size_t off = pos & (data_size_ - 1);
+  const size_t first = std::min(n, data_size_ - off);
+  std::memcpy(out, data_ + off, first);
+  if (first < n) std::memcpy(out + first, data_, n - first);
+}
+
+absl::StatusOr<std::vector<Record>> RingBuffer::ReadBackwardSnapshot() {
+  if (meta_ == nullptr) {
+    return absl::FailedPreconditionError("ring buffer is not mapped");
+  }
+  if (!attr_.write_backward) {
+    return absl::FailedPreconditionError(
+        "ring buffer: ReadBackwardSnapshot needs an event opened with "
+        "write_backward=1; read forward rings with Read/TryRead");
+  }
+  if (absl::Status s = Pause(); !s.ok()) return s;
+  // data_head is the newest record; older ones follow it in memory. The
+  // kernel starts at 0 and moves head down, so at most -head bytes (and at
+  // most one ring) were ever written.
+  const uint64_t head = data_head();
+  const uint64_t limit = std::min<uint64_t>(data_size_, -head);
+  std::vector<Record> out;
+  absl::Status status;
+  uint64_t pos = 0;
+  while (pos + sizeof(perf_event_header) <= limit) {
+    perf_event_header h;
+    CopyOut(head + pos, sizeof(h), reinterpret_cast<uint8_t*>(&h));
+    // A zero size is memory never written; a record reaching past the
+    // limit was partly overwritten by the newest ones.
+    if (h.size < sizeof(h) || pos + h.size > limit) break;
+    scratch_.resize(h.size);
+    CopyOut(head + pos, h.size, scratch_.data());
+    pos += h.size;
+    Account(scratch_);
+    absl::StatusOr<Record> r = DecodeRecord(scratch_, format_);
+    if (!r.ok()) {
+      status = r.status();
+      break;
+    }
+    out.push_back(std::move(*r));
+  }
+  if (absl::Status s = Resume(); !s.ok() && status.ok()) status = s;
+  if (!status.ok()) return status;
+  return out;
+}
+
 absl::StatusOr<std::optional<absl::Span<const uint8_t>>> RingBuffer::Next() {
   if (meta_ == nullptr) {
     return absl::FailedPreconditionError("ring buffer is not mapped");
   }
   const uint64_t head = data_head();
   const uint64_t tail = data_tail();
+  if (attr_.write_backward) {
+    return absl::FailedPreconditionError(
+        "ring buffer: this event writes backward (write_backward=1); read it "
+        "with ReadBackwardSnapshot()");
+  }
   if (head == tail) return std::nullopt;
   const uint64_t avail = head - tail;
-  auto copy = [&](uint64_t from, size_t n, uint8_t* out) {
-    const size_t off = from & (data_size_ - 1);
-    const size_t first = std::min(n, data_size_ - off);
-    std::memcpy(out, data_ + off, first);
-    if (first < n) std::memcpy(out + first, data_, n - first);
-  };
   if (avail < sizeof(perf_event_header) || avail > data_size_) {
     return absl::DataLossError(absl::StrFormat(
         "ring buffer: %u unread bytes (data_head %u, data_tail %u) do not fit "
@@ -158,7 +207,7 @@ absl::StatusOr<std::optional<absl::Span<const uint8_t>>> RingBuffer::Next() {
         avail, head, tail, data_size_));
   }
   perf_event_header header;
-  copy(tail, sizeof(header), reinterpret_cast<uint8_t*>(&header));
+  CopyOut(tail, sizeof(header), reinterpret_cast<uint8_t*>(&header));
   if (header.size < sizeof(header) || header.size > avail) {
     return absl::DataLossError(absl::StrFormat(
         "ring buffer: record of type %s at offset %u has size %u, but "
@@ -166,7 +215,7 @@ absl::StatusOr<std::optional<absl::Span<const uint8_t>>> RingBuffer::Next() {
         RecordTypeName(header.type), tail, header.size, avail));
   }
   scratch_.resize(header.size);
-  copy(tail, header.size, scratch_.data());
+  CopyOut(tail, header.size, scratch_.data());
   // Hands the bytes back to the kernel only after copying them out.
   __atomic_store_n(&meta_->data_tail, tail + header.size, __ATOMIC_RELEASE);
   absl::Span<const uint8_t> record(scratch_);

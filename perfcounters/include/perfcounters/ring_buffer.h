@@ -63,7 +63,8 @@ class RingBuffer {
   size_t data_size() const { return data_size_; }
   // The format records are decoded with.
   const RecordFormat& format() const { return format_; }
-  // The metadata page's data_head (acquire) and data_tail.
+  // The metadata page's data_head (acquire) and data_tail. In a backward
+  // ring data_head counts down from 0 (mod 2^64).
   uint64_t data_head() const;
   uint64_t data_tail() const;
   // The metadata page itself, for fields this class does not wrap
@@ -88,6 +89,13 @@ class RingBuffer {
   // Typed versions of the above: the record decoded with format().
   absl::StatusOr<std::optional<Record>> TryRead();
   absl::StatusOr<Record> Read(std::chrono::nanoseconds timeout);
+
+  // The backward (overwrite) ring of an event opened with write_backward=1
+  // (mapped read-only; the kernel overwrites the oldest records and never
+  // loses any). Pauses output, decodes every complete record from the
+  // newest to the oldest still intact, and resumes. Read/TryRead on such a
+  // ring are FailedPrecondition, as is this on a forward ring.
+  absl::StatusOr<std::vector<Record>> ReadBackwardSnapshot();
 
   // Makes a blocked Read/ReadRaw (in another thread) return Cancelled now;
   // if none is blocked, the next blocking read returns Cancelled at once.
@@ -118,6 +126,8 @@ class RingBuffer {
   absl::StatusOr<std::optional<absl::Span<const uint8_t>>> Next();
   absl::Status Wait(std::chrono::steady_clock::time_point deadline);
   void Account(absl::Span<const uint8_t> record);
+  // Copies n bytes at ring position pos (mod the size) into out.
+  void CopyOut(uint64_t pos, size_t n, uint8_t* out) const;
 
   int fd_ = -1;       // dup of the event's fd
   int wake_fd_ = -1;  // eventfd for Cancel()
