@@ -2,13 +2,23 @@
 // arithmetic, "not counted"), Delta of single counts and group snapshots.
 #include "perfcounters/counts.h"
 
+#include <linux/perf_event.h>
+
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfcounters/attr.h"
+#include "perfcounters/event.h"
+#include "support/hw.h"
+#include "support/loops.h"
 
 namespace perfcounters {
 namespace {
@@ -267,6 +277,68 @@ TEST(GroupDeltaTest, NearWrapValues) {
   EXPECT_EQ(s[0].value(), 0x3p64);
   // (2^64-2) * 3 = 3*2^64 - 6 -> nearest double 3*2^64.
   EXPECT_EQ(s[1].value(), 0x3p64);
+}
+
+// Real multiplexing: more instructions:u events than the PMU has counters
+// (the emulated arm64 PMU has 6 general counters plus the cycle counter), so
+// the kernel rotates them and each runs for part of the time. Scaling the
+// deltas must recover the loop's exact instruction count.
+TEST(ScaleHardwareTest, MultiplexedInstructionsScaleToTheTruth) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  constexpr int kEvents = 12;
+  constexpr uint64_t kIterations = 100'000'000;  // 2e8 instructions
+  Attr attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.disabled = true;
+  attr.exclude_kernel = true;
+  attr.exclude_hv = true;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+                     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+  std::vector<Event> events;
+  for (int i = 0; i < kEvents; ++i) {
+    absl::StatusOr<Event> event =
+        Event::Open(attr, "instructions:u#" + std::to_string(i));
+    ASSERT_TRUE(event.ok()) << event.status();
+    events.push_back(*std::move(event));
+  }
+  std::vector<Count> before;
+  for (const Event& e : events) {
+    absl::StatusOr<Count> c = e.ReadCount();
+    ASSERT_TRUE(c.ok()) << c.status();
+    before.push_back(*c);
+  }
+  for (const Event& e : events) ASSERT_TRUE(e.Enable().ok());
+  testing::TwoInstructionLoop(kIterations);
+  for (const Event& e : events) ASSERT_TRUE(e.Disable().ok());
+
+  const double truth = 2.0 * kIterations;
+  int multiplexed = 0;
+  for (int i = 0; i < kEvents; ++i) {
+    absl::StatusOr<Count> after = events[i].ReadCount();
+    ASSERT_TRUE(after.ok()) << after.status();
+    absl::StatusOr<Count> delta = Delta(before[i], *after);
+    ASSERT_TRUE(delta.ok()) << delta.status();
+    ScaledCount scaled = Scale(*delta);
+    SCOPED_TRACE(absl::StrCat(delta->label, ": raw ", delta->value, " enabled ",
+                              delta->enabled, " running ", delta->running));
+    ASSERT_TRUE(scaled.counted());
+    if (scaled.multiplexed()) ++multiplexed;
+    std::printf("%s: raw %llu, coverage %.3f, scaled %.0f (error %+.4f%%)\n",
+                delta->label.c_str(),
+                static_cast<unsigned long long>(delta->value),
+                scaled.coverage(), scaled.value(),
+                100.0 * (scaled.value() - truth) / truth);
+    // Measured in the emulated machine: within 0.04% over 2e8 instructions.
+    EXPECT_NEAR(scaled.value(), truth, truth * 0.01);
+    if (scaled.coverage() < 0.9) {
+      // Scaling did real work: the raw count alone is far off.
+      EXPECT_LT(static_cast<double>(scaled.raw()), truth * 0.95);
+    }
+  }
+  EXPECT_GT(multiplexed, 0) << kEvents
+                            << " events all ran the whole time: the PMU "
+                               "has more counters than this test assumes";
 }
 
 }  // namespace
