@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -265,6 +266,51 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
   const SampleRecord* s = got->As<SampleRecord>();
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->addr, pages.addr(0));
+}
+
+// The kernel wakes poll(2) per the attr: after wakeup_events samples, or once
+// more than wakeup_watermark bytes are unread (watermark=1). A reader
+// blocked before the first sample stays blocked through 4 samples and
+// returns (with the first record) at the 5th.
+void ExpectWakeupAtFifthSample(const Attr& attr) {
+  absl::StatusOr<Event> ev = Event::Open(attr, "page-faults");
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  FreshPages pages(5);
+  ASSERT_TRUE(pages.ok());
+  std::atomic<bool> returned{false};
+  absl::StatusOr<Record> got = absl::UnknownError("not read");
+  std::thread reader([&] {
+    got = ring->Read(10s);
+    returned = true;
+  });
+  std::this_thread::sleep_for(30ms);  // the reader is now in poll(2)
+  ASSERT_TRUE(ev->Enable().ok());
+  for (size_t i = 0; i < 4; ++i) pages.Touch(i);
+  ASSERT_TRUE(ev->Disable().ok());
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(returned) << "woken before the 5th sample";
+  EXPECT_TRUE(ring->HasRecord());  // the records are there all the same
+  ASSERT_TRUE(ev->Enable().ok());
+  pages.Touch(4);
+  ASSERT_TRUE(ev->Disable().ok());
+  reader.join();
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->As<SampleRecord>()->addr, pages.addr(0));
+}
+
+TEST(RingBufferTest, WakeupAfterWakeupEventsSamples) {
+  Attr a = PageFaultSampler();
+  a.wakeup_events = 5;
+  ExpectWakeupAtFifthSample(a);
+}
+
+TEST(RingBufferTest, WakeupAfterWatermarkBytes) {
+  Attr a = PageFaultSampler();
+  a.watermark = true;
+  a.wakeup_events = 4 * kPageFaultSampleSize + 1;  // wakeup_watermark
+  ExpectWakeupAtFifthSample(a);
 }
 
 // While output is paused the kernel writes nothing; on resume it reports
