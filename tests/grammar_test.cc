@@ -394,6 +394,18 @@ std::vector<Case> ValidCases() {
         "armv8_pmuv3_0"},
       C{"armv8_pmuv3/inst_retired/", 10, 0x8, nullptr,
         "armv8_pmuv3/inst_retired/", "armv8_pmuv3_0"},
+      // perf's generic names on a core PMU.
+      C{"cpu/cycles/", kHw, PERF_COUNT_HW_CPU_CYCLES, nullptr, "cpu/cycles/",
+        "cpu"},
+      C{"cpu/cycles,name=c/u", kHw, PERF_COUNT_HW_CPU_CYCLES, U, "c", "cpu"},
+      C{"cpu/LLC-load-misses/", kCache,
+        CacheConfig(PERF_COUNT_HW_CACHE_LL, kRead, kMiss), nullptr,
+        "cpu/LLC-load-misses/", "cpu"},
+      C{"cpu_core/branch-misses/", kHw,
+        PERF_COUNT_HW_BRANCH_MISSES | uint64_t{8} << 32, nullptr,
+        "cpu_core/branch-misses/", "cpu_core"},
+      C{"armv8_pmuv3_0/instructions/", kHw, PERF_COUNT_HW_INSTRUCTIONS, nullptr,
+        "armv8_pmuv3_0/instructions/", "armv8_pmuv3_0"},
       C{"uncore_fake/chip-reads,chip=3/", 21, 0x1,
         [](Attr& a) { a.config1 = 3; }, "uncore_fake/chip-reads,chip=3/",
         "uncore_fake"},
@@ -408,6 +420,8 @@ class GrammarTest : public ::testing::Test {
     tree_.AddArmPmu();
     tree_.AddUncorePmus();
     tree_.AddTracefs();
+    tree_.Pmu("cpu_core", "type", "8");  // a hybrid core PMU
+    tree_.Pmu("cpu_core", "format/event", "config:0-7");
     options_.paths = tree_.Paths();
   }
   testing::FakeTree tree_;
@@ -444,6 +458,23 @@ TEST_F(GrammarTest, EveryGenericEventParsesBySymbolAliasAndUpperCase) {
         EXPECT_EQ(spec->label, e.canonical) << name;
       }
     }
+  }
+}
+
+TEST_F(GrammarTest, EveryListedCacheEventRoundTripsThroughItsName) {
+  const std::vector<HwCacheEvent> all = AllHwCacheEvents();
+  // perf lists 7 caches: L1-dcache, LLC, dTLB and node with 3 ops, L1-icache
+  // with 2, iTLB and branch with 1; each with access and miss.
+  EXPECT_EQ(all.size(), size_t{(4 * 3 + 2 + 1 + 1) * 2});
+  for (const HwCacheEvent& e : all) {
+    const std::string name = e.CanonicalName();
+    absl::StatusOr<EventSpec> spec = ParseEvent(name, options_);
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
+    EXPECT_EQ(spec->attr.type, kCache) << name;
+    EXPECT_EQ(spec->attr.config, uint64_t{e.cache} | uint64_t{e.op} << 8 |
+                                     uint64_t{e.result} << 16)
+        << name;
+    EXPECT_EQ(spec->label, name);
   }
 }
 
@@ -580,6 +611,9 @@ TEST_F(GrammarTest, MalformedInputNamesTheBadPart) {
       {"cpu/event=1/x", kInvalid, {"'x'", "valid modifiers"}},
       {"/event=1/", kInvalid, {"missing PMU name"}},
       {"uncore_fake/chip-reads/", kInvalid, {"chip=", "chip-reads"}},
+      {"cpu/cycles,event=1/", kInvalid, {"'event'", "cannot be combined"}},
+      {"cpu/cycles,instructions/", kInvalid, {"'instructions'", "at most one"}},
+      {"power/cycles/", kNotFound, {"'cycles'", "power"}},
       {"nosuchpmu/x/", kNotFound, {"'nosuchpmu'", "cpu"}},
       {"r", kInvalid, {"'r'", "hex digits"}},
       {"rzz", kNotFound, {"'rzz'", "hex digits"}},

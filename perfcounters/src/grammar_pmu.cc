@@ -7,6 +7,7 @@
 
 #include "edit_distance.h"
 #include "grammar_internal.h"
+#include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
 #include "sysfs_file.h"
 #include "text_util.h"
@@ -211,6 +212,9 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
   // alias from events/.
   const PmuAlias* alias = nullptr;
   std::optional<size_t> alias_index;
+  uint32_t generic_type = 0;
+  std::optional<uint64_t> generic_config;
+  std::string generic_label;
   for (size_t i = 0; i < terms->size(); ++i) {
     const PmuTerm& term = (*terms)[i];
     if (term.has_value || pmu->FindFormat(term.name) != nullptr ||
@@ -219,6 +223,26 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
     }
     const PmuAlias* found = pmu->FindAlias(term.name);
     const size_t at = term.offset;
+    if (found == nullptr && event.cpu_pmu && alias == nullptr &&
+        !generic_config) {
+      // perf's legacy names on a core PMU: cpu/cycles/, cpu_core/LLC-loads/.
+      if (const GenericEvent* g = FindGenericEvent(term.name);
+          g != nullptr && g->type == PERF_TYPE_HARDWARE) {
+        generic_type = PERF_TYPE_HARDWARE;
+        generic_config = g->config;
+        generic_label = g->canonical;
+      } else if (absl::StatusOr<HwCacheEvent> cache =
+                     ParseHwCacheName(term.name);
+                 cache.ok()) {
+        generic_type = PERF_TYPE_HW_CACHE;
+        generic_config = cache->config();
+        generic_label = cache->CanonicalName();
+      }
+      if (generic_config) {
+        alias_index = i;
+        continue;
+      }
+    }
     if (found == nullptr) {
       std::vector<std::string> names;
       for (const PmuAlias& a : pmu->aliases) names.push_back(a.name);
@@ -234,10 +258,11 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
               ctx.options.paths.EventSourceDevices(), "/", pmu->name,
               "/events and its terms are ", ValidTerms(*pmu)));
     }
-    if (alias != nullptr) {
+    if (alias != nullptr || generic_config) {
       return absl::InvalidArgumentError(
           Cat("second event name '", term.name, "'", At(ctx, at), " after '",
-              alias->name, "'; a pmu/.../ event names at most one event"));
+              alias != nullptr ? alias->name : generic_label,
+              "'; a pmu/.../ event names at most one event"));
     }
     alias = found;
     alias_index = i;
@@ -263,6 +288,23 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
         return absl::InvalidArgumentError(
             Cat("in the sysfs definition of '", pmu->name, "/", alias->name,
                 "/' (", alias->terms_text, "): ", status.message()));
+      }
+    }
+  }
+  if (generic_config) {
+    // Hybrid core PMUs (cpu_core, cpu_atom) take the PMU type in the upper
+    // 32 bits of a generic event's config (PERF_PMU_TYPE_SHIFT).
+    event.spec.attr.type = generic_type;
+    event.spec.attr.config =
+        *generic_config |
+        (IStartsWith(pmu->name, "cpu_") ? uint64_t{pmu->type} << 32 : 0);
+    for (const PmuTerm& term : *terms) {
+      if (pmu->FindFormat(term.name) != nullptr || term.name == "config" ||
+          term.name == "config1" || term.name == "config2") {
+        return absl::InvalidArgumentError(
+            Cat("term '", term.name, "'", At(ctx, term.offset),
+                " cannot be combined with the generic event '", generic_label,
+                "'; use raw terms or the generic name alone"));
       }
     }
   }
