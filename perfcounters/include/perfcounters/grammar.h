@@ -6,15 +6,28 @@
 //     cpu-cycles, instructions, branches, cs, faults, task-clock, ...
 //   - hardware cache events: L1-dcache-load-misses, LLC-loads,
 //     dTLB-load-misses, branch-loads, ...
-//   - modifiers after ':' — u k h G H I p pp ppp D e (perf's meaning)
-//   - raw events rNNNN (hex)
-//   - sysfs PMUs: pmu/term=value,.../ using format/ bit ranges, and
-//     pmu/alias/ or pmu/alias,term=v/ from events/ (with .scale/.unit)
-//   - tracepoints category:name
-//   - breakpoints mem:ADDR[/LEN][:rwx]
-//   - groups {a,b} with optional group modifiers {a,b}:u
-// Errors are absl::InvalidArgumentError / NotFoundError naming the bad part
-// and saying what would be right.
+//   - modifiers after ':' — u k h G H I p pp ppp D e (perf's meaning):
+//     the first of u/k/h excludes user, kernel and hv, then each u/k/h
+//     includes its own level again (":u" = exclude_kernel + exclude_hv,
+//     ":uk" = exclude_hv); the first of G/H excludes guest and host, then
+//     G/H include theirs; I = exclude_idle; each p raises precise_ip (max 3)
+//     and sets exclude_guest unless G/H were given; D = pinned;
+//     e = exclusive. Letters other than p may appear once.
+//   - raw events rNNNN (1 to 16 hex digits), e.g. r01c2
+//   - sysfs PMUs: pmu/term=value,.../ using format/ bit ranges (bare term =
+//     1; built-in terms config, config1, config2, name (sets the label),
+//     period, freq), pmu/alias/ or pmu/alias,term=v/ from events/ (with
+//     .scale/.unit), and perf's generic names on a core PMU (cpu/cycles/).
+//     Modifiers follow the closing slash: cpu/event=0x3c/u or .../:u.
+//   - tracepoints category:name[:modifiers]; `x:y` is a modifier when x is
+//     a known event and y a valid modifier string, else a tracepoint
+//   - breakpoints mem:ADDR[/LEN][:rwx][:modifiers]; access defaults to rw,
+//     LEN to 4 for data and sizeof(long) for x (perf's defaults)
+//   - groups {a,b} with optional group modifiers {a,b}:u, applied to each
+//     member on top of its own modifiers (perf's rule)
+// Errors are absl::InvalidArgumentError / NotFoundError naming the bad part,
+// its byte offset in the input, and what would be right (valid modifiers,
+// valid terms, close names).
 #ifndef PERFCOUNTERS_GRAMMAR_H_
 #define PERFCOUNTERS_GRAMMAR_H_
 
@@ -33,9 +46,13 @@ namespace perfcounters {
 struct ParseOptions {
   // Where sysfs PMUs and tracefs live (injectable for tests).
   SystemPaths paths;
-  // When true, an event written without u/k/h modifiers counts user space
-  // only (exclude_kernel and exclude_hv set), as Google Benchmark does. When
-  // false (perf's default), such an event counts everything it may.
+  // When true, an event written without u/k/h modifiers (own or group)
+  // counts user space only (exclude_kernel and exclude_hv set), as Google
+  // Benchmark does. When false (perf's default), such an event counts
+  // everything it may. Applies to CPU PMU events only (generic hardware,
+  // cache, raw and core sysfs PMUs such as cpu, cpu_core, armv8_pmuv3_0):
+  // software, tracepoint, breakpoint and uncore events would count nothing
+  // or be refused with exclude_kernel, so they are left as written.
   bool default_user_only = false;
 };
 
