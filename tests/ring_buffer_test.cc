@@ -6,6 +6,7 @@
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -441,6 +442,40 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   ASSERT_TRUE(fwd_ring.ok()) << fwd_ring.status();
   EXPECT_EQ(fwd_ring->ReadBackwardSnapshot().status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A per-task event whose task exits hangs up: a blocked read then returns
+// FailedPrecondition instead of waiting for its timeout.
+TEST(RingBufferTest, ReadReportsTheMonitoredTasksExit) {
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char c;
+    _exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+  }
+  close(go[0]);
+  absl::StatusOr<Event> ev =
+      Event::Open(PageFaultSampler(), "page-faults", Target::Thread(child));
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
+  ASSERT_TRUE(ring.ok()) << ring.status();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(30ms);
+    ASSERT_EQ(write(go[1], "x", 1), 1);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Record> r = ring->Read(5s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  releaser.join();
+  close(go[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition)
+      << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("hung up"));
+  EXPECT_LT(took, 2s);
 }
 
 TEST(RingBufferTest, MovedRingKeepsWorking) {
