@@ -1,0 +1,510 @@
+// tools_compare_test.cc: `perfcounters compare` — the built command run on
+// real files (golden outputs, gate exit codes, bad input) and its library
+// (statistics, JSON loading).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compare.h"
+#include "gbench_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kTool = PERFCOUNTERS_TOOL;
+const std::string kData = PERFCOUNTERS_TOOLS_TESTDATA;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+// Runs the built `perfcounters` with `args` in `dir`.
+RunResult RunTool(const std::vector<std::string>& args,
+                  const std::string& dir = kData) {
+  const std::string tmp = ::testing::TempDir();
+  const std::string out = tmp + "/tool_stdout";
+  const std::string err = tmp + "/tool_stderr";
+  std::string cmd = absl::StrCat("cd ", Quote(dir), " && ", Quote(kTool));
+  for (const std::string& a : args) absl::StrAppend(&cmd, " ", Quote(a));
+  absl::StrAppend(&cmd, " >", Quote(out), " 2>", Quote(err));
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+// Compares with a golden file; PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it.
+void ExpectGolden(const std::string& actual, const std::string& golden) {
+  const std::string path = kData + "/" + golden;
+  if (std::getenv("PERFCOUNTERS_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+  }
+  EXPECT_EQ(actual, Slurp(path)) << "golden " << path
+                                 << " differs (PERFCOUNTERS_UPDATE_GOLDEN=1 "
+                                    "rewrites it)";
+}
+
+// ---- Golden outputs on hand-made files covering: repetitions, an
+// aggregate-only file, us vs ns, a counter not counted in base
+// ("cycles.not_counted": 1), error_occurred, skipped, one-side-only.
+
+TEST(CompareGolden, Table) {
+  const RunResult r = RunTool({"compare", "base.json", "new.json", "--fail-on",
+                               "IPC<-2%", "--color", "never"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  ExpectGolden(r.out, "compare_table.txt");
+}
+
+TEST(CompareGolden, Markdown) {
+  const RunResult r =
+      RunTool({"compare", "base.json", "new.json", "--format", "markdown",
+               "--fail-on", "instructions>+0.5%", "--fail-on", "IPC<1.2"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  ExpectGolden(r.out, "compare_markdown.md");
+}
+
+TEST(CompareGolden, Json) {
+  const RunResult r =
+      RunTool({"compare", "aggregates_only.json", "new.json", "--format",
+               "json", "--fail-on", "cpu_time>1ms"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  ExpectGolden(r.out, "compare_json.json");
+}
+
+TEST(CompareGolden, ColourOnlyWhenAsked) {
+  const RunResult plain = RunTool({"compare", "base.json", "new.json"});
+  EXPECT_THAT(plain.out, Not(HasSubstr("\x1b[")));  // stdout is a file
+  const RunResult colour =
+      RunTool({"compare", "base.json", "new.json", "--color", "always"});
+  EXPECT_THAT(colour.out, HasSubstr("\x1b[31m"));
+}
+
+TEST(CompareGolden, HelpShowsGateSyntaxWithIpc) {
+  const RunResult r = RunTool({"compare", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--fail-on 'IPC<-2%'"));
+  EXPECT_THAT(r.out, HasSubstr("[FILTER:]METRIC OP VALUE"));
+  EXPECT_THAT(r.out, HasSubstr("0 no gate violated, 1 a gate violated, 2"));
+}
+
+// ---- Gates: files written here with known medians.
+
+struct Rep {
+  double cpu_ns;
+  double instructions;
+  double cycles;
+};
+
+std::string GbenchJson(
+    const std::vector<std::pair<std::string, std::vector<Rep>>>& runs) {
+  std::string out = "{\"context\": {\"date\": \"now\"}, \"benchmarks\": [";
+  bool first = true;
+  for (const auto& [name, reps] : runs) {
+    for (size_t i = 0; i < reps.size(); ++i) {
+      absl::StrAppend(
+          &out, first ? "" : ",", "{\"name\": \"", name, "\", \"run_name\": \"",
+          name, "\", \"run_type\": \"iteration\", \"repetition_index\": ", i,
+          ", \"iterations\": 100, \"real_time\": ", reps[i].cpu_ns + 1,
+          ", \"cpu_time\": ", reps[i].cpu_ns,
+          ", \"time_unit\": \"ns\", \"instructions\": ", reps[i].instructions,
+          ", \"cycles\": ", reps[i].cycles, "}");
+      first = false;
+    }
+  }
+  return out + "]}";
+}
+
+class GateTest : public ::testing::Test {
+ protected:
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
+  }
+  RunResult Compare(const std::vector<std::string>& gates) {
+    std::vector<std::string> args = {"compare", "base.json", "new.json",
+                                     "--color", "never"};
+    for (const std::string& g : gates) {
+      args.push_back("--fail-on");
+      args.push_back(g);
+    }
+    return RunTool(args, dir_);
+  }
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/gates";
+    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+    // Base: IPC exactly 2.0, instructions 6000, cpu 1000 ns (medians).
+    Write("base.json",
+          GbenchJson(
+              {{"BM_sort/64",
+                {{990, 6000, 3000}, {1000, 6000, 3000}, {1010, 6000, 3000}}},
+               {"BM_hash",
+                {{500, 2000, 1000}, {505, 2000, 1000}, {495, 2000, 1000}}}}));
+  }
+  std::string dir_;
+};
+
+TEST_F(GateTest, IpcDropFails) {
+  // cycles +3.2%: IPC 6000/3100 = 1.9355, a 3.23% drop.
+  Write("new.json",
+        GbenchJson(
+            {{"BM_sort/64",
+              {{990, 6000, 3100}, {1000, 6000, 3100}, {1010, 6000, 3100}}},
+             {"BM_hash",
+              {{500, 2000, 1000}, {505, 2000, 1000}, {495, 2000, 1000}}}}));
+  const RunResult r = Compare({"IPC<-2%"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("-3.23%"));
+  EXPECT_THAT(r.out, HasSubstr("FAIL IPC<-2%"));
+  EXPECT_THAT(r.out, HasSubstr("gate IPC<-2%: FAILED (2 checked, 1 violated)"));
+  // A tighter filter that excludes the regressed benchmark passes.
+  EXPECT_EQ(Compare({"BM_hash:IPC<-2%"}).code, 0);
+  EXPECT_EQ(Compare({"BM_sort.*:IPC<-2%"}).code, 1);
+  // An absolute limit: IPC 1.9355 < 1.95 fails, < 1.9 passes.
+  EXPECT_EQ(Compare({"BM_sort:IPC<1.95"}).code, 1);
+  EXPECT_EQ(Compare({"BM_sort:IPC<1.9"}).code, 0);
+}
+
+TEST_F(GateTest, InstructionIncreaseFails) {
+  Write("new.json",
+        GbenchJson(
+            {{"BM_sort/64",
+              {{990, 6060, 3000}, {1000, 6060, 3000}, {1010, 6060, 3000}}},
+             {"BM_hash",
+              {{500, 2000, 1000}, {505, 2000, 1000}, {495, 2000, 1000}}}}));
+  const RunResult r = Compare({"instructions>+0.5%"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("+1.00%"));
+  EXPECT_THAT(r.out, HasSubstr("FAIL instructions>+0.5%"));
+  EXPECT_EQ(Compare({"instructions>+1.5%"}).code, 0);
+  // The geometric mean over both benchmarks is sqrt(1.01) - 1 = +0.499%.
+  EXPECT_EQ(Compare({"@geomean:instructions>+0.4%"}).code, 1);
+  EXPECT_EQ(Compare({"@geomean:instructions>+0.5%"}).code, 0);
+}
+
+TEST_F(GateTest, NoChangePasses) {
+  Write("new.json", Slurp(dir_ + "/base.json"));
+  const RunResult r = Compare(
+      {"IPC<-2%", "instructions>+0.5%", "cpu_time>+5%", "cycles>+0.1%"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("+0.00%"));
+  EXPECT_THAT(r.out, Not(HasSubstr("FAIL")));
+}
+
+TEST_F(GateTest, NoiseBelowTheGatePasses) {
+  // instructions +0.3%, cycles +1% (IPC -0.7%), time +/- 1%.
+  Write("new.json",
+        GbenchJson(
+            {{"BM_sort/64",
+              {{1000, 6018, 3030}, {1008, 6018, 3030}, {995, 6018, 3030}}},
+             {"BM_hash",
+              {{501, 2006, 1010}, {503, 2006, 1010}, {497, 2006, 1010}}}}));
+  const RunResult r = Compare({"IPC<-2%", "instructions>+0.5%"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("+0.30%"));
+}
+
+TEST_F(GateTest, AbsoluteTimeLimits) {
+  Write("new.json", Slurp(dir_ + "/base.json"));
+  EXPECT_EQ(Compare({"cpu_time>999ns"}).code, 1);  // median 1000 ns
+  EXPECT_EQ(Compare({"cpu_time>1us"}).code, 0);
+  EXPECT_EQ(Compare({"cpu_time>=1us"}).code, 1);
+  EXPECT_EQ(Compare({"real_time>0.0015ms"}).code, 0);
+}
+
+TEST_F(GateTest, MissingMetricIsSaidNotZero) {
+  // The new file has no cycles: IPC cannot be evaluated (not a drop to 0).
+  Write(
+      "new.json",
+      "{\"benchmarks\": [{\"name\": \"BM_sort/64\", \"run_type\": "
+      "\"iteration\", \"real_time\": 1000, \"cpu_time\": 1000, "
+      "\"time_unit\": \"ns\", \"instructions\": 6000, \"cycles.not_counted\": "
+      "1}]}");
+  const RunResult r = Compare({"IPC<-2%"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("not counted"));
+  EXPECT_THAT(r.out, HasSubstr("not evaluated on 2"));
+  const RunResult strict =
+      RunTool({"compare", "base.json", "new.json", "--fail-on", "IPC<-2%",
+               "--fail-on-missing"},
+              dir_);
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_THAT(strict.err, HasSubstr("could not be evaluated on 2"));
+}
+
+// ---- Bad input: exit 2 and a message saying what and where.
+
+class BadInputTest : public GateTest {
+ protected:
+  void SetUp() override {
+    GateTest::SetUp();
+    Write("new.json", Slurp(dir_ + "/base.json"));
+  }
+  void ExpectUsageError(const std::string& new_text,
+                        const std::string& message) {
+    Write("bad.json", new_text);
+    const RunResult r = RunTool({"compare", "base.json", "bad.json"}, dir_);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_THAT(r.err, HasSubstr(message));
+    EXPECT_EQ(r.out, "");
+  }
+};
+
+TEST_F(BadInputTest, MalformedAndTruncatedJson) {
+  const std::string good = Slurp(dir_ + "/base.json");
+  // Cut inside the second "run_type" key: the error is at the end of the
+  // file (byte key + 4, 0-based), in an unterminated string.
+  const size_t key = good.find("\"run_type\"", good.find("\"run_type\"") + 1);
+  ASSERT_NE(key, std::string::npos);
+  ExpectUsageError(good.substr(0, key + 4),
+                   absl::StrCat("bad.json: malformed JSON at byte ", key + 4,
+                                ": parse error at line 1, column ", key + 5,
+                                ": syntax error while parsing object key - "
+                                "invalid string: missing closing quote"));
+  ExpectUsageError("{\"benchmarks\": [}", "malformed JSON at byte 16");
+  ExpectUsageError("{\"benchmarks\": []} trailing",
+                   "malformed JSON at byte 21");
+}
+
+TEST_F(BadInputTest, NotGbenchOutput) {
+  ExpectUsageError("", "bad.json: the file is empty");
+  ExpectUsageError("  \n", "bad.json: the file is empty");
+  ExpectUsageError("{\"foo\": 1}", "no \"benchmarks\" array");
+  ExpectUsageError("[1, 2]", "the top level is an array");
+  ExpectUsageError("42", "the top level is a single value");
+  ExpectUsageError("{\"benchmarks\": [42]}",
+                   "benchmarks[0] is a number; expected an object");
+  ExpectUsageError("{\"benchmarks\": [{\"real_time\": 1}]}",
+                   "benchmarks[0] has no \"name\"");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": \"fast\"}]}",
+      "benchmarks[0] (\"BM_a\").real_time is a string; expected a number");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"fortnight\"}]}",
+      "benchmarks[0] (\"BM_a\").time_unit is \"fortnight\"; expected ns, us, "
+      "ms or s");
+}
+
+TEST_F(BadInputTest, HugeAndNonFiniteNumbers) {
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1e400}]}",
+      "malformed JSON at byte 50: number overflow parsing '1e400'");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": Infinity}]}",
+      "benchmarks[0] (\"BM_a\").real_time is infinite; expected a finite "
+      "number");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"cpu_time\": NaN}]}",
+      "benchmarks[0] (\"BM_a\").cpu_time is NaN");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"s\", "
+      "\"real_time\": 1e300}]}",
+      "real_time (1e+300 s) overflows when converted to ns");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"cycles\": -Infinity}]}",
+      "benchmarks[0] (\"BM_a\").cycles is infinite");
+}
+
+TEST_F(BadInputTest, UnreadableFiles) {
+  RunResult r = RunTool({"compare", "base.json", "missing.json"}, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("missing.json: cannot open: No such file"));
+  r = RunTool({"compare", "base.json", "."}, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr(".: cannot read: Is a directory"));
+}
+
+TEST_F(BadInputTest, BadGates) {
+  auto gate_error = [&](const std::string& gate) {
+    const RunResult r =
+        RunTool({"compare", "base.json", "new.json", "--fail-on", gate}, dir_);
+    EXPECT_EQ(r.code, 2) << gate;
+    EXPECT_EQ(r.out, "");
+    return r.err;
+  };
+  EXPECT_THAT(gate_error("IPX<-2%"),
+              HasSubstr("unknown metric 'IPX'; metrics in these files: "
+                        "real_time, cpu_time, IPC, instructions, cycles"));
+  EXPECT_THAT(gate_error("BM_a:bogus>1"), HasSubstr("unknown metric 'bogus'"));
+  EXPECT_THAT(gate_error("IPC=2"), HasSubstr("no comparison < or >"));
+  EXPECT_THAT(gate_error("IPC<"), HasSubstr("no value after the comparison"));
+  EXPECT_THAT(gate_error("<2%"), HasSubstr("no metric before the comparison"));
+  EXPECT_THAT(gate_error("IPC<two%"), HasSubstr("'two%' is not a finite"));
+  EXPECT_THAT(gate_error("IPC<nan"), HasSubstr("is not a finite number"));
+  EXPECT_THAT(gate_error("cpu_time>1.5"),
+              HasSubstr("cpu_time needs a unit: ns, us, ms or s"));
+  EXPECT_THAT(gate_error("cpu_time>1.5h"), HasSubstr("not 'h'"));
+  EXPECT_THAT(gate_error("IPC<1.2ms"), HasSubstr("unit 'ms' given for IPC"));
+  EXPECT_THAT(gate_error("BM_[:IPC<-2%"),
+              HasSubstr("the benchmark filter 'BM_[' is not a valid regular "
+                        "expression"));
+  EXPECT_THAT(gate_error("@geomean:IPC<1.2"),
+              HasSubstr("@geomean gates compare changes"));
+}
+
+TEST_F(BadInputTest, BadOptions) {
+  RunResult r = RunTool({"compare", "base.json"}, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("NEW is required"));
+  r = RunTool({"compare", "base.json", "new.json", "--format", "xml"}, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--format 'xml' is unknown"));
+  r = RunTool({"compare", "base.json", "new.json", "--filter", "("}, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--filter '(' is not a valid regular"));
+  r = RunTool({"frobnicate"}, dir_);
+  EXPECT_EQ(r.code, 2);
+}
+
+// ---- Library: loading.
+
+TEST(GbenchJson, CountersUnitsAndNotCounted) {
+  absl::StatusOr<BenchmarkFile> f = LoadBenchmarkJson(kData + "/base.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  // BM_copy is in microseconds: 2.1 us = 2100 ns.
+  const RunEntry* copy = nullptr;
+  for (const RunEntry& e : f->entries) {
+    if (e.name == "BM_copy" && e.repetition_index == 1) copy = &e;
+  }
+  ASSERT_NE(copy, nullptr);
+  EXPECT_DOUBLE_EQ(*copy->real_time_ns, 2100.0);
+  // "cycles.not_counted": 1 makes a not-counted "cycles", never a 0.
+  bool saw_cycles = false;
+  for (const CounterValue& c : copy->counters) {
+    if (f->counter_names[c.name] == "cycles") {
+      saw_cycles = true;
+      EXPECT_FALSE(c.counted);
+    }
+    EXPECT_NE(f->counter_names[c.name], "cycles.not_counted");
+  }
+  EXPECT_TRUE(saw_cycles);
+}
+
+TEST(GbenchJson, BareNanIsNotCounted) {
+  absl::StatusOr<BenchmarkFile> f =
+      LoadBenchmarkJson(kData + "/nan_counter.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->entries.size(), 1u);
+  ASSERT_EQ(f->entries[0].counters.size(), 2u);
+  EXPECT_EQ(f->counter_names[f->entries[0].counters[0].name], "cycles");
+  EXPECT_FALSE(f->entries[0].counters[0].counted);
+  EXPECT_TRUE(f->entries[0].counters[1].counted);
+  EXPECT_EQ(f->entries[0].counters[1].value, 6000.0);
+}
+
+TEST(GbenchJson, FastAndSlowPathsAgree) {
+  // A 2^64 integer is beyond simdjson's range and takes nlohmann's path.
+  const std::string text =
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 5, "
+      "\"cpu_time\": 4, \"big\": 18446744073709551616}]}";
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(text, "mem");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->entries[0].counters.size(), 1u);
+  EXPECT_EQ(f->entries[0].counters[0].value, 18446744073709551616.0);
+  EXPECT_EQ(*f->entries[0].cpu_time_ns, 4.0);
+}
+
+// ---- Library: statistics.
+
+// Brute force: the two-sided exact p-value by enumerating every split.
+double BruteForceP(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  const size_t n = all.size(), m = a.size();
+  auto u_of = [&](const std::vector<bool>& in_a) {
+    double u = 0;
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        if (in_a[i] && !in_a[j] && all[i] > all[j]) u += 1;
+      }
+    }
+    return u;
+  };
+  std::vector<bool> mask(n, false);
+  std::fill(mask.begin(), mask.begin() + m, true);
+  const double observed = u_of(mask);
+  const double mean = static_cast<double>(m * (n - m)) / 2;
+  const double dev = std::fabs(observed - mean);
+  double extreme = 0, total = 0;
+  std::vector<bool> sel(n, false);
+  std::fill(sel.end() - m, sel.end(), true);
+  do {
+    total += 1;
+    if (std::fabs(u_of(sel) - mean) >= dev - 1e-9) extreme += 1;
+  } while (std::next_permutation(sel.begin(), sel.end()));
+  return extreme / total;
+}
+
+TEST(MannWhitney, ExactMatchesEnumeration) {
+  const std::vector<std::pair<std::vector<double>, std::vector<double>>> cases =
+      {{{1, 2, 3}, {4, 5, 6}},
+       {{1, 5, 3}, {4, 2, 6}},
+       {{1, 2, 3, 4}, {5, 6, 7, 8}},
+       {{1.5, 9, 3, 7, 2}, {4, 8, 6, 10, 11, 12}},
+       {{10, 20}, {15, 25, 30, 5, 1}}};
+  for (const auto& [a, b] : cases) {
+    const MannWhitneyResult r = MannWhitneyU(a, b);
+    EXPECT_EQ(r.method, PMethod::kExact);
+    EXPECT_NEAR(r.p, BruteForceP(a, b), 1e-12)
+        << absl::StrJoin(a, ",") << " vs " << absl::StrJoin(b, ",");
+  }
+}
+
+TEST(MannWhitney, NormalApproximationWithTies) {
+  // a = {1,2,2,3}, b = {2,3,4,5}: ranks 1 | 3,3,3 (tie of three 2s) |
+  // 5.5,5.5 (two 3s) | 7 | 8. R_a = 1+3+3+5.5 = 12.5, U_a = 12.5-10 = 2.5,
+  // U_max = 13.5, mu = 8, tie term = (27-3)+(8-2) = 30,
+  // var = 16/12 * (9 - 30/56), z = (13.5-8-0.5)/sqrt(var).
+  const MannWhitneyResult r = MannWhitneyU({1, 2, 2, 3}, {2, 3, 4, 5});
+  EXPECT_EQ(r.method, PMethod::kNormal);
+  EXPECT_DOUBLE_EQ(r.u, 2.5);
+  const double var = 16.0 / 12.0 * (9.0 - 30.0 / 56.0);
+  const double z = 5.0 / std::sqrt(var);
+  EXPECT_NEAR(r.p, std::erfc(z / std::sqrt(2.0)), 1e-12);
+  // Everything tied: p = 1.
+  EXPECT_EQ(MannWhitneyU({3, 3}, {3, 3}).p, 1.0);
+}
+
+TEST(Median, OddAndEven) {
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(Median({7}), 7);
+}
+
+}  // namespace
+}  // namespace perfcounters::tools
