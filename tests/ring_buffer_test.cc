@@ -20,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "perfcounters/records.h"
+#include "support/event_helpers.h"
+#include "support/sampling_helpers.h"
 
 namespace perfcounters {
 namespace {
@@ -27,7 +29,10 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+const size_t kPage = testing::FreshPages::PageSize();
+using testing::FreshPages;
+using testing::OpenSampler;
+using testing::Sampler;
 
 // A page-fault sampler: one 48-byte sample per user page fault (header + ip,
 // pid/tid, time, addr, period). 48 does not divide the ring size, so
@@ -48,26 +53,6 @@ Attr PageFaultSampler() {
   return a;
 }
 constexpr size_t kPageFaultSampleSize = 48;
-
-// Fresh anonymous pages, unmapped at scope exit.
-class FreshPages {
- public:
-  explicit FreshPages(size_t n) : n_(n) {
-    p_ = static_cast<char*>(mmap(nullptr, n * kPage, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  }
-  ~FreshPages() { munmap(p_, n_ * kPage); }
-  bool ok() const { return p_ != MAP_FAILED; }
-  uint64_t addr(size_t i) const {
-    return reinterpret_cast<uint64_t>(p_ + i * kPage);
-  }
-  // Touches page i once (one write fault).
-  void Touch(size_t i) { *static_cast<volatile char*>(p_ + i * kPage) = 1; }
-
- private:
-  char* p_;
-  size_t n_;
-};
 
 TEST(RingBufferTest, DataPagesMustBeAPowerOfTwo) {
   absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
@@ -92,10 +77,10 @@ TEST(RingBufferTest, DataPagesMustBeAPowerOfTwo) {
 }
 
 TEST(RingBufferTest, EmptyRingReadsNothing) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  RingBuffer* ring = &sampler->ring;
   absl::StatusOr<std::optional<Record>> r = ring->TryRead();
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->has_value());
@@ -108,10 +93,11 @@ TEST(RingBufferTest, EmptyRingReadsNothing) {
 // bytes must equal those read independently from a second mapping of the
 // same ring, and decode to the page touched.
 TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   const size_t size = ring->data_size();
   ASSERT_NE(size % kPageFaultSampleSize, 0u);
   // The independent view: the same ring mapped again, read-only.
@@ -170,10 +156,11 @@ TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
 // An undrained tiny ring overflows: every fault is either a sample we read
 // or counted in a PERF_RECORD_LOST, and together they equal the count.
 TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   constexpr size_t kPages = 400;  // far more than the 85 samples that fit
   FreshPages pages(kPages + 1);
   ASSERT_TRUE(pages.ok());
@@ -211,10 +198,10 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
 }
 
 TEST(RingBufferTest, BlockingReadTimesOut) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  RingBuffer* ring = &sampler->ring;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Record> r = ring->Read(50ms);
   const auto took = std::chrono::steady_clock::now() - start;
@@ -224,10 +211,10 @@ TEST(RingBufferTest, BlockingReadTimesOut) {
 }
 
 TEST(RingBufferTest, CancelWakesABlockedReadFromAnotherThread) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  RingBuffer* ring = &sampler->ring;
   std::chrono::steady_clock::time_point cancelled_at;
   std::thread canceller([&] {
     std::this_thread::sleep_for(30ms);
@@ -249,10 +236,11 @@ TEST(RingBufferTest, CancelWakesABlockedReadFromAnotherThread) {
 // With wakeup_events=1 the kernel wakes poll(2) at the first sample: a
 // blocking read returns the record another thread caused.
 TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   FreshPages pages(1);
   ASSERT_TRUE(pages.ok());
   // The event counts this thread; the other thread only waits and reads.
@@ -274,10 +262,10 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
 // blocked before the first sample stays blocked through 4 samples and
 // returns (with the first record) at the 5th.
 void ExpectWakeupAtFifthSample(const Attr& attr) {
-  absl::StatusOr<Event> ev = Event::Open(attr, "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler = OpenSampler(attr, "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   FreshPages pages(5);
   ASSERT_TRUE(pages.ok());
   std::atomic<bool> returned{false};
@@ -317,10 +305,11 @@ TEST(RingBufferTest, WakeupAfterWatermarkBytes) {
 // While output is paused the kernel writes nothing; on resume it reports
 // what it dropped as lost.
 TEST(RingBufferTest, PausedOutputWritesNothing) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   FreshPages pages(11);
   ASSERT_TRUE(pages.ok());
   ASSERT_TRUE(ring->Pause().ok());
@@ -399,10 +388,10 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
 TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   Attr a = PageFaultSampler();
   a.write_backward = true;
-  absl::StatusOr<Event> ev = Event::Open(a, "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler = OpenSampler(a, "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   EXPECT_EQ(ring->TryRead().status().code(),
             absl::StatusCode::kFailedPrecondition);
   constexpr size_t kPages = 400;
@@ -436,11 +425,10 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   }
   EXPECT_EQ(ring->lost_records(), 0u);
   // A forward ring refuses the snapshot.
-  absl::StatusOr<Event> fwd = Event::Open(PageFaultSampler(), "page-faults");
+  absl::StatusOr<Sampler> fwd =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
   ASSERT_TRUE(fwd.ok()) << fwd.status();
-  absl::StatusOr<RingBuffer> fwd_ring = RingBuffer::Map(*fwd, 1);
-  ASSERT_TRUE(fwd_ring.ok()) << fwd_ring.status();
-  EXPECT_EQ(fwd_ring->ReadBackwardSnapshot().status().code(),
+  EXPECT_EQ(fwd->ring.ReadBackwardSnapshot().status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -456,11 +444,10 @@ TEST(RingBufferTest, ReadReportsTheMonitoredTasksExit) {
     _exit(read(go[0], &c, 1) == 1 ? 0 : 1);
   }
   close(go[0]);
-  absl::StatusOr<Event> ev =
-      Event::Open(PageFaultSampler(), "page-faults", Target::Thread(child));
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1, Target::Thread(child));
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  RingBuffer* ring = &sampler->ring;
   std::thread releaser([&] {
     std::this_thread::sleep_for(30ms);
     ASSERT_EQ(write(go[1], "x", 1), 1);
@@ -479,10 +466,11 @@ TEST(RingBufferTest, ReadReportsTheMonitoredTasksExit) {
 }
 
 TEST(RingBufferTest, MovedRingKeepsWorking) {
-  absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 1);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler =
+      OpenSampler(PageFaultSampler(), "page-faults", 1);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   RingBuffer moved = std::move(*ring);
   FreshPages pages(1);
   ASSERT_TRUE(pages.ok());

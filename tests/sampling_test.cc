@@ -20,51 +20,36 @@
 #include "perfcounters/event.h"
 #include "perfcounters/records.h"
 #include "perfcounters/ring_buffer.h"
+#include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/sampling_helpers.h"
 
 namespace perfcounters {
 namespace {
 
 using namespace std::chrono_literals;
 
-const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+using testing::Drain;
+using testing::FreshPages;
+using testing::OpenSampler;
+using testing::Sampler;
 
+// A disabled software event counting user space only.
 Attr Software(uint64_t config) {
-  Attr a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = config;
-  a.disabled = true;
+  Attr a = testing::SoftwareAttr(config);
   a.exclude_kernel = true;
   a.exclude_hv = true;
-  a.read_format =
-      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   return a;
 }
 
-// Reads every record left in the ring.
-std::vector<Record> Drain(RingBuffer& ring) {
-  std::vector<Record> out;
-  while (true) {
-    absl::StatusOr<std::optional<Record>> r = ring.TryRead();
-    EXPECT_TRUE(r.ok()) << r.status();
-    if (!r.ok() || !r->has_value()) return out;
-    out.push_back(std::move(**r));
-  }
-}
-
-uint64_t ThreadCpuNs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
-}
-
-// Burns `ns` of this thread's CPU time, almost all of it in user mode (the
-// samplers exclude the kernel, and reading the CPU clock is a syscall).
+// Burns `ns` of this thread's CPU time, almost all of it in user mode: the
+// samplers exclude the kernel, and reading the CPU clock is a syscall, so
+// this reads it 100x less often than event_helpers.h's SpinCpuNs.
 void SpinCpu(uint64_t ns) {
-  const uint64_t end = ThreadCpuNs() + ns;
+  const uint64_t end = testing::ThreadCpuNs() + ns;
   volatile uint64_t sink = 0;
-  while (ThreadCpuNs() < end) {
+  while (testing::ThreadCpuNs() < end) {
     for (int i = 0; i < 200000; ++i) sink = sink + i;
   }
 }
@@ -79,15 +64,15 @@ TEST(SamplingTest, TaskClockSampleCountFollowsRunTime) {
   constexpr uint64_t kPeriodNs = 1000000;
   a.sample_period = kPeriodNs;
   a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  absl::StatusOr<Event> ev = Event::Open(a, "task-clock");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 16);
-  ASSERT_TRUE(ring.ok()) << ring.status();
-  const uint64_t cpu0 = ThreadCpuNs();
+  absl::StatusOr<Sampler> sampler = OpenSampler(a, "task-clock", 16);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
+  const uint64_t cpu0 = testing::ThreadCpuNs();
   ASSERT_TRUE(ev->Enable().ok());
   SpinCpu(200 * kPeriodNs);
   ASSERT_TRUE(ev->Disable().ok());
-  const uint64_t cpu_ns = ThreadCpuNs() - cpu0;
+  const uint64_t cpu_ns = testing::ThreadCpuNs() - cpu0;
   absl::StatusOr<Count> count = ev->ReadCount();
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_GE(static_cast<double>(count->value), 0.95 * cpu_ns);
@@ -121,33 +106,29 @@ TEST(SamplingTest, PageFaultSampleAddrsAreThePagesTouched) {
   Attr a = Software(PERF_COUNT_SW_PAGE_FAULTS);
   a.sample_period = 1;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
-  absl::StatusOr<Event> ev = Event::Open(a, "page-faults");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 16);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler = OpenSampler(a, "page-faults", 16);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   constexpr size_t kPages = 64;
-  char* region =
-      static_cast<char*>(mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(region, MAP_FAILED);
-  const uint64_t lo = reinterpret_cast<uint64_t>(region);
-  const uint64_t hi = lo + kPages * kPage;
+  FreshPages pages(kPages);
+  ASSERT_TRUE(pages.ok());
   // Touch every other page, at an offset inside the page.
   std::multiset<uint64_t> touched;
   ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < kPages; i += 2) {
-    char* p = region + i * kPage + 123;
-    *static_cast<volatile char*>(p) = 1;
-    touched.insert(reinterpret_cast<uint64_t>(p));
+    pages.Touch(i, 123);
+    touched.insert(pages.addr(i, 123));
   }
   ASSERT_TRUE(ev->Disable().ok());
   std::multiset<uint64_t> sampled;
   for (const Record& r : Drain(*ring)) {
     const SampleRecord* s = r.As<SampleRecord>();
-    if (s == nullptr || *s->addr < lo || *s->addr >= hi) continue;
+    if (s == nullptr || *s->addr < pages.begin() || *s->addr >= pages.end()) {
+      continue;
+    }
     sampled.insert(*s->addr);
   }
-  munmap(region, kPages * kPage);
   EXPECT_EQ(sampled, touched);
   EXPECT_EQ(touched.size(), kPages / 2);
 }
@@ -159,10 +140,10 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
   a.context_switch = true;
   a.sample_id_all = true;
   a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-  absl::StatusOr<Event> ev = Event::Open(a, "dummy");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 4);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler = OpenSampler(a, "dummy", 4);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   std::thread writer([&] {
@@ -226,18 +207,14 @@ TEST(SamplingTest, ForkCommExecExitOfAChild) {
     ASSERT_FALSE(ring.ok());
     EXPECT_THAT(ring.status().message(), ::testing::HasSubstr("inherit"));
   }
-  std::vector<Event> events;
-  std::vector<RingBuffer> rings;
+  std::vector<Sampler> per_cpu;
   const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   for (int cpu = 0; cpu < cpus; ++cpu) {
-    absl::StatusOr<Event> ev = Event::Open(a, "dummy", Target{getpid(), cpu});
-    ASSERT_TRUE(ev.ok()) << ev.status();
-    absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 4);
-    ASSERT_TRUE(ring.ok()) << ring.status();
-    events.push_back(std::move(*ev));
-    rings.push_back(std::move(*ring));
+    absl::StatusOr<Sampler> s = OpenSampler(a, "dummy", 4, {getpid(), cpu});
+    ASSERT_TRUE(s.ok()) << s.status();
+    per_cpu.push_back(std::move(*s));
   }
-  for (const Event& ev : events) ASSERT_TRUE(ev.Enable().ok());
+  for (const Sampler& s : per_cpu) ASSERT_TRUE(s.event.Enable().ok());
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -248,12 +225,12 @@ TEST(SamplingTest, ForkCommExecExitOfAChild) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
-  for (const Event& ev : events) ASSERT_TRUE(ev.Disable().ok());
+  for (const Sampler& s : per_cpu) ASSERT_TRUE(s.event.Disable().ok());
 
   const uint32_t c = static_cast<uint32_t>(child);
   std::vector<std::pair<uint64_t, std::string>> seen;  // (time, what)
-  for (RingBuffer& ring : rings) {
-    for (const Record& r : Drain(ring)) {
+  for (Sampler& s : per_cpu) {
+    for (const Record& r : Drain(s.ring)) {
       if (const TaskRecord* t = r.As<TaskRecord>()) {
         if (t->pid != c) continue;
         EXPECT_EQ(t->tid, c);
@@ -302,17 +279,14 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   ASSERT_TRUE(ring.ok()) << ring.status();
 
   constexpr size_t kPages = 50;
-  char* region =
-      static_cast<char*>(mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(region, MAP_FAILED);
+  FreshPages pages(kPages);
+  ASSERT_TRUE(pages.ok());
   ASSERT_TRUE(leader->Enable(/*whole_group=*/true).ok());
   for (size_t i = 0; i < kPages; ++i) {
-    *static_cast<volatile char*>(region + i * kPage) = 1;
+    pages.Touch(i);
     SpinCpu(1000000);  // 1 ms: samples fall between the touches
   }
   ASSERT_TRUE(leader->Disable(/*whole_group=*/true).ok());
-  munmap(region, kPages * kPage);
 
   uint64_t samples = 0, last_faults = 0, last_clock = 0;
   for (const Record& r : Drain(*ring)) {
@@ -345,20 +319,13 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
 // exactly count / period = 200 samples.
 TEST(SamplingTest, HardwareCyclesSamplingIsExact) {
   PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
-  Attr a;
-  a.type = PERF_TYPE_HARDWARE;
-  a.config = PERF_COUNT_HW_CPU_CYCLES;
-  a.disabled = true;
-  a.exclude_kernel = true;
-  a.exclude_hv = true;
+  Attr a = testing::HardwareUserAttr(PERF_COUNT_HW_CPU_CYCLES);
   a.sample_period = 100000;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-  a.read_format =
-      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  absl::StatusOr<Event> ev = Event::Open(a, "cycles:u");
-  ASSERT_TRUE(ev.ok()) << ev.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*ev, 16);
-  ASSERT_TRUE(ring.ok()) << ring.status();
+  absl::StatusOr<Sampler> sampler = OpenSampler(a, "cycles:u", 16);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  Event* ev = &sampler->event;
+  RingBuffer* ring = &sampler->ring;
   ASSERT_TRUE(ev->Enable().ok());
   testing::TwoInstructionLoop(10000000);  // 2e7 instructions
   ASSERT_TRUE(ev->Disable().ok());

@@ -119,6 +119,17 @@ class FreshPages {
     }
   }
 
+  // Writes one byte at page i + offset: one page fault on the first write.
+  void Touch(size_t i, size_t offset = 0) {
+    *static_cast<volatile char*>(base_ + i * PageSize() + offset) = 1;
+  }
+  // The address of page i plus `offset` bytes; the region is [begin, end).
+  uint64_t addr(size_t i, size_t offset = 0) const {
+    return reinterpret_cast<uint64_t>(base_ + i * PageSize() + offset);
+  }
+  uint64_t begin() const { return reinterpret_cast<uint64_t>(base_); }
+  uint64_t end() const { return begin() + size_; }
+
   static size_t PageSize() {
     return static_cast<size_t>(sysconf(_SC_PAGESIZE));
   }
