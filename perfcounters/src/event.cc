@@ -92,6 +92,18 @@ absl::StatusOr<Event> Event::Open(const EventSpec& spec, const Target& target,
       PerfEventOpen(&kernel, target.pid, target.cpu, group_leader, flags);
   if (fd < 0) {
     const int err = errno;
+    if ((target.flags & PERF_FLAG_PID_CGROUP) != 0 &&
+        (err == ENOENT || err == EBADF)) {
+      return absl::Status(
+          err == ENOENT ? absl::StatusCode::kUnimplemented
+                        : absl::StatusCode::kInvalidArgument,
+          absl::StrCat(spec.label, ": cgroup mode with fd ", target.pid,
+                       " failed (", internal::ErrnoName(err),
+                       "): the fd must be an open directory of a cgroup in a "
+                       "hierarchy with the perf_event controller (any cgroup "
+                       "v2 directory, or a v1 perf_event one), on a kernel "
+                       "built with CONFIG_CGROUP_PERF"));
+    }
     return ExplainOpenError(err, spec, group_leader >= 0, ProbeCapabilities());
   }
   Event event(fd, spec.attr, spec.label);
