@@ -7,6 +7,8 @@ set -euo pipefail
 perfcounters_host_packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  # encode_test cross-checks EncodeAttr against perf stat -vv
+  linux-perf
   # tools: fast JSON loading (compare/report), headless browser for the report test
   libsimdjson-dev chromium
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
