@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "errno_text.h"
+#include "measure.h"
 #include "perfcounters/capabilities.h"
 
 namespace perfcounters {
@@ -314,19 +315,7 @@ absl::StatusOr<Count> Event::ReadCount() const {
 }
 
 absl::StatusOr<Count> Event::Measure(const std::function<void()>& f) const {
-  // Values restart at 0 on reset, but the times do not: report the times
-  // of this interval only.
-  if (absl::Status s = Reset(); !s.ok()) return s;
-  absl::StatusOr<Count> before = ReadCount();
-  if (!before.ok()) return before.status();
-  if (absl::Status s = Enable(); !s.ok()) return s;
-  f();
-  if (absl::Status s = Disable(); !s.ok()) return s;
-  absl::StatusOr<Count> after = ReadCount();
-  if (!after.ok()) return after.status();
-  after->enabled -= before->enabled;
-  after->running -= before->running;
-  return after;
+  return internal::MeasureInterval(*this, &Event::ReadCount, f);
 }
 
 }  // namespace perfcounters

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "errno_text.h"
+#include "measure.h"
 
 namespace perfcounters {
 namespace {
@@ -227,19 +228,7 @@ absl::StatusOr<GroupReading> Group::Read() const {
 
 absl::StatusOr<GroupReading> Group::Measure(
     const std::function<void()>& f) const {
-  // Values restart at 0 on reset, but the times do not: report the times
-  // of this interval only, so that scaling uses this run's schedule.
-  if (absl::Status s = Reset(); !s.ok()) return s;
-  absl::StatusOr<GroupReading> before = Read();
-  if (!before.ok()) return before.status();
-  if (absl::Status s = Enable(); !s.ok()) return s;
-  f();
-  if (absl::Status s = Disable(); !s.ok()) return s;
-  absl::StatusOr<GroupReading> after = Read();
-  if (!after.ok()) return after.status();
-  after->enabled -= before->enabled;
-  after->running -= before->running;
-  return after;
+  return internal::MeasureInterval(*this, &Group::Read, f);
 }
 
 absl::Status Group::Verify() const {

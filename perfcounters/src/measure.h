@@ -1,0 +1,36 @@
+// measure.h (internal): the Measure(f) sequence shared by Event and Group.
+#ifndef PERFCOUNTERS_SRC_MEASURE_H_
+#define PERFCOUNTERS_SRC_MEASURE_H_
+
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace perfcounters::internal {
+
+// Resets `self`, reads it, enables it, runs f, disables it and reads it
+// again. Values restart at 0 on reset but the times do not, so the result's
+// enabled/running are those of this interval only (after - before), and
+// scaling uses this run's schedule. `Reading` is Count or GroupReading.
+template <typename Self, typename Reading>
+absl::StatusOr<Reading> MeasureInterval(const Self& self,
+                                        absl::StatusOr<Reading> (Self::*read)()
+                                            const,
+                                        const std::function<void()>& f) {
+  if (absl::Status s = self.Reset(); !s.ok()) return s;
+  absl::StatusOr<Reading> before = (self.*read)();
+  if (!before.ok()) return before.status();
+  if (absl::Status s = self.Enable(); !s.ok()) return s;
+  f();
+  if (absl::Status s = self.Disable(); !s.ok()) return s;
+  absl::StatusOr<Reading> after = (self.*read)();
+  if (!after.ok()) return after.status();
+  after->enabled -= before->enabled;
+  after->running -= before->running;
+  return after;
+}
+
+}  // namespace perfcounters::internal
+
+#endif  // PERFCOUNTERS_SRC_MEASURE_H_
