@@ -38,7 +38,6 @@ namespace bench_internal {
 
 // The configured events, immutable once published.
 struct Config {
-  uint64_t generation = 0;
   bench::Plan plan;
   // For each planned group, the index of its first event in the flat list.
   std::vector<size_t> first_event;
@@ -76,7 +75,6 @@ namespace {
 std::mutex g_config_mu;
 std::shared_ptr<const Config> g_config;  // guarded by g_config_mu
 bool g_configured = false;               // guarded by g_config_mu
-uint64_t g_generation = 0;               // guarded by g_config_mu
 
 std::mutex g_warn_mu;
 absl::flat_hash_set<std::string>* g_warned = nullptr;  // guarded by g_warn_mu
@@ -135,8 +133,6 @@ std::shared_ptr<const Config> MakeConfig(bench::Plan plan) {
 
 void Publish(std::shared_ptr<const Config> config) {
   std::lock_guard<std::mutex> lock(g_config_mu);
-  auto mutable_config = std::const_pointer_cast<Config>(config);
-  if (mutable_config) mutable_config->generation = ++g_generation;
   g_config = std::move(config);
   g_configured = true;
 }
@@ -417,7 +413,6 @@ Measure::~Measure() {
 }
 
 Measure::Iterator Measure::begin() {
-  started_ = true;
   const benchmark::IterationCount n =
       state_.max_iterations > 0 ? state_.max_iterations : 1;
   // Starts gbench's timer (after its start barrier) and takes all n

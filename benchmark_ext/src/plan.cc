@@ -153,10 +153,9 @@ absl::StatusOr<Request> ParseRequest(std::string_view list,
     absl::StatusOr<std::vector<GroupSpec>> inputs =
         ParseEventList(text, options);
     if (!inputs.ok()) {
-      return absl::Status(
-          inputs.status().code(),
-          absl::StrCat("the inputs of ", m.name, " (", text,
-                       "): ", inputs.status().message()));
+      return absl::Status(inputs.status().code(),
+                          absl::StrCat("the inputs of ", m.name, " (", text,
+                                       "): ", inputs.status().message()));
     }
     for (GroupSpec& g : *inputs) request.groups.push_back(std::move(g));
   }

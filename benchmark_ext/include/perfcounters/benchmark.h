@@ -107,7 +107,6 @@ class Measure {
   benchmark::State& state_;
   // This thread's groups; null when no events are configured.
   bench_internal::ThreadCounters* counters_ = nullptr;
-  bool started_ = false;
   bool finished_ = false;
 };
 
