@@ -53,6 +53,7 @@ class Group {
   // Closes members first, then the leader.
   ~Group();
 
+  // The leader. Only on an open group (size() > 0).
   const Event& leader() const { return events_.front(); }
   // All events, leader first.
   const std::vector<Event>& events() const { return events_; }
@@ -78,7 +79,9 @@ class Group {
 
   // Checks that the group is really scheduled on the PMU: enables it, runs
   // a busy loop until the group has run (or ~20 ms of enabled time passed),
-  // disables and resets it. A group that opens but never counts (too big
+  // disables and resets it (the loop runs in the calling thread, so for
+  // other targets only the time bound applies: up to 2 s of wall time).
+  // A group that opens but never counts (too big
   // for the PMU when its events were created disabled, or pinned and in
   // error state) is FailedPrecondition. Leaves the group disabled and reset.
   absl::Status Verify() const;
