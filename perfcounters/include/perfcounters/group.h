@@ -80,10 +80,10 @@ class Group {
   // Checks that the group is really scheduled on the PMU: enables it, runs
   // a busy loop until the group has run (or ~20 ms of enabled time passed),
   // disables and resets it (the loop runs in the calling thread, so for
-  // other targets only the time bound applies: up to 2 s of wall time).
-  // A group that opens but never counts (too big
-  // for the PMU when its events were created disabled, or pinned and in
-  // error state) is FailedPrecondition. Leaves the group disabled and reset.
+  // other targets only the time bound applies: up to 2 s of wall time). A
+  // group that opens but never counts (too big for the PMU when its events
+  // were created disabled, or pinned and in error state) is
+  // FailedPrecondition. Leaves the group disabled and reset.
   absl::Status Verify() const;
 
   // Closes everything (members first, then the leader). Closing an empty
