@@ -32,12 +32,13 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kBench[] = "perfcounters_e2e_bench";
+constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
 
 bool IsExecutable(const std::string& path) {
   return access(path.c_str(), X_OK) == 0;
 }
 
-std::string FindBench() {
+std::string FindBench(const std::string& binary) {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("PERFCOUNTERS_E2E_DIR")) {
     dirs.push_back(env);
@@ -52,7 +53,7 @@ std::string FindBench() {
   }
   dirs.push_back(".");
   for (const std::string& d : dirs) {
-    if (IsExecutable(d + "/" + kBench)) return d + "/" + kBench;
+    if (IsExecutable(d + "/" + binary)) return d + "/" + binary;
   }
   return "";
 }
@@ -83,11 +84,12 @@ struct Result {
 // Runs the benchmark binary with `args` (plus --benchmark_out to a JSON
 // file) and `env` added to this process's environment.
 Result RunBench(std::vector<std::string> args,
-                const std::map<std::string, std::string>& env = {}) {
+                const std::map<std::string, std::string>& env = {},
+                const std::string& binary = kBench) {
   Result result;
-  const std::string bench = FindBench();
+  const std::string bench = FindBench(binary);
   EXPECT_FALSE(bench.empty())
-      << kBench << " not found: set PERFCOUNTERS_E2E_DIR or put it next to "
+      << binary << " not found: set PERFCOUNTERS_E2E_DIR or put it next to "
       << "the test binary";
   if (bench.empty()) return result;
   char dir_template[] = "/tmp/pc_e2e_XXXXXX";
@@ -300,6 +302,15 @@ TEST(BenchmarkE2E, EnvironmentVariableWorksAndTheFlagWins) {
   const nlohmann::json& e = r.Entry("BM_PausedTouch");
   EXPECT_FALSE(e.contains("page-faults"));
   EXPECT_NEAR(PerIteration(e, "minor-faults"), 2.0, 0.02);
+}
+
+TEST(BenchmarkE2E, GbenchsOwnMainTakesTheEventsFromTheEnvironment) {
+  Result r = RunBench({kMinTime}, {{"PERFCOUNTERS_EVENTS", "page-faults"}},
+                      kOwnMainBench);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(PerIteration(r.Entry("BM_TouchThreePages"), "page-faults"), 3.0,
+              0.03)
+      << r.out;
 }
 
 TEST(BenchmarkE2E, NoEventsNoCounters) {
