@@ -28,6 +28,14 @@ struct CompareArgs {
 };
 int RunCompare(const CompareArgs& args);
 
+// Arguments of `perfcounters report`.
+struct ReportArgs {
+  std::vector<std::string> runs;
+  std::string output;
+  std::string title = "perfcounters report";
+};
+int RunReport(const ReportArgs& args);
+
 // The help text that lists the gate syntax (shown by `compare --help`).
 extern const char kGateHelp[];
 

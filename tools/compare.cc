@@ -404,6 +404,20 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
   return out;
 }
 
+std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file) {
+  const FileIndex index = Index(file, {});
+  std::vector<BenchmarkMetrics> out;
+  out.reserve(index.groups.size());
+  for (const Group& g : index.groups) {
+    BenchmarkMetrics b;
+    b.name = std::string(g.name);
+    b.metrics = SideMetrics(file, g);
+    if (b.metrics.empty()) b.problem = g.problem;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 std::vector<std::string> MetricNames(const Comparison& comparison) {
   std::vector<std::string> names = {std::string(kRealTime),
                                     std::string(kCpuTime), std::string(kIpc)};

@@ -117,6 +117,17 @@ struct CompareOptions {
 Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                    const CompareOptions& options = {});
 
+// The metrics of one benchmark of one file (what Compare() uses per side).
+struct BenchmarkMetrics {
+  std::string name;
+  // Why there is no data (error_occurred / skipped), if so.
+  std::string problem;
+  std::vector<std::pair<std::string, SideStats>> metrics;
+};
+
+// Every benchmark of `file` (file order) with its metrics.
+std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file);
+
 // Every metric name found in a comparison (for gate validation).
 std::vector<std::string> MetricNames(const Comparison& comparison);
 

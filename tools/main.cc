@@ -31,6 +31,17 @@ int main(int argc, char** argv) {
                 "(metric absent or not counted, benchmark on one side only)");
   cmp->footer(kGateHelp);
 
+  ReportArgs report;
+  CLI::App* rep = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page with SVG charts of time and every "
+      "counter per benchmark across runs");
+  rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order")
+      ->required();
+  rep->add_option("-o,--output", report.output, "the HTML file to write")
+      ->required();
+  rep->add_option("--title", report.title, "page title")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -38,5 +49,6 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (cmp->parsed()) return RunCompare(compare);
+  if (rep->parsed()) return RunReport(report);
   return kExitUsage;
 }
