@@ -41,7 +41,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
-# The shared abseil libraries need each other at link time.
+# The shared libraries (abseil's, libpng's) need each other at link time.
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "-Wl,-rpath-link,${PERFCOUNTERS_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu")
+    "-Wl,-rpath-link,${PERFCOUNTERS_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu:${PERFCOUNTERS_AARCH64_SYSROOT}/lib/aarch64-linux-gnu")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "${CMAKE_EXE_LINKER_FLAGS_INIT}")

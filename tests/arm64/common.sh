@@ -10,17 +10,25 @@
 # Every fallible step ends with a message naming what failed and exit 125.
 
 pc_prog=${0##*/}
+pc_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pc_cache=${PERFCOUNTERS_CACHE:-${HOME:-/root}/.cache/perfcounters}/arm64
 pc_verbose=${pc_verbose:-0}
 
-# The arm64 Debian packages the cross build needs. Header-only libraries are
-# arch "all" and come from the same archive.
-pc_sysroot_packages=(
-  libabsl-dev libabsl20220623
-  libgtest-dev libgmock-dev
-  libbenchmark-dev libbenchmark1debian
-  nlohmann-json3-dev libcli11-dev
-)
+# The arm64 packages the cross build needs are derived from the host's list
+# in scripts/deps.sh: its -dev packages (every find_package() of the project
+# has one there) plus everything they depend on that the cross toolchain does
+# not already provide (pc_sysroot_closure).
+pc_sysroot_roots() {
+  local deps=$pc_here/../../scripts/deps.sh p
+  [[ -r $deps ]] || pc_die "cannot read $deps (the project's package list)"
+  (
+    # shellcheck source=../../scripts/deps.sh
+    source "$deps"
+    for p in "${perfcounters_host_packages[@]}"; do
+      if [[ $p == *-dev && $p != *-linux-gnu* ]]; then echo "$p"; fi
+    done
+  )
+}
 
 pc_die() {
   echo "$pc_prog: error: $*" >&2
@@ -154,25 +162,45 @@ pc_fetch_boot() {
 
 pc_sysroot() { echo "$pc_cache/sysroot"; }
 
-pc_sysroot_ready() {
-  local stamp=$pc_cache/sysroot/.packages
-  [[ -e $stamp && $(cat "$stamp") == "${pc_sysroot_packages[*]}" ]]
+# The arm64 closure of "$@" under Depends, minus what the cross toolchain
+# brings (the C library, libstdc++, and what they depend on).
+pc_sysroot_closure() {
+  local flags=(--recurse --no-recommends --no-suggests --no-conflicts --no-breaks
+    --no-replaces --no-enhances)
+  comm -23 \
+    <(pc_apt apt-cache depends "${flags[@]}" "$@" 2>/dev/null | grep -v '^[ <]' | sort -u) \
+    <(pc_apt apt-cache depends "${flags[@]}" libc6-dev libstdc++6 libgcc-s1 2>/dev/null |
+      grep -v '^[ <]' | sort -u)
 }
 
-# Unpacks the arm64 -dev packages into the sysroot.
+pc_sysroot_ready() {
+  local stamp=$pc_cache/sysroot/.roots
+  [[ -e $stamp && $(cat "$stamp") == "$(pc_sysroot_roots)" ]]
+}
+
+# Unpacks the arm64 packages into the sysroot.
 pc_fetch_sysroot() {
   pc_sysroot_ready && return 0
-  local root=$pc_cache/sysroot deb
-  local list
-  local -a debs
-  list=$(pc_fetch_debs "${pc_sysroot_packages[@]}") || exit 125
+  local root=$pc_cache/sysroot deb list roots
+  local -a debs pkgs
+  roots=$(pc_sysroot_roots) || exit 125
+  pc_apt_lists
+  mapfile -t pkgs < <(pc_sysroot_closure $roots)
+  ((${#pkgs[@]})) || pc_die "cannot resolve the arm64 packages for: $(echo $roots)"
+  pc_log "sysroot packages: ${pkgs[*]}"
+  list=$(pc_fetch_debs "${pkgs[@]}") || exit 125
   mapfile -t debs <<<"$list"
-  ((${#debs[@]} == ${#pc_sysroot_packages[@]})) || pc_die "not every sysroot package was downloaded"
   rm -rf "$root"
   mkdir -p "$root"
   for deb in "${debs[@]}"; do
     pc_log "unpacking ${deb##*/}"
     dpkg-deb -x "$deb" "$root" || pc_die "cannot unpack $deb"
   done
-  echo "${pc_sysroot_packages[*]}" >"$root/.packages"
+  # Absolute links (libz.so -> /lib/...) would leave the sysroot: re-aim them.
+  local link
+  while IFS= read -r -d '' link; do
+    ln -sfnr "$root$(readlink "$link")" "$link"
+  done < <(find "$root" -type l -lname '/*' -print0)
+  echo "${pkgs[*]}" >"$root/.packages"
+  echo "$roots" >"$root/.roots"
 }
