@@ -635,8 +635,12 @@ TEST(RecordsTest, RandomBytesNeverCrash) {
       ++ok;
       EXPECT_EQ(r->header.size, len);
       if (const SampleRecord* s = r->As<SampleRecord>()) {
-        if (s->callchain) EXPECT_LE(s->callchain->size() * 8, len);
-        if (s->raw) EXPECT_LE(s->raw->size(), len);
+        if (s->callchain) {
+          EXPECT_LE(s->callchain->size() * 8, len);
+        }
+        if (s->raw) {
+          EXPECT_LE(s->raw->size(), len);
+        }
       }
     } else {
       ++errors;
