@@ -178,6 +178,23 @@ TEST(BenchmarkE2E, PageFaultsPerIterationAreTheTouchedPages) {
   EXPECT_FALSE(e.contains("page-faults.coverage"));  // never multiplexed
 }
 
+TEST(BenchmarkE2E, ModifiersSelectUserOrKernelMode) {
+  // The benchmark's page faults are taken in user mode.
+  Result r =
+      RunBench({"--perf_counters=page-faults:u,page-faults:k,"
+                "page-faults:uk",
+                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_TouchPages/4/threads:1");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  EXPECT_NEAR(PerIteration(e, "page-faults:u"), 4.0, 0.01) << e.dump();
+  EXPECT_LT(PerIteration(e, "page-faults:k"), 0.01) << e.dump();
+  EXPECT_NEAR(
+      PerIteration(e, "page-faults:uk"),
+      PerIteration(e, "page-faults:u") + PerIteration(e, "page-faults:k"),
+      0.01);
+}
+
 TEST(BenchmarkE2E, ThreadsGiveTheSamePerIterationValue) {
   Result r =
       RunBench({"--perf_counters=page-faults,minor-faults",
