@@ -138,22 +138,31 @@ void Publish(std::shared_ptr<const Config> config) {
 }
 
 // The configuration, read from PERFCOUNTERS_EVENTS on first use when no
-// one called SetBenchmarkEvents().
+// one called SetBenchmarkEvents(). Once per process, even when the threads
+// of a benchmark get here together: they must share one configuration.
 absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
-  {
-    std::lock_guard<std::mutex> lock(g_config_mu);
-    if (g_configured) return g_config;
-  }
-  const char* env = std::getenv("PERFCOUNTERS_EVENTS");
-  absl::StatusOr<bench::Plan> plan =
-      SetBenchmarkEvents(env == nullptr ? "" : env);
-  if (!plan.ok()) {
-    Publish(nullptr);
-    return plan.status();
-  }
-  const std::string warnings = DescribeUnavailable(*plan);
-  if (!warnings.empty()) std::fputs(warnings.c_str(), stderr);
+  static std::once_flag once;
+  static absl::Status* env_error = nullptr;
+  std::call_once(once, [] {
+    {
+      std::lock_guard<std::mutex> lock(g_config_mu);
+      if (g_configured) return;
+    }
+    const char* env = std::getenv("PERFCOUNTERS_EVENTS");
+    absl::StatusOr<bench::Plan> plan =
+        SetBenchmarkEvents(env == nullptr ? "" : env);
+    if (!plan.ok()) {
+      env_error = new absl::Status(
+          plan.status().code(), absl::StrCat("PERFCOUNTERS_EVENTS=", env, ": ",
+                                             plan.status().message()));
+      Publish(nullptr);
+      return;
+    }
+    const std::string warnings = DescribeUnavailable(*plan);
+    if (!warnings.empty()) std::fputs(warnings.c_str(), stderr);
+  });
   std::lock_guard<std::mutex> lock(g_config_mu);
+  if (env_error != nullptr && g_config == nullptr) return *env_error;
   return g_config;
 }
 
