@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -146,13 +147,17 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
   RingBuffer* ring = &sampler->ring;
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
+  // The writer waits until we are about to block, then 50 ms more.
+  std::atomic<bool> reading{false};
   std::thread writer([&] {
-    std::this_thread::sleep_for(30ms);
+    while (!reading) std::this_thread::yield();
+    std::this_thread::sleep_for(50ms);
     char c = 'x';
     ASSERT_EQ(write(fds[1], &c, 1), 1);
   });
   ASSERT_TRUE(ev->Enable().ok());
   char c = 0;
+  reading = true;
   ASSERT_EQ(read(fds[0], &c, 1), 1);
   ASSERT_TRUE(ev->Disable().ok());
   writer.join();
@@ -181,8 +186,8 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
     }
   }
   EXPECT_GE(switches, 2);
-  // The blocking read slept until the writer woke it ~30 ms later.
-  EXPECT_GE(longest_sleep_ns, 20000000u);
+  // The blocking read slept until the writer woke it ~50 ms later.
+  EXPECT_GE(longest_sleep_ns, 40000000u);
   EXPECT_LT(longest_sleep_ns, 2000000000u);
 }
 
