@@ -294,27 +294,29 @@ absl::Status DecodeSample(Cursor& c, const RecordFormat& f, SampleRecord* s) {
   return c.ExpectEnd();
 }
 
+// The fields MMAP and MMAP2 start with.
+template <typename MmapLike>
+absl::Status DecodeMapping(Cursor& c, MmapLike* r) {
+  PC_RETURN_IF_ERROR(c.Read("pid", &r->pid));
+  PC_RETURN_IF_ERROR(c.Read("tid", &r->tid));
+  PC_RETURN_IF_ERROR(c.Read("addr", &r->addr));
+  PC_RETURN_IF_ERROR(c.Read("len", &r->len));
+  return c.Read("pgoff", &r->pgoff);
+}
+
 // Decodes the body of a non-sample record (without its trailer).
 absl::Status DecodeBody(Cursor& c, const RecordHeader& h, RecordBody* body) {
   switch (h.type) {
     case PERF_RECORD_MMAP: {
       MmapRecord r;
-      PC_RETURN_IF_ERROR(c.Read("pid", &r.pid));
-      PC_RETURN_IF_ERROR(c.Read("tid", &r.tid));
-      PC_RETURN_IF_ERROR(c.Read("addr", &r.addr));
-      PC_RETURN_IF_ERROR(c.Read("len", &r.len));
-      PC_RETURN_IF_ERROR(c.Read("pgoff", &r.pgoff));
+      PC_RETURN_IF_ERROR(DecodeMapping(c, &r));
       r.filename = c.RestAsString();
       *body = std::move(r);
       return absl::OkStatus();
     }
     case PERF_RECORD_MMAP2: {
       Mmap2Record r;
-      PC_RETURN_IF_ERROR(c.Read("pid", &r.pid));
-      PC_RETURN_IF_ERROR(c.Read("tid", &r.tid));
-      PC_RETURN_IF_ERROR(c.Read("addr", &r.addr));
-      PC_RETURN_IF_ERROR(c.Read("len", &r.len));
-      PC_RETURN_IF_ERROR(c.Read("pgoff", &r.pgoff));
+      PC_RETURN_IF_ERROR(DecodeMapping(c, &r));
       if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
         uint8_t size = 0, res1 = 0;
         uint16_t res2 = 0;
