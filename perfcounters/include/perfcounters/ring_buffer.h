@@ -86,7 +86,9 @@ class RingBuffer {
   absl::StatusOr<absl::Span<const uint8_t>> ReadRaw(
       std::chrono::nanoseconds timeout);
 
-  // Typed versions of the above: the record decoded with format().
+  // Typed versions of the above: the record decoded with format(). A record
+  // that does not decode is consumed all the same and its error returned;
+  // the next read continues with the following record.
   absl::StatusOr<std::optional<Record>> TryRead();
   absl::StatusOr<Record> Read(std::chrono::nanoseconds timeout);
 
