@@ -3,19 +3,27 @@
 // Hardware performance counters over perf_event_open(2): the perf event
 // grammar (grammar.h), the attr (attr.h), opened events and groups (event.h,
 // group.h), readings, deltas and scaling (counts.h), capability probing and
-// error explanations (capabilities.h), and perf-style attr printing
-// (encode.h).
+// error explanations (capabilities.h), perf-style attr printing (encode.h),
+// sysfs PMUs and tracepoints (pmu.h, tracepoint.h), sampling through the
+// ring buffer (ring_buffer.h, records.h) and user-space reads (user_read.h).
 #ifndef PERFCOUNTERS_PERFCOUNTERS_H_
 #define PERFCOUNTERS_PERFCOUNTERS_H_
 
-#include "perfcounters/attr.h"          // IWYU pragma: export
-#include "perfcounters/capabilities.h"  // IWYU pragma: export
-#include "perfcounters/counts.h"        // IWYU pragma: export
-#include "perfcounters/encode.h"        // IWYU pragma: export
-#include "perfcounters/event.h"         // IWYU pragma: export
-#include "perfcounters/event_spec.h"    // IWYU pragma: export
-#include "perfcounters/grammar.h"       // IWYU pragma: export
-#include "perfcounters/group.h"         // IWYU pragma: export
-#include "perfcounters/paths.h"         // IWYU pragma: export
+#include "perfcounters/attr.h"            // IWYU pragma: export
+#include "perfcounters/capabilities.h"    // IWYU pragma: export
+#include "perfcounters/counts.h"          // IWYU pragma: export
+#include "perfcounters/encode.h"          // IWYU pragma: export
+#include "perfcounters/event.h"           // IWYU pragma: export
+#include "perfcounters/event_spec.h"      // IWYU pragma: export
+#include "perfcounters/generic_events.h"  // IWYU pragma: export
+#include "perfcounters/grammar.h"         // IWYU pragma: export
+#include "perfcounters/group.h"           // IWYU pragma: export
+#include "perfcounters/paths.h"           // IWYU pragma: export
+#include "perfcounters/perf_names.h"      // IWYU pragma: export
+#include "perfcounters/pmu.h"             // IWYU pragma: export
+#include "perfcounters/records.h"         // IWYU pragma: export
+#include "perfcounters/ring_buffer.h"     // IWYU pragma: export
+#include "perfcounters/tracepoint.h"      // IWYU pragma: export
+#include "perfcounters/user_read.h"       // IWYU pragma: export
 
 #endif  // PERFCOUNTERS_PERFCOUNTERS_H_
