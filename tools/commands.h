@@ -36,6 +36,32 @@ struct ReportArgs {
 };
 int RunReport(const ReportArgs& args);
 
+// Arguments of `perfcounters list`.
+struct ListArgs {
+  std::string pattern;
+  bool json = false;
+  bool tracepoints = false;
+};
+int RunList(const ListArgs& args);
+
+// Arguments of `perfcounters encode`.
+struct EncodeArgs {
+  std::vector<std::string> events;
+};
+int RunEncode(const EncodeArgs& args);
+
+// Arguments of `perfcounters stat`.
+struct StatArgs {
+  std::string events =
+      "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+      "instructions,branches,branch-misses";
+  int repeat = 1;
+  std::string separator;
+  bool json = false;
+  std::vector<std::string> command;
+};
+int RunStat(const StatArgs& args);
+
 // The help text that lists the gate syntax (shown by `compare --help`).
 extern const char kGateHelp[];
 

@@ -42,6 +42,39 @@ int main(int argc, char** argv) {
       ->required();
   rep->add_option("--title", report.title, "page title")->capture_default_str();
 
+  ListArgs list;
+  CLI::App* lst = app.add_subcommand(
+      "list", "List every event known here, each tried: available, or why not");
+  lst->add_option("PATTERN", list.pattern,
+                  "substring, or glob with * ? [ ] (case-insensitive)");
+  lst->add_flag("--json", list.json, "JSON output");
+  lst->add_flag("--tracepoints", list.tracepoints,
+                "also list (and try) every tracepoint");
+
+  EncodeArgs encode;
+  CLI::App* enc = app.add_subcommand(
+      "encode", "Print the perf_event_attr each event opens, as perf stat -vv");
+  enc->add_option("EVENT", encode.events, "events in perf's -e grammar")
+      ->required();
+
+  StatArgs stat;
+  CLI::App* st = app.add_subcommand(
+      "stat", "Count a command like perf stat (children included)");
+  st->add_option("-e,--events", stat.events, "events in perf's -e grammar")
+      ->capture_default_str();
+  st->add_option("-r,--repeat", stat.repeat,
+                 "run the command N times; mean and spread")
+      ->capture_default_str();
+  st->add_option("-x,--field-separator", stat.separator,
+                 "CSV-like output with this separator (as perf -x)");
+  st->add_flag("--json", stat.json, "JSON output");
+  st->add_option("COMMAND", stat.command, "the command and its arguments")
+      ->required();
+  st->prefix_command();
+  st->footer(
+      "Counts go to stderr (as perf stat). Exit code: the command's; 2 when "
+      "it cannot be executed or the arguments are bad.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -50,5 +83,15 @@ int main(int argc, char** argv) {
   }
   if (cmp->parsed()) return RunCompare(compare);
   if (rep->parsed()) return RunReport(report);
+  if (lst->parsed()) return RunList(list);
+  if (enc->parsed()) return RunEncode(encode);
+  if (st->parsed()) {
+    if (stat.json && !stat.separator.empty()) {
+      std::fprintf(stderr,
+                   "perfcounters stat: -x and --json exclude each other\n");
+      return kExitUsage;
+    }
+    return RunStat(stat);
+  }
   return kExitUsage;
 }
