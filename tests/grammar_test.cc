@@ -422,6 +422,7 @@ class GrammarTest : public ::testing::Test {
     tree_.AddTracefs();
     tree_.Pmu("cpu_core", "type", "8");  // a hybrid core PMU
     tree_.Pmu("cpu_core", "format/event", "config:0-7");
+    tree_.Pmu("cpu_core", "format/thresh", "config3:0-3");
     options_.paths = tree_.Paths();
   }
   testing::FakeTree tree_;
@@ -614,6 +615,9 @@ TEST_F(GrammarTest, MalformedInputNamesTheBadPart) {
       {"cpu/cycles,event=1/", kInvalid, {"'event'", "cannot be combined"}},
       {"cpu/cycles,instructions/", kInvalid, {"'instructions'", "at most one"}},
       {"power/cycles/", kNotFound, {"'cycles'", "power"}},
+      {"cpu_core/event=1,thresh=1/",
+       absl::StatusCode::kUnimplemented,
+       {"'thresh'", "config3", "offset 17"}},
       {"nosuchpmu/x/", kNotFound, {"'nosuchpmu'", "cpu"}},
       {"r", kInvalid, {"'r'", "hex digits"}},
       {"rzz", kNotFound, {"'rzz'", "hex digits"}},

@@ -56,7 +56,7 @@ TEST(FormatFieldTest, ParsesRangesSingleBitsAndSplitRanges) {
 
 TEST(FormatFieldTest, MalformedFormatsNameTheFileAndTheProblem) {
   const std::pair<std::string, std::string> bad[] = {
-      {"config0-7", "no ':'"},   {"config3:0", "'config3'"},
+      {"config0-7", "no ':'"},   {"config4:0", "'config4'"},
       {"period:0", "'period'"},  {"config:5-3", "'5-3'"},
       {"config:64", "'64'"},     {"config:", "no bits"},
       {"config:a-b", "'a-b'"},   {"config:0-7,,8", "''"},
@@ -89,6 +89,19 @@ TEST(PlaceFormatValueTest, FillsFormatBitsFromTheLowestUp) {
   ASSERT_TRUE(PlaceFormatValue(wide, ~0ull, attr).ok());
   EXPECT_EQ(attr.config2, ~0ull);
   EXPECT_EQ(attr.config, 0xff02u);  // untouched by other words
+}
+
+TEST(PlaceFormatValueTest, Config3LoadsButCannotBePlaced) {
+  absl::StatusOr<FormatField> f =
+      FormatField::Parse("threshold", "config3:0-11");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->word, ConfigWord::kConfig3);
+  Attr attr;
+  absl::Status status = PlaceFormatValue(*f, 1, attr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(Message(status), HasSubstr("'threshold'"));
+  EXPECT_THAT(Message(status), HasSubstr("config3"));
+  EXPECT_EQ(attr, Attr{});
 }
 
 TEST(PlaceFormatValueTest, ValueTooWideNamesTermValueAndWidth) {

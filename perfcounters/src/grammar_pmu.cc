@@ -136,8 +136,8 @@ absl::Status ApplyTerm(const ParseContext& ctx, const Pmu& pmu,
   if (field != nullptr) {
     absl::Status status = PlaceFormatValue(*field, value, attr);
     if (!status.ok()) {
-      return absl::InvalidArgumentError(
-          Cat(AtPrefix(ctx, offset), status.message()));
+      return absl::Status(status.code(),
+                          Cat(AtPrefix(ctx, offset), status.message()));
     }
   } else if (term.name == "config") {
     attr.config = value;

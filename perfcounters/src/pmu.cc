@@ -31,6 +31,7 @@ uint64_t& WordOf(ConfigWord word, Attr& attr) {
     case ConfigWord::kConfig2:
       return attr.config2;
     case ConfigWord::kConfig:
+    case ConfigWord::kConfig3:
       break;
   }
   return attr.config;
@@ -55,6 +56,8 @@ std::string_view ConfigWordName(ConfigWord word) {
       return "config1";
     case ConfigWord::kConfig2:
       return "config2";
+    case ConfigWord::kConfig3:
+      return "config3";
     case ConfigWord::kConfig:
       break;
   }
@@ -90,9 +93,11 @@ absl::StatusOr<FormatField> FormatField::Parse(std::string_view name,
     field.word = ConfigWord::kConfig1;
   } else if (word == "config2") {
     field.word = ConfigWord::kConfig2;
+  } else if (word == "config3") {
+    field.word = ConfigWord::kConfig3;
   } else {
-    return bad(
-        Cat("unknown word '", word, "' (supported: config, config1, config2)"));
+    return bad(Cat("unknown word '", word,
+                   "' (supported: config, config1, config2, config3)"));
   }
   const std::string_view bits = text.substr(colon + 1);
   if (bits.empty()) return bad("no bits after ':'");
@@ -127,6 +132,12 @@ absl::Status PlaceFormatValue(const FormatField& field, uint64_t value,
         "(%s bits %#x); the maximum is %#x",
         value, value, field.name, field.width(), ConfigWordName(field.word),
         field.mask, field.max_value()));
+  }
+  if (field.word == ConfigWord::kConfig3) {
+    return absl::UnimplementedError(
+        Cat("term '", field.name,
+            "' lives in config3, which this build's kernel headers (and so "
+            "Attr) do not have"));
   }
   uint64_t& word = WordOf(field.word, attr);
   int vbit = 0;

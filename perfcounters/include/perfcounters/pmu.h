@@ -29,11 +29,13 @@
 
 namespace perfcounters {
 
-// Which perf_event_attr word a format field lives in.
-enum class ConfigWord { kConfig, kConfig1, kConfig2 };
+// Which perf_event_attr word a format field lives in. config3 (Linux 6.3+)
+// is recognised so such PMUs load, but Attr has no config3 (Debian 12's
+// headers lack it): placing a value there is an error.
+enum class ConfigWord { kConfig, kConfig1, kConfig2, kConfig3 };
 
 // The word's name as sysfs and perf spell it: "config", "config1",
-// "config2".
+// "config2", "config3".
 std::string_view ConfigWordName(ConfigWord word);
 
 // One format/<name> file: term `name` occupies the bits of `mask` in `word`.
@@ -59,7 +61,8 @@ struct FormatField {
 
 // Places `value` into `attr` by `field`: bit i of value goes to the i-th
 // lowest bit of the mask; the field's bits are cleared first. Error when the
-// value does not fit, naming the term, the value and the width.
+// value does not fit, naming the term, the value and the width, and
+// UnimplementedError for config3 fields.
 absl::Status PlaceFormatValue(const FormatField& field, uint64_t value,
                               Attr& attr);
 
