@@ -18,6 +18,7 @@
 #include "gbench_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -25,60 +26,17 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kTool = PERFCOUNTERS_TOOL;
-const std::string kData = PERFCOUNTERS_TOOLS_TESTDATA;
+using testing::ExpectGolden;
+using testing::QuoteAll;
+using testing::RunResult;
+using testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+const std::string& kData = testing::kTestdata;
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-// Runs the built `perfcounters` with `args` in `dir`.
+// Runs the command with `args` in `dir`.
 RunResult RunTool(const std::vector<std::string>& args,
                   const std::string& dir = kData) {
-  const std::string tmp = ::testing::TempDir();
-  const std::string out = tmp + "/tool_stdout";
-  const std::string err = tmp + "/tool_stderr";
-  std::string cmd = absl::StrCat("cd ", Quote(dir), " && ", Quote(kTool));
-  for (const std::string& a : args) absl::StrAppend(&cmd, " ", Quote(a));
-  absl::StrAppend(&cmd, " >", Quote(out), " 2>", Quote(err));
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  return r;
-}
-
-// Compares with a golden file; PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it.
-void ExpectGolden(const std::string& actual, const std::string& golden) {
-  const std::string path = kData + "/" + golden;
-  if (std::getenv("PERFCOUNTERS_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-  }
-  EXPECT_EQ(actual, Slurp(path)) << "golden " << path
-                                 << " differs (PERFCOUNTERS_UPDATE_GOLDEN=1 "
-                                    "rewrites it)";
+  return testing::RunTool(QuoteAll(args), dir);
 }
 
 // ---- Golden outputs on hand-made files covering: repetitions, an
@@ -86,6 +44,7 @@ void ExpectGolden(const std::string& actual, const std::string& golden) {
 // ("cycles.not_counted": 1), error_occurred, skipped, one-side-only.
 
 TEST(CompareGolden, Table) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r = RunTool({"compare", "base.json", "new.json", "--fail-on",
                                "IPC<-2%", "--color", "never"});
   EXPECT_EQ(r.code, 1) << r.err;
@@ -93,6 +52,7 @@ TEST(CompareGolden, Table) {
 }
 
 TEST(CompareGolden, Markdown) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r =
       RunTool({"compare", "base.json", "new.json", "--format", "markdown",
                "--fail-on", "instructions>+0.5%", "--fail-on", "IPC<1.2"});
@@ -101,6 +61,7 @@ TEST(CompareGolden, Markdown) {
 }
 
 TEST(CompareGolden, Json) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r =
       RunTool({"compare", "aggregates_only.json", "new.json", "--format",
                "json", "--fail-on", "cpu_time>1ms"});
@@ -109,6 +70,7 @@ TEST(CompareGolden, Json) {
 }
 
 TEST(CompareGolden, ColourOnlyWhenAsked) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult plain = RunTool({"compare", "base.json", "new.json"});
   EXPECT_THAT(plain.out, Not(HasSubstr("\x1b[")));  // stdout is a file
   const RunResult colour =
@@ -167,7 +129,7 @@ class GateTest : public ::testing::Test {
   }
   void SetUp() override {
     dir_ = ::testing::TempDir() + "/gates";
-    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+    ASSERT_EQ(std::system(("mkdir -p " + testing::Quote(dir_)).c_str()), 0);
     // Base: IPC exactly 2.0, instructions 6000, cpu 1000 ns (medians).
     Write("base.json",
           GbenchJson(
@@ -394,6 +356,7 @@ TEST_F(BadInputTest, BadOptions) {
 // ---- Library: loading.
 
 TEST(GbenchJson, CountersUnitsAndNotCounted) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   absl::StatusOr<BenchmarkFile> f = LoadBenchmarkJson(kData + "/base.json");
   ASSERT_TRUE(f.ok()) << f.status();
   // BM_copy is in microseconds: 2.1 us = 2100 ns.
@@ -416,6 +379,7 @@ TEST(GbenchJson, CountersUnitsAndNotCounted) {
 }
 
 TEST(GbenchJson, BareNanIsNotCounted) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   absl::StatusOr<BenchmarkFile> f =
       LoadBenchmarkJson(kData + "/nan_counter.json");
   ASSERT_TRUE(f.ok()) << f.status();

@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/capabilities.h"
+#include "testing/tool_runner.h"
 
 namespace {
 
@@ -42,47 +43,12 @@ const bool kTouchHelper = [] {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const std::string kTool = PERFCOUNTERS_TOOL;
-const std::string kData = PERFCOUNTERS_TOOLS_TESTDATA;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using perfcounters::tools::testing::ExpectGolden;
+using perfcounters::tools::testing::RunResult;
+using perfcounters::tools::testing::SelfExe;
 
 RunResult RunTool(const std::string& args, const std::string& env = "") {
-  const std::string tmp = ::testing::TempDir();
-  const std::string cmd = absl::StrCat(env, " ", kTool, " ", args, " >", tmp,
-                                       "/ev_out 2>", tmp, "/ev_err");
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(tmp + "/ev_out");
-  r.err = Slurp(tmp + "/ev_err");
-  return r;
-}
-
-void ExpectGolden(const std::string& actual, const std::string& golden) {
-  const std::string path = kData + "/" + golden;
-  if (std::getenv("PERFCOUNTERS_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-  }
-  EXPECT_EQ(actual, Slurp(path))
-      << "PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites " << path;
-}
-
-std::string SelfExe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, n) : std::string();
+  return perfcounters::tools::testing::RunTool(args, "", env);
 }
 
 // Mean page-faults of `stat -x, -r 3` on the helper touching `pages`.
@@ -148,6 +114,7 @@ TEST(Stat, BadInput) {
 }
 
 TEST(Encode, Golden) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r =
       RunTool("encode cycles:u page-faults '{instructions,branches}:k'");
   EXPECT_EQ(r.code, 0) << r.err;
@@ -186,6 +153,7 @@ TEST(List, SoftwareAvailableHardwareExplained) {
 }
 
 TEST(List, GoldenJsonForAPattern) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r = RunTool("list --json faults");
   EXPECT_EQ(r.code, 0) << r.err;
   ExpectGolden(r.out, "list_faults.json");

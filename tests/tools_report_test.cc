@@ -16,21 +16,17 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/tool_runner.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kTool = PERFCOUNTERS_TOOL;
-const std::string kData = PERFCOUNTERS_TOOLS_TESTDATA;
+using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+const std::string& kData = perfcounters::tools::testing::kTestdata;
 
 int Shell(const std::string& cmd) {
   const int status = std::system(cmd.c_str());
@@ -39,14 +35,17 @@ int Shell(const std::string& cmd) {
 
 class ReportTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
+  void SetUp() override {
+    PERFCOUNTERS_REQUIRE_TESTDATA();
+    if (dir_ != nullptr) return;
     dir_ = new std::string(::testing::TempDir() + "/report_test");
     ASSERT_EQ(Shell("rm -rf " + *dir_ + " && mkdir -p " + *dir_), 0);
-    ASSERT_EQ(Shell(absl::StrCat("cd ", kData, " && ", kTool,
-                                 " report base.json new.json -o ", *dir_,
-                                 "/report.html 2>", *dir_, "/stderr")),
-              0)
-        << Slurp(*dir_ + "/stderr");
+    const perfcounters::tools::testing::RunResult r =
+        perfcounters::tools::testing::RunTool(
+            absl::StrCat("report base.json new.json -o ",
+                         Quote(*dir_ + "/report.html")),
+            kData);
+    ASSERT_EQ(r.code, 0) << r.err;
   }
   // Runs headless Chromium on the report with `flags`; returns stdout.
   static std::string Chromium(const std::string& flags) {
@@ -69,11 +68,7 @@ std::string* ReportTest::dir_ = nullptr;
 
 TEST_F(ReportTest, GoldenAndSelfContained) {
   const std::string html = Slurp(*dir_ + "/report.html");
-  const std::string golden = kData + "/report.html";
-  if (std::getenv("PERFCOUNTERS_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(golden, std::ios::binary) << html;
-  }
-  EXPECT_EQ(html, Slurp(golden)) << "PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it";
+  perfcounters::tools::testing::ExpectGolden(html, "report.html");
   EXPECT_THAT(html, Not(HasSubstr("http:")));
   EXPECT_THAT(html, Not(HasSubstr("https:")));
   EXPECT_THAT(html, Not(HasSubstr("<script")));

@@ -421,7 +421,8 @@ std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file) {
 std::vector<std::string> MetricNames(const Comparison& comparison) {
   std::vector<std::string> names = {std::string(kRealTime),
                                     std::string(kCpuTime), std::string(kIpc)};
-  absl::flat_hash_map<absl::string_view, bool> seen;
+  // Owns its keys: views into `names` would dangle when it reallocates.
+  absl::flat_hash_map<std::string, bool> seen;
   for (const std::string& n : names) seen[n] = true;
   for (const BenchmarkComparison& bc : comparison.benchmarks) {
     for (const MetricComparison& m : bc.metrics) {

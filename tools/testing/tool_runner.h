@@ -1,0 +1,127 @@
+// tool_runner.h: helpers for the tools_*_test binaries: run the built
+// `perfcounters` command and capture its output, golden files, and where
+// the test data is.
+//
+// In the emulated arm64 machine (tests/arm64) the command travels next to
+// the test binary and the source tree is absent: ToolPath() finds the
+// command there, and tests that need tests/testdata/tools skip with
+// PERFCOUNTERS_REQUIRE_TESTDATA().
+#ifndef PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
+#define PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace perfcounters::tools::testing {
+
+// The directory of golden files and sample inputs.
+inline const std::string kTestdata = PERFCOUNTERS_TOOLS_TESTDATA;
+
+inline bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// This test binary's path.
+inline std::string SelfExe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// The built command: its build-tree path, else `perfcounters` next to this
+// binary (the arm64 machine).
+inline std::string ToolPath() {
+  const std::string built = PERFCOUNTERS_TOOL;
+  if (Exists(built)) return built;
+  const std::string self = SelfExe();
+  return self.substr(0, self.rfind('/') + 1) + "perfcounters";
+}
+
+// Single-quotes `s` for sh.
+inline std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+inline std::string QuoteAll(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) absl::StrAppend(&out, " ", Quote(a));
+  return out;
+}
+
+// What a run of the command gave.
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `perfcounters <shell_args>` (already quoted for sh) in `dir` (if not
+// empty) with `env` assignments (e.g. "A=1") before it.
+inline RunResult RunTool(const std::string& shell_args,
+                         const std::string& dir = "",
+                         const std::string& env = "") {
+  const std::string tmp = ::testing::TempDir();
+  const std::string out = tmp + "/tool_stdout";
+  const std::string err = tmp + "/tool_stderr";
+  std::string cmd;
+  if (!dir.empty()) absl::StrAppend(&cmd, "cd ", Quote(dir), " && ");
+  absl::StrAppend(&cmd, env, " ", Quote(ToolPath()), " ", shell_args, " >",
+                  Quote(out), " 2>", Quote(err));
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+// Compares with a golden file; PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it.
+inline void ExpectGolden(const std::string& actual, const std::string& name) {
+  const std::string path = kTestdata + "/" + name;
+  if (std::getenv("PERFCOUNTERS_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+  }
+  EXPECT_EQ(actual, Slurp(path))
+      << "golden " << path << " differs (PERFCOUNTERS_UPDATE_GOLDEN=1 "
+      << "rewrites it)";
+}
+
+}  // namespace perfcounters::tools::testing
+
+// Skips where the source tree's test data is absent (the arm64 machine).
+#define PERFCOUNTERS_REQUIRE_TESTDATA()                                     \
+  do {                                                                      \
+    if (!::perfcounters::tools::testing::Exists(                            \
+            ::perfcounters::tools::testing::kTestdata)) {                   \
+      GTEST_SKIP() << "needs " << ::perfcounters::tools::testing::kTestdata \
+                   << " (runs natively, not in the emulated machine)";      \
+    }                                                                       \
+  } while (0)
+
+#endif  // PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
