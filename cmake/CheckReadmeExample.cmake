@@ -1,14 +1,15 @@
-# cmake -DREADME=... -DEXAMPLE=... -P CheckReadmeExample.cmake
+# cmake -DREADME=... -DEXAMPLE=<dir>/examples/NAME.cc -P CheckReadmeExample.cmake
 # Fails unless the ```cpp block that follows the line
-# "<!-- example: examples/readme_example.cc -->" in README.md is exactly the
-# example file after its two-line header comment, so the README's library
-# example is the one the build compiles and the test runs.
+# "<!-- example: examples/NAME.cc -->" in README.md is exactly the example
+# file from its first #include on, so the README's examples are the ones the
+# build compiles and the tests run.
 file(READ "${README}" readme)
 file(READ "${EXAMPLE}" example)
-set(marker "<!-- example: examples/readme_example.cc -->\n```cpp\n")
+get_filename_component(name "${EXAMPLE}" NAME)
+set(marker "<!-- example: examples/${name} -->\n```cpp\n")
 string(FIND "${readme}" "${marker}" start)
 if(start EQUAL -1)
-  message(FATAL_ERROR "README.md has no block marked '<!-- example: examples/readme_example.cc -->'")
+  message(FATAL_ERROR "README.md has no block marked '<!-- example: examples/${name} -->'")
 endif()
 string(LENGTH "${marker}" marker_len)
 math(EXPR start "${start} + ${marker_len}")
@@ -19,6 +20,6 @@ string(SUBSTRING "${rest}" 0 ${end} block)
 string(FIND "${example}" "#include" first_include)
 string(SUBSTRING "${example}" ${first_include} -1 body)
 if(NOT block STREQUAL body)
-  message(FATAL_ERROR "README.md's example differs from examples/readme_example.cc; copy the file (from its first #include) into the README block")
+  message(FATAL_ERROR "README.md's example differs from examples/${name}; copy the file (from its first #include) into the README block")
 endif()
-message(STATUS "README example matches examples/readme_example.cc")
+message(STATUS "README example matches examples/${name}")
