@@ -17,6 +17,9 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "perfcounters/generic_events.h"
+#include "perfcounters/pmu.h"
+#include "support/hw.h"
+#include "support/loops.h"
 #include "testdata/fake_sysfs.h"
 
 namespace perfcounters {
@@ -779,6 +782,57 @@ TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
   });
   ASSERT_TRUE(clock_count.ok()) << clock_count.status();
   EXPECT_GT(clock_count->value, 0u);
+}
+
+// Instructions counted by every grammar form that names them: the generic
+// event, a raw event, a sysfs format term, a sysfs alias and the generic
+// name on the core PMU. A wrong bit placement counts something else (or
+// nothing). In the emulated arm64 machine instructions:u is exact.
+TEST(GrammarOnRealKernelTest, EveryFormOfInstructionsCountsTheSameLoop) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  absl::StatusOr<std::vector<std::string>> pmus = ListPmus();
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  std::string core;
+  for (const std::string& name : *pmus) {
+    if (name == "cpu" || name.rfind("armv8_pmuv3", 0) == 0) core = name;
+  }
+  if (core.empty()) GTEST_SKIP() << "no cpu or armv8_pmuv3 PMU in sysfs";
+#if defined(__aarch64__)
+  // Armv8 INST_RETIRED is event 0x08.
+  const std::vector<std::string> forms = {
+      "instructions:u", "r08:u", core + "/event=0x08/u",
+      core + "/inst_retired/u", core + "/instructions/u"};
+#elif defined(__x86_64__)
+  // INST_RETIRED.ANY_P is event 0xc0 (Intel and AMD).
+  const std::vector<std::string> forms = {"instructions:u", "r00c0:u",
+                                          core + "/event=0xc0/u",
+                                          core + "/instructions/u"};
+#else
+  GTEST_SKIP() << "no known raw encoding for instructions here";
+#endif
+  constexpr uint64_t kLoops = 100000;
+  for (const std::string& form : forms) {
+    absl::StatusOr<EventSpec> spec = ParseEvent(form);
+    ASSERT_TRUE(spec.ok()) << form << ": " << spec.status();
+    absl::StatusOr<Event> event = OpenForCounting(*spec);
+    ASSERT_TRUE(event.ok()) << form << ": " << event.status();
+    absl::StatusOr<Count> once =
+        event->Measure([] { testing::TwoInstructionLoop(kLoops); });
+    absl::StatusOr<Count> twice =
+        event->Measure([] { testing::TwoInstructionLoop(2 * kLoops); });
+    ASSERT_TRUE(once.ok() && twice.ok()) << form;
+    ASSERT_GT(once->running, 0u) << form << " was not counted";
+    ASSERT_GT(twice->running, 0u) << form << " was not counted";
+    // The extra kLoops iterations retire exactly 2 * kLoops instructions.
+    const double extra = static_cast<double>(twice->value) - once->value;
+    if (testing::HardwareRequired()) {
+      EXPECT_EQ(extra, 2.0 * kLoops) << form;  // exact under emulation
+    } else {
+      EXPECT_NEAR(extra, 2.0 * kLoops, 2.0 * kLoops / 1000) << form;
+    }
+    std::printf("%s: %.0f extra instructions for %llu extra iterations\n",
+                form.c_str(), extra, static_cast<unsigned long long>(kLoops));
+  }
 }
 
 }  // namespace
