@@ -1,6 +1,7 @@
 // flags.cc: --perf_counters, --benchmark_perf_counters,
 // --perf_counters_strict and PERFCOUNTERS_EVENTS.
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -77,14 +78,32 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
       ours = true;
       break;
     }
-    if (!ours && MatchFlag(arg, "perf_counters_strict", &value)) {
+    for (auto [name, target] :
+         {std::pair<absl::string_view, bool*>("perf_counters_strict",
+                                              &flags.strict),
+          std::pair<absl::string_view, bool*>("perf_counters_calibrate",
+                                              &flags.calibrate)}) {
+      if (ours || !MatchFlag(arg, name, &value)) continue;
       if (value.has_value()) {
-        absl::StatusOr<bool> b = ParseBool("perf_counters_strict", *value);
+        absl::StatusOr<bool> b = ParseBool(name, *value);
         if (!b.ok()) return b.status();
-        flags.strict = *b;
+        *target = *b;
       } else {
-        flags.strict = true;
+        *target = true;
       }
+      ours = true;
+    }
+    if (!ours && MatchFlag(arg, "perf_counters_read", &value)) {
+      if (!value.has_value()) {
+        return absl::InvalidArgumentError(
+            "--perf_counters_read needs a value: write "
+            "--perf_counters_read=auto, --perf_counters_read=syscall or "
+            "--perf_counters_read=user");
+      }
+      absl::StatusOr<ReadMode> mode =
+          ParseReadMode(std::string_view(value->data(), value->size()));
+      if (!mode.ok()) return mode.status();
+      flags.read_mode = *mode;
       ours = true;
     }
     if (!ours) argv[out++] = argv[i];
@@ -114,6 +133,23 @@ std::string FlagsHelp() {
   --perf_counters_strict[=true|false]
         Exit with status 1 if any requested counter cannot be counted
         (checked before running) or was not counted in some run.
+  --perf_counters_read=auto|syscall|user
+        How the counters are read at the start and the end of every batch.
+        auto (default): from user space (rdpmc on x86-64, mrs on arm64,
+        through the event's mmap'd page) when the kernel allows it for
+        every event of a group, else one read(2) per group; a snapshot in
+        which some event is not on a counter (multiplexed out) falls back
+        to read(2). syscall: always read(2). user: as auto, but refuse to
+        run when some group cannot be read from user space at all. The
+        path in use is printed at start and recorded in the JSON context
+        (perfcounters.read_path).
+  --perf_counters_calibrate[=true|false]
+        Measure the counts of the measurement itself (empty start/stop
+        pairs, the minimum over 33, per thread) and subtract them once per
+        batch and pause (default true; never below 0). Recorded in the
+        JSON context (perfcounters.calibration.<name>). A batch that counts
+        less than 10x the measurement's own spread gets a warning naming
+        the benchmark.
   PERFCOUNTERS_EVENTS=LIST (environment)
         Used when neither flag is given.
 

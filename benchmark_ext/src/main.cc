@@ -1,12 +1,16 @@
 // main.cc: perfcounters::BenchmarkMain, gbench's main with perf counters.
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
+#include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
@@ -14,6 +18,79 @@
 
 namespace perfcounters {
 namespace {
+
+// gbench's display reporter, followed after each benchmark's runs by the
+// warnings about batches too small for the measurement's own noise, named
+// after the benchmark (once per benchmark and counter).
+class NamingReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit NamingReporter(benchmark::BenchmarkReporter* inner)
+      : inner_(inner) {}
+  bool ReportContext(const Context& context) override {
+    return inner_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    inner_->ReportRuns(runs);
+    const std::vector<std::string> noise = bench_internal::TakeNoiseWarnings();
+    if (noise.empty() || runs.empty()) return;
+    const std::string name = runs.front().benchmark_name();
+    for (const std::string& w : noise) {
+      const std::string key = w.substr(0, w.find(" counted "));
+      if (!warned_.insert(name + "\n" + key).second) continue;
+      std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+                   w.c_str());
+    }
+  }
+  void Finalize() override { inner_->Finalize(); }
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  absl::flat_hash_set<std::string> warned_;
+};
+
+// Prints the read path and records it and the calibration in the JSON
+// context. False (after an error message) when --perf_counters_read=user
+// cannot be honoured.
+bool DescribeSetup(const bench::Flags& flags) {
+  const MeasurementSetup setup = PrepareCallingThread();
+  if (setup.read_path.empty()) return true;
+  if (flags.read_mode == bench::ReadMode::kUser &&
+      !setup.syscall_reasons.empty()) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_read=user: these "
+                 "groups cannot be read from user space: %s; use "
+                 "--perf_counters_read=auto (read(2) for them)\n",
+                 absl::StrJoin(setup.syscall_reasons, "; ").c_str());
+    return false;
+  }
+  benchmark::AddCustomContext("perfcounters.read_path", setup.read_path);
+  benchmark::AddCustomContext("perfcounters.read_path.groups",
+                              absl::StrJoin(setup.group_paths, "; "));
+  std::string note =
+      absl::StrCat("perfcounters: read path: ", setup.read_path, " (",
+                   absl::StrJoin(setup.group_paths, "; "), ")");
+  if (!setup.syscall_reasons.empty() &&
+      flags.read_mode != bench::ReadMode::kSyscall) {
+    absl::StrAppend(&note, "; read(2) because ",
+                    absl::StrJoin(setup.syscall_reasons, "; "));
+  }
+  absl::StrAppend(&note, flags.calibrate
+                             ? "; calibrated (the measurement's own counts "
+                               "are subtracted)"
+                             : "; not calibrated");
+  std::fprintf(stderr, "%s\n", note.c_str());
+  benchmark::AddCustomContext("perfcounters.calibrate",
+                              flags.calibrate ? "true" : "false");
+  for (const auto& [key, cost] : setup.calibration) {
+    // Counts per counting interval (a batch, plus one per pause).
+    benchmark::AddCustomContext(absl::StrCat("perfcounters.calibration.", key),
+                                absl::StrCat(cost.floor));
+    benchmark::AddCustomContext(
+        absl::StrCat("perfcounters.calibration.", key, ".spread"),
+        absl::StrCat(cost.spread));
+  }
+  return true;
+}
 
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
@@ -34,7 +111,10 @@ int BenchmarkMain(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
   const std::string list = flags->events.value_or("");
-  absl::StatusOr<bench::Plan> plan = SetBenchmarkEvents(list);
+  MeasureOptions options;
+  options.read_mode = flags->read_mode;
+  options.calibrate = flags->calibrate;
+  absl::StatusOr<bench::Plan> plan = SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s=%s: %s\n",
                  flags->events_source.c_str(), list.c_str(),
@@ -62,7 +142,9 @@ int BenchmarkMain(int argc, char** argv) {
                  plan->unavailable.size());
     return 1;
   }
-  benchmark::RunSpecifiedBenchmarks();
+  if (!DescribeSetup(*flags)) return 1;
+  NamingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (flags->strict && AnyCounterNotCounted()) {
     std::fprintf(stderr,

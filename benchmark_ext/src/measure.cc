@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_plan.h"
 #include "perfcounters/capabilities.h"
@@ -50,24 +52,15 @@ struct Config {
     size_t denominator;
   };
   std::vector<Derived> derived;
+  MeasureOptions options;
 };
 
 // One thread's groups and the current batch's accumulators.
 struct ThreadCounters {
   std::shared_ptr<const Config> config;
-  // Per planned group; empty when it failed to open on this thread.
-  std::vector<std::optional<Group>> groups;
-  // Per group: the raw read(2) buffers of the snapshots at the start and
-  // the end of the current interval (see Snapshot()).
-  std::vector<std::vector<uint64_t>> start;
-  std::vector<std::vector<uint64_t>> end;
-  // Per group: a read failed in this batch (the events are not counted).
-  std::vector<bool> failed;
-  // Per event: summed raw deltas; per group: summed enabled/running.
-  std::vector<uint64_t> raw;
-  std::vector<uint64_t> enabled;
-  std::vector<uint64_t> running;
-  bool counting = false;
+  bench::CounterSet set;
+  // Per event: the bracket's own counts (empty when not calibrated).
+  std::vector<bench::BracketCost> calibration;
 };
 
 namespace {
@@ -88,6 +81,11 @@ void WarnOnce(const std::string& key, const std::string& message) {
   std::fprintf(stderr, "perfcounters: warning: %s\n", message.c_str());
 }
 
+// The last reported batch's warnings about batches too small for the
+// bracket's noise, waiting for the main's reporter to print them with the
+// benchmark's name.
+std::vector<std::string>* g_pending_noise = nullptr;  // guarded by g_warn_mu
+
 void MarkNotCounted() {
   std::lock_guard<std::mutex> lock(g_warn_mu);
   g_any_not_counted = true;
@@ -102,6 +100,8 @@ struct RunRecord {
   std::vector<uint64_t> enabled;
   std::vector<uint64_t> running;
   std::vector<bool> not_counted;
+  // Warnings: batches too small for the bracket's noise.
+  std::vector<std::string> noise;
 };
 
 RunRecord& Run() {
@@ -109,9 +109,11 @@ RunRecord& Run() {
   return *record;
 }
 
-std::shared_ptr<const Config> MakeConfig(bench::Plan plan) {
+std::shared_ptr<const Config> MakeConfig(bench::Plan plan,
+                                         const MeasureOptions& options) {
   auto config = std::make_shared<Config>();
   config->plan = std::move(plan);
+  config->options = options;
   for (const bench::PlannedGroup& g : config->plan.groups) {
     config->first_event.push_back(config->keys.size());
     for (const bench::PlannedEvent& e : g.events) {
@@ -169,8 +171,11 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
 thread_local std::unique_ptr<ThreadCounters> t_counters;
 thread_local Measure* t_active = nullptr;
 
+// Empty intervals measured per thread to calibrate the bracket.
+constexpr int kCalibrationSamples = 33;
+
 // This thread's groups for `config`, opened on first use (and reopened
-// when the configuration changed).
+// when the configuration changed), calibrated when the options say so.
 ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   if (t_counters != nullptr && t_counters->config == config) {
     return t_counters.get();
@@ -178,115 +183,66 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   t_counters = std::make_unique<ThreadCounters>();
   ThreadCounters& c = *t_counters;
   c.config = config;
+  std::vector<std::vector<EventSpec>> groups;
   for (const bench::PlannedGroup& g : config->plan.groups) {
-    std::vector<EventSpec> specs;
+    std::vector<EventSpec>& specs = groups.emplace_back();
     for (const bench::PlannedEvent& e : g.events) specs.push_back(e.spec);
-    GroupOptions options;
-    options.start_disabled = false;  // counts from open; we only snapshot
-    absl::StatusOr<Group> group = Group::Open(specs, options);
-    if (group.ok()) {
-      c.groups.emplace_back(*std::move(group));
-    } else {
-      c.groups.emplace_back(std::nullopt);
-      for (const bench::PlannedEvent& e : g.events) {
-        WarnOnce(e.key + "/thread-open",
-                 absl::StrCat(e.key,
-                              " could not be opened on a benchmark thread, "
-                              "so it is not counted in that run: ",
-                              group.status().message()));
-      }
+  }
+  c.set = bench::CounterSet::Open(groups, config->options.read_mode);
+  for (size_t g = 0; g < c.set.group_count(); ++g) {
+    if (c.set.group_status(g).ok()) continue;
+    for (const bench::PlannedEvent& e : config->plan.groups[g].events) {
+      WarnOnce(e.key + "/thread-open",
+               absl::StrCat(e.key,
+                            " could not be opened on a benchmark thread, "
+                            "so it is not counted in that run: ",
+                            c.set.group_status(g).message()));
     }
   }
-  for (const std::optional<Group>& g : c.groups) {
-    const size_t words = g.has_value() ? 3 + 2 * g->size() : 0;
-    c.start.emplace_back(words);
-    c.end.emplace_back(words);
+  if (config->options.calibrate) {
+    c.calibration = c.set.Calibrate(kCalibrationSamples);
   }
-  c.failed.resize(c.groups.size());
-  c.raw.resize(config->keys.size());
-  c.enabled.resize(c.groups.size());
-  c.running.resize(c.groups.size());
   return &c;
-}
-
-void ResetBatch(ThreadCounters& c) {
-  std::fill(c.failed.begin(), c.failed.end(), false);
-  std::fill(c.raw.begin(), c.raw.end(), 0);
-  std::fill(c.enabled.begin(), c.enabled.end(), 0);
-  std::fill(c.running.begin(), c.running.end(), 0);
-}
-
-// Snapshot at the start of a counting interval.
-// One read(2) of a group's leader into `buf`, preallocated to the exact
-// size of the group's record: with Group's read_format
-// (PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING) that is
-//   { nr, time_enabled, time_running, { value, id } x nr }.
-// This is Group::Read() without its allocations: Measure reads at every
-// batch boundary and its cost is measured against a bare read(2) (see
-// benchmark_ext/bench/overhead_bench.cc). False on a short read (a pinned
-// group in error state reads 0 bytes) or a record of another shape.
-bool Snapshot(const Group& group, std::vector<uint64_t>& buf) {
-  const size_t bytes = buf.size() * sizeof(uint64_t);
-  const ssize_t n = read(group.leader().fd(), buf.data(), bytes);
-  return n == static_cast<ssize_t>(bytes) && buf[0] == group.size();
-}
-
-// Snapshot at the start of a counting interval.
-void StartInterval(ThreadCounters& c) {
-  if (c.counting) return;
-  for (size_t g = 0; g < c.groups.size(); ++g) {
-    if (!c.groups[g].has_value() || c.failed[g]) continue;
-    if (!Snapshot(*c.groups[g], c.start[g])) c.failed[g] = true;
-  }
-  c.counting = true;
-}
-
-// Snapshot at the end of a counting interval; adds the deltas.
-void StopInterval(ThreadCounters& c) {
-  if (!c.counting) return;
-  c.counting = false;
-  for (size_t g = 0; g < c.groups.size(); ++g) {
-    if (!c.groups[g].has_value() || c.failed[g]) continue;
-    std::vector<uint64_t>& end = c.end[g];
-    const std::vector<uint64_t>& start = c.start[g];
-    if (!Snapshot(*c.groups[g], end) || end[1] < start[1] ||
-        end[2] < start[2]) {
-      c.failed[g] = true;
-      continue;
-    }
-    c.enabled[g] += end[1] - start[1];
-    c.running[g] += end[2] - start[2];
-    const size_t first = c.config->first_event[g];
-    for (size_t m = 0; m < end[0]; ++m) {
-      // Same member (id) and a counter that did not go backwards.
-      const size_t v = 3 + 2 * m;
-      if (end[v + 1] != start[v + 1] || end[v] < start[v]) {
-        c.failed[g] = true;
-        break;
-      }
-      c.raw[first + m] += end[v] - start[v];
-    }
-  }
 }
 
 // Adds this thread's batch to the run record.
 void PublishBatch(const ThreadCounters& c) {
+  const bench::CounterSet& set = c.set;
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != c.config.get()) return;  // not reset for this config
   ++run.publishers;
-  for (size_t g = 0; g < c.groups.size(); ++g) {
-    const size_t first = c.config->first_event[g];
+  for (size_t g = 0; g < set.group_count(); ++g) {
+    const size_t first = set.first_event(g);
     const size_t n = c.config->plan.groups[g].events.size();
     for (size_t i = first; i < first + n; ++i) {
-      if (!c.groups[g].has_value() || c.failed[g] || c.running[g] == 0) {
+      if (!set.group_status(g).ok() || set.failed(g) || set.running(g) == 0) {
         run.not_counted[i] = true;
         continue;
       }
-      const ScaledCount s = Scale(c.raw[i], c.enabled[g], c.running[g]);
-      run.scaled[i] += s.value();
-      run.enabled[i] += c.enabled[g];
-      run.running[i] += c.running[g];
+      double value = Scale(set.raw(i), set.enabled(g), set.running(g)).value();
+      if (i < c.calibration.size() && c.calibration[i].valid) {
+        // The bracket ran once per counting interval; never below 0.
+        const bench::BracketCost& cost = c.calibration[i];
+        const double intervals = static_cast<double>(set.intervals());
+        value =
+            std::max(0.0, value - static_cast<double>(cost.floor) * intervals);
+        if (cost.spread > 0 &&
+            value < 10.0 * static_cast<double>(cost.spread) * intervals) {
+          run.noise.push_back(absl::StrCat(
+              c.config->keys[i], " counted ", value, " in a batch of ",
+              set.intervals(),
+              " interval(s), less than 10x the measurement's own "
+              "noise (",
+              cost.spread,
+              " per interval); the value is dominated by the "
+              "measurement: give the benchmark more work per batch "
+              "(--benchmark_min_time)"));
+        }
+      }
+      run.scaled[i] += value;
+      run.enabled[i] += set.enabled(g);
+      run.running[i] += set.running(g);
     }
   }
 }
@@ -301,6 +257,7 @@ void ResetRun(const Config& config) {
   run.enabled.assign(n, 0);
   run.running.assign(n, 0);
   run.not_counted.assign(n, false);
+  run.noise.clear();
 }
 
 // Thread 0: writes the run's counters.
@@ -339,6 +296,15 @@ void Report(const Config& config, benchmark::State& state) {
   for (const bench::Unavailable& u : config.plan.unavailable) {
     state.counters[u.key + ".not_counted"] = benchmark::Counter(1);
   }
+  {
+    // Only the last batch of a run is reported, so only its warnings are
+    // kept (gbench's first, tiny batches only size the next one).
+    std::lock_guard<std::mutex> warn_lock(g_warn_mu);
+    if (g_pending_noise == nullptr) {
+      g_pending_noise = new std::vector<std::string>();
+    }
+    *g_pending_noise = run.noise;
+  }
   for (const Config::Derived& d : config.derived) {
     if (d.numerator >= run.scaled.size() ||
         d.denominator >= run.scaled.size() || run.not_counted[d.numerator] ||
@@ -351,20 +317,71 @@ void Report(const Config& config, benchmark::State& state) {
 }
 
 }  // namespace
+
+std::vector<std::string> TakeNoiseWarnings() {
+  std::lock_guard<std::mutex> lock(g_warn_mu);
+  std::vector<std::string> out;
+  if (g_pending_noise != nullptr) out.swap(*g_pending_noise);
+  return out;
+}
+
 }  // namespace bench_internal
 
 using bench_internal::ThreadCounters;
 
-absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list) {
-  ParseOptions options;
-  options.default_user_only = true;
-  absl::StatusOr<bench::Request> request = bench::ParseRequest(list, options);
+absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list,
+                                               const MeasureOptions& options) {
+  ParseOptions parse_options;
+  parse_options.default_user_only = true;
+  absl::StatusOr<bench::Request> request =
+      bench::ParseRequest(list, parse_options);
   if (!request.ok()) return request.status();
   bench::Plan plan = bench::MakePlan(*request, bench::OpenAndVerify);
   if (!plan.unavailable.empty()) bench_internal::MarkNotCounted();
-  bench_internal::Publish(
-      plan.requested_keys.empty() ? nullptr : bench_internal::MakeConfig(plan));
+  bench_internal::Publish(plan.requested_keys.empty()
+                              ? nullptr
+                              : bench_internal::MakeConfig(plan, options));
   return plan;
+}
+
+MeasurementSetup PrepareCallingThread() {
+  MeasurementSetup setup;
+  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
+      bench_internal::CurrentConfig();
+  if (!config.ok() || *config == nullptr) return setup;
+  const ThreadCounters& c = *bench_internal::CountersFor(*config);
+  const bench::CounterSet& set = c.set;
+  int user = 0;
+  int syscall = 0;
+  for (size_t g = 0; g < set.group_count(); ++g) {
+    const bench::PlannedGroup& planned = (*config)->plan.groups[g];
+    std::string name = "{";
+    for (const bench::PlannedEvent& e : planned.events) {
+      absl::StrAppend(&name, name.size() > 1 ? "," : "", e.key);
+    }
+    name += "}";
+    if (!set.group_status(g).ok()) {
+      setup.group_paths.push_back(name + ": not open");
+      continue;
+    }
+    if (set.user_space(g)) {
+      ++user;
+      setup.group_paths.push_back(name + ": user-space");
+    } else {
+      ++syscall;
+      setup.group_paths.push_back(name + ": syscall");
+      setup.syscall_reasons.push_back(
+          absl::StrCat(name, ": ", set.user_space_reason(g)));
+    }
+  }
+  setup.read_path = user > 0 && syscall > 0 ? "mixed"
+                    : user > 0              ? "user-space"
+                                            : "syscall";
+  for (size_t i = 0; i < c.calibration.size(); ++i) {
+    if (!c.calibration[i].valid) continue;
+    setup.calibration.emplace_back((*config)->keys[i], c.calibration[i]);
+  }
+  return setup;
 }
 
 bench::Plan CurrentBenchmarkPlan() {
@@ -409,14 +426,14 @@ Measure::Measure(benchmark::State& state) : state_(state) {
   }
   if (*config == nullptr) return;
   counters_ = bench_internal::CountersFor(*config);
-  bench_internal::ResetBatch(*counters_);
+  counters_->set.ResetBatch();
   if (state_.thread_index() == 0) bench_internal::ResetRun(*(*config));
 }
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
   if (bench_internal::t_active == this) {
-    bench_internal::StopInterval(*counters_);
+    counters_->set.Stop();
     bench_internal::t_active = nullptr;
   }
 }
@@ -432,7 +449,7 @@ Measure::Iterator Measure::begin() {
   }
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
-    bench_internal::StartInterval(*counters_);
+    counters_->set.Start();
   }
   return Iterator(this, n);
 }
@@ -441,7 +458,7 @@ void Measure::Finish() {
   if (finished_) return;
   finished_ = true;
   if (counters_ != nullptr) {
-    bench_internal::StopInterval(*counters_);
+    counters_->set.Stop();
     bench_internal::t_active = nullptr;
     bench_internal::PublishBatch(*counters_);
   }
@@ -456,11 +473,11 @@ void Measure::Finish() {
 }
 
 void Measure::Pause() {
-  if (counters_ != nullptr) bench_internal::StopInterval(*counters_);
+  if (counters_ != nullptr) counters_->set.Stop();
 }
 
 void Measure::Resume() {
-  if (counters_ != nullptr) bench_internal::StartInterval(*counters_);
+  if (counters_ != nullptr) counters_->set.Start();
 }
 
 void PauseTiming(benchmark::State& state) {

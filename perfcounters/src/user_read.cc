@@ -46,15 +46,15 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
   switch (counter) {
     PC_PMEVCNTR(0)
     PC_PMEVCNTR(1)
-    PC_PMEVCNTR(2) PC_PMEVCNTR(3) PC_PMEVCNTR(4) PC_PMEVCNTR(5) PC_PMEVCNTR(6)
-        PC_PMEVCNTR(7) PC_PMEVCNTR(8) PC_PMEVCNTR(9) PC_PMEVCNTR(10)
-            PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14)
-                PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18)
-                    PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
-                        PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24)
-                            PC_PMEVCNTR(25) PC_PMEVCNTR(26) PC_PMEVCNTR(27)
-                                PC_PMEVCNTR(28) PC_PMEVCNTR(29)
-                                    PC_PMEVCNTR(30) case 31
+    PC_PMEVCNTR(2)
+    PC_PMEVCNTR(3) PC_PMEVCNTR(4) PC_PMEVCNTR(5) PC_PMEVCNTR(6) PC_PMEVCNTR(7)
+        PC_PMEVCNTR(8) PC_PMEVCNTR(9) PC_PMEVCNTR(10) PC_PMEVCNTR(11)
+            PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14) PC_PMEVCNTR(15)
+                PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18) PC_PMEVCNTR(19)
+                    PC_PMEVCNTR(20) PC_PMEVCNTR(21) PC_PMEVCNTR(22)
+                        PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25)
+                            PC_PMEVCNTR(26) PC_PMEVCNTR(27) PC_PMEVCNTR(28)
+                                PC_PMEVCNTR(29) PC_PMEVCNTR(30) case 31
         : __asm__ volatile("mrs %0, pmccntr_el0"
                            : "=r"(v));
     break;
@@ -119,16 +119,10 @@ void RequestUserAccess(Attr& attr, bool wide) {
 #endif
 }
 
-absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
+absl::StatusOr<UserReader> UserReader::MapPage(const Event& event) {
   if (!event.is_open()) {
     return absl::FailedPreconditionError(
         "UserReader::Map: the event is not open");
-  }
-  if (event.attr().read_format & PERF_FORMAT_GROUP) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "UserReader::Map: '", event.label(),
-        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
-        "event per reader"));
   }
   const long page_size = sysconf(_SC_PAGESIZE);
   void* page = mmap(nullptr, page_size, PROT_READ, MAP_SHARED, event.fd(), 0);
@@ -141,6 +135,23 @@ absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
   return UserReader(&event, page, static_cast<size_t>(page_size));
 }
 
+absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
+  if (event.is_open() && (event.attr().read_format & PERF_FORMAT_GROUP)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "UserReader::Map: '", event.label(),
+        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
+        "event per reader (or MapGroupMember, without the read(2) "
+        "fallback)"));
+  }
+  return MapPage(event);
+}
+
+absl::StatusOr<UserReader> UserReader::MapGroupMember(const Event& event) {
+  absl::StatusOr<UserReader> reader = MapPage(event);
+  if (reader.ok()) reader->group_member_ = true;
+  return reader;
+}
+
 UserReader::UserReader(const Event* event, void* page, size_t length)
     : event_(event), page_(page), length_(length) {}
 
@@ -148,6 +159,7 @@ UserReader::UserReader(UserReader&& other) noexcept
     : event_(std::exchange(other.event_, nullptr)),
       page_(std::exchange(other.page_, nullptr)),
       length_(std::exchange(other.length_, 0)),
+      group_member_(other.group_member_),
       last_path_(other.last_path_) {}
 
 UserReader& UserReader::operator=(UserReader&& other) noexcept {
@@ -156,6 +168,7 @@ UserReader& UserReader::operator=(UserReader&& other) noexcept {
     event_ = std::exchange(other.event_, nullptr);
     page_ = std::exchange(other.page_, nullptr);
     length_ = std::exchange(other.length_, 0);
+    group_member_ = other.group_member_;
     last_path_ = other.last_path_;
   }
   return *this;
@@ -173,60 +186,67 @@ uint16_t UserReader::pmc_width() const {
   return user_space_capable() ? ReadOnce(Page(page_)->pmc_width) : 0;
 }
 
+bool UserReader::TryReadUserSpace(UserReading* out) const {
+  if (!kHaveUserRead || page_ == nullptr) return false;
+  const perf_event_mmap_page* pc = Page(page_);
+  uint32_t seq;
+  UserReading r;
+  do {
+    seq = ReadOnce(pc->lock);
+    CompilerBarrier();
+    const uint32_t index = ReadOnce(pc->index);
+    // Times are needed for scaling: without cap_user_time, use read(2).
+    // A decision taken on a torn page only costs a read(2), which is
+    // always right.
+    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0) {
+      return false;
+    }
+    r.enabled = ReadOnce(pc->time_enabled);
+    r.running = ReadOnce(pc->time_running);
+    const uint16_t width = ReadOnce(pc->pmc_width);
+    r.value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
+              static_cast<uint64_t>(
+                  internal::SignExtend(ReadHardwareCounter(index - 1), width));
+    // Extrapolate the times to now.
+    uint64_t cycles = ReadTimeCycles();
+    if (pc->cap_user_time_short) {
+      const uint64_t base = ReadOnce(pc->time_cycles);
+      cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
+    }
+    const uint64_t delta = ReadOnce(pc->time_offset) +
+                           internal::CyclesToNs(cycles, ReadOnce(pc->time_mult),
+                                                ReadOnce(pc->time_shift));
+    r.enabled += delta;
+    r.running += delta;
+    CompilerBarrier();
+  } while (ReadOnce(pc->lock) != seq);
+  *out = r;
+  return true;
+}
+
 absl::StatusOr<Count> UserReader::Read() {
   if (page_ == nullptr || event_ == nullptr) {
     return absl::FailedPreconditionError(
         "UserReader::Read: this reader was moved from");
   }
-  const perf_event_mmap_page* pc = Page(page_);
-  if (kHaveUserRead) {
-    uint32_t seq;
-    uint32_t index;
-    uint64_t value;
-    uint64_t enabled;
-    uint64_t running;
-    bool capable;
-    do {
-      seq = ReadOnce(pc->lock);
-      CompilerBarrier();
-      enabled = ReadOnce(pc->time_enabled);
-      running = ReadOnce(pc->time_running);
-      index = ReadOnce(pc->index);
-      value = static_cast<uint64_t>(ReadOnce(pc->offset));
-      // Times are needed for scaling: without cap_user_time, use read(2).
-      capable = pc->cap_user_rdpmc != 0 && pc->cap_user_time != 0;
-      if (capable && index != 0) {
-        const uint16_t width = ReadOnce(pc->pmc_width);
-        value += static_cast<uint64_t>(
-            internal::SignExtend(ReadHardwareCounter(index - 1), width));
-      }
-      if (capable) {
-        // Extrapolate the times to now.
-        uint64_t cycles = ReadTimeCycles();
-        if (pc->cap_user_time_short) {
-          const uint64_t base = ReadOnce(pc->time_cycles);
-          cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
-        }
-        const uint64_t delta =
-            ReadOnce(pc->time_offset) +
-            internal::CyclesToNs(cycles, ReadOnce(pc->time_mult),
-                                 ReadOnce(pc->time_shift));
-        enabled += delta;
-        if (index != 0) running += delta;
-      }
-      CompilerBarrier();
-    } while (ReadOnce(pc->lock) != seq);
-    if (capable && index != 0) {
-      last_path_ = ReadPath::kUserSpace;
-      Count count;
-      count.value = value;
-      count.enabled = enabled;
-      count.running = running;
-      // Same shape as read(2) gives: the id only when read_format has it.
-      if (event_->attr().read_format & PERF_FORMAT_ID) count.id = event_->id();
-      count.label = event_->label();
-      return count;
-    }
+  UserReading r;
+  if (TryReadUserSpace(&r)) {
+    last_path_ = ReadPath::kUserSpace;
+    Count count;
+    count.value = r.value;
+    count.enabled = r.enabled;
+    count.running = r.running;
+    // Same shape as read(2) gives: the id only when read_format has it.
+    if (event_->attr().read_format & PERF_FORMAT_ID) count.id = event_->id();
+    count.label = event_->label();
+    return count;
+  }
+  if (group_member_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "UserReader::Read: '", event_->label(),
+        "' cannot be read from user space now (not on a counter, or the "
+        "kernel offers no user-space reads) and is a group member: read its "
+        "group with read(2)"));
   }
   absl::StatusOr<Count> count = event_->ReadCount();
   if (count.ok()) last_path_ = ReadPath::kSyscall;

@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
+#include "perfcounters/benchmark_counters.h"
 #include "perfcounters/benchmark_plan.h"
 
 namespace perfcounters {
@@ -38,13 +39,43 @@ namespace bench_internal {
 struct ThreadCounters;
 }  // namespace bench_internal
 
+// How Measure reads and corrects the counters (the main's
+// --perf_counters_read and --perf_counters_calibrate).
+struct MeasureOptions {
+  // Snapshot path: user space where possible (kAuto), or always read(2).
+  bench::ReadMode read_mode = bench::ReadMode::kAuto;
+  // Measure the bracket's own counts once per thread (empty intervals) and
+  // subtract them once per counting interval; see docs/benchmark_ext.md.
+  bool calibrate = true;
+};
+
 // Parses `list` (see ParseRequest()), plans its groups by opening them on
 // the calling thread, and makes it the set of events every later Measure
 // counts. Parse errors (unknown name, with close names) are returned and
 // change nothing. Events this machine cannot count are listed in the
 // returned Plan's `unavailable` (with reasons); they are then reported as
 // `<key>.not_counted` = 1. An empty list counts nothing.
-absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list);
+absl::StatusOr<bench::Plan> SetBenchmarkEvents(
+    std::string_view list, const MeasureOptions& options = MeasureOptions());
+
+// What the calling thread's Measure will do, for the main's report.
+struct MeasurementSetup {
+  // Per planned group, leader first: "user-space" or "syscall (why)".
+  std::vector<std::string> group_paths;
+  // "user-space", "syscall" or "mixed" over the groups that opened;
+  // empty when no events are configured.
+  std::string read_path;
+  // Groups that cannot be read from user space, with the reason.
+  std::vector<std::string> syscall_reasons;
+  // Per event key: the bracket's own count per interval and its spread
+  // (empty when calibration is off or the event was not counted).
+  std::vector<std::pair<std::string, bench::BracketCost>> calibration;
+};
+
+// Opens (and calibrates) the configured groups on the calling thread —
+// gbench's thread 0 when called from main, so the benchmarks reuse them —
+// and says which read path and calibration they got.
+MeasurementSetup PrepareCallingThread();
 
 // The plan of the events currently configured (empty when none).
 bench::Plan CurrentBenchmarkPlan();

@@ -6,6 +6,11 @@
 //   --benchmark_perf_counters=LIST  the same (gbench's own flag name)
 //   --perf_counters_strict[=BOOL]   exit non-zero if any requested counter
 //                                   was not counted
+//   --perf_counters_read=auto|syscall|user
+//                                   how snapshots are read (default auto)
+//   --perf_counters_calibrate[=BOOL]
+//                                   subtract the measurement's own counts
+//                                   (default true)
 //   PERFCOUNTERS_EVENTS=LIST        used when no flag gives a list
 //
 // `ExtractFlags()` removes these flags from argv so that
@@ -17,6 +22,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/benchmark_counters.h"
 
 namespace perfcounters::bench {
 
@@ -31,6 +37,10 @@ struct Flags {
   // or "PERFCOUNTERS_EVENTS" (for messages).
   std::string events_source;
   bool strict = false;
+  // --perf_counters_read.
+  ReadMode read_mode = ReadMode::kAuto;
+  // --perf_counters_calibrate.
+  bool calibrate = true;
 };
 
 // Removes our flags from argv (compacting it and updating *argc, keeping

@@ -43,6 +43,14 @@ const char* ReadPathName(ReadPath path);
 // for hardware events; nothing on x86-64.
 void RequestUserAccess(Attr& attr, bool wide = true);
 
+// One user-space reading: the count and the event's times, extrapolated to
+// the moment of the read. What read(2) would have returned at that moment.
+struct UserReading {
+  uint64_t value = 0;
+  uint64_t enabled = 0;
+  uint64_t running = 0;
+};
+
 // Reads one event from user space when possible, else with read(2).
 // Move-only; unmaps its page on destruction. The Event must outlive it.
 class UserReader {
@@ -51,6 +59,10 @@ class UserReader {
   // with read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (for the
   // fallback) and without PERF_FORMAT_GROUP.
   static absl::StatusOr<UserReader> Map(const Event& event);
+  // Maps the first page of an event of a group (opened with
+  // PERF_FORMAT_GROUP), for TryReadUserSpace() only: Read() on such a
+  // reader fails where it would need read(2) (read the group instead).
+  static absl::StatusOr<UserReader> MapGroupMember(const Event& event);
 
   UserReader(UserReader&& other) noexcept;
   UserReader& operator=(UserReader&& other) noexcept;
@@ -68,14 +80,22 @@ class UserReader {
   // page's time fields). The user-space path needs cap_user_rdpmc,
   // cap_user_time and a non-zero index; otherwise read(2) is used.
   absl::StatusOr<Count> Read();
+  // The user-space read alone: no system call, no allocation. Fills *out
+  // and returns true when the page allows it now (cap_user_rdpmc,
+  // cap_user_time and a non-zero index), else returns false and leaves the
+  // caller to read(2).
+  bool TryReadUserSpace(UserReading* out) const;
   // Path used by the last successful Read().
   ReadPath last_path() const { return last_path_; }
 
  private:
   UserReader(const Event* event, void* page, size_t length);
+  static absl::StatusOr<UserReader> MapPage(const Event& event);
   const Event* event_ = nullptr;
   void* page_ = nullptr;
   size_t length_ = 0;
+  // Mapped with MapGroupMember(): no read(2) fallback in Read().
+  bool group_member_ = false;
   ReadPath last_path_ = ReadPath::kSyscall;
 };
 

@@ -1,0 +1,157 @@
+// benchmark_counters.h: the counter groups behind perfcounters::Measure —
+// how one thread's groups are opened, snapshotted at the boundaries of a
+// counting interval (from user space when the kernel allows it, else with
+// one read(2) per group), accumulated per batch, and calibrated.
+//
+// Measure (benchmark.h) uses one CounterSet per benchmark thread. It is
+// public so that the overhead benchmark (benchmark_ext/bench/) and the tests
+// time exactly the code Measure runs; ordinary benchmarks never need it.
+//
+// Snapshots. A group's snapshot is taken on one path only: from user space
+// (one seqlock-protected read of every member's perf_event_mmap_page plus
+// rdpmc / mrs, the group's enabled/running from the leader's page) when
+// every member is on a hardware counter now, else one read(2) of the group
+// leader (PERF_FORMAT_GROUP) into a preallocated buffer. Both paths return
+// the same quantities — the kernel's count (offset + counter) and its
+// enabled/running times at the moment of the read — so the start and the
+// end of an interval may come from different paths and their difference is
+// still the interval's count. What is never done is mixing paths inside one
+// snapshot: a member that is not on a counter (index 0: multiplexed out,
+// or a software event) sends the whole snapshot to read(2).
+#ifndef PERFCOUNTERS_BENCHMARK_COUNTERS_H_
+#define PERFCOUNTERS_BENCHMARK_COUNTERS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "perfcounters/event_spec.h"
+#include "perfcounters/group.h"
+#include "perfcounters/user_read.h"
+
+namespace perfcounters::bench {
+
+// How snapshots are read (--perf_counters_read).
+enum class ReadMode {
+  // User space wherever the kernel offers it, else read(2) (the default).
+  kAuto,
+  // Always read(2), one per group.
+  kSyscall,
+  // As kAuto, but the main refuses to run when some group cannot be read
+  // from user space at all (a snapshot whose member is multiplexed out
+  // still falls back to read(2): correctness first).
+  kUser,
+};
+
+// "auto", "syscall" or "user".
+const char* ReadModeName(ReadMode mode);
+
+// Parses "auto", "syscall" or "user"; the error names the accepted values.
+absl::StatusOr<ReadMode> ParseReadMode(std::string_view text);
+
+// What an empty interval (Start() immediately followed by Stop()) counts
+// for one event: the bracket's own cost.
+struct BracketCost {
+  // False when no sample counted (the group never ran during calibration).
+  bool valid = false;
+  // The smallest raw count of an empty interval: what is subtracted per
+  // interval. The minimum, because the bracket's fixed cost is its floor;
+  // larger samples had an interrupt, a tick or a page fault inside the
+  // bracket, which a measured region experiences (and should report) as
+  // any other code would.
+  uint64_t floor = 0;
+  // The upper quartile minus the smallest sample: the bracket's usual
+  // noise (a quantile, so that one preempted sample does not inflate it).
+  uint64_t spread = 0;
+};
+
+// One thread's counter groups, opened for the calling thread and counting
+// from open. Move-only.
+class CounterSet {
+ public:
+  // Opens `groups` (each a list of events, leader first) for the calling
+  // thread. Never fails as a whole: a group that cannot be opened is
+  // absent and group_status() says why. With a mode other than kSyscall,
+  // hardware events are opened with user-space access requested
+  // (RequestUserAccess, 32-bit counters so that a group needs no more
+  // counters than planned) and every member's page is mapped.
+  static CounterSet Open(const std::vector<std::vector<EventSpec>>& groups,
+                         ReadMode mode);
+
+  CounterSet() = default;
+  CounterSet(CounterSet&&) noexcept = default;
+  CounterSet& operator=(CounterSet&&) noexcept = default;
+
+  size_t group_count() const { return groups_.size(); }
+  // Events over all groups, group by group.
+  size_t event_count() const { return raw_.size(); }
+  // Index of group `g`'s first event in the flat event order.
+  size_t first_event(size_t g) const { return first_event_[g]; }
+  // OK, or why group `g` could not be opened on this thread.
+  const absl::Status& group_status(size_t g) const { return status_[g]; }
+  // Whether group `g` is read from user space (when its members are on
+  // counters); when false, user_space_reason() says why.
+  bool user_space(size_t g) const { return !readers_[g].empty(); }
+  const std::string& user_space_reason(size_t g) const { return why_[g]; }
+
+  // Snapshots every group: the start of a counting interval. Allocates
+  // nothing. Does nothing when an interval is already open.
+  void Start();
+  // Snapshots every group and adds the interval's deltas to the batch.
+  // Allocates nothing. Does nothing when no interval is open.
+  void Stop();
+  // Clears the batch (deltas, failures, interval and path counts).
+  void ResetBatch();
+
+  // The batch so far. failed(g): a read of group g failed or went
+  // backwards (its events are not counted in this batch).
+  bool failed(size_t g) const { return failed_[g] != 0; }
+  // Summed raw delta of event `i`; summed enabled/running of group `g`.
+  uint64_t raw(size_t i) const { return raw_[i]; }
+  uint64_t enabled(size_t g) const { return enabled_[g]; }
+  uint64_t running(size_t g) const { return running_[g]; }
+  // Completed intervals (Start+Stop pairs) in the batch.
+  uint64_t intervals() const { return intervals_; }
+  // Group snapshots taken in the batch from user space / with read(2).
+  uint64_t user_snapshots() const { return user_snapshots_; }
+  uint64_t syscall_snapshots() const { return syscall_snapshots_; }
+
+  // Measures the bracket: `samples` empty intervals, per event; samples in
+  // which the group was not fully on the PMU (running < enabled) are left
+  // out. Clears the batch before and after.
+  std::vector<BracketCost> Calibrate(int samples);
+
+ private:
+  bool Snapshot(size_t g, uint64_t* buf, bool* user);
+
+  std::vector<std::optional<Group>> groups_;
+  std::vector<absl::Status> status_;
+  std::vector<std::string> why_;
+  // Per group: one reader per member when read from user space, else empty.
+  std::vector<std::vector<UserReader>> readers_;
+  std::vector<size_t> first_event_;
+  // Per group: the snapshot buffers, in read(2)'s PERF_FORMAT_GROUP|ID|
+  // TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING layout
+  //   { nr, time_enabled, time_running, { value, id } x nr }
+  // whichever path filled them.
+  std::vector<std::vector<uint64_t>> start_;
+  std::vector<std::vector<uint64_t>> end_;
+  std::vector<char> start_user_;
+  std::vector<char> failed_;
+  std::vector<uint64_t> raw_;
+  std::vector<uint64_t> enabled_;
+  std::vector<uint64_t> running_;
+  uint64_t intervals_ = 0;
+  uint64_t user_snapshots_ = 0;
+  uint64_t syscall_snapshots_ = 0;
+  bool counting_ = false;
+};
+
+}  // namespace perfcounters::bench
+
+#endif  // PERFCOUNTERS_BENCHMARK_COUNTERS_H_
