@@ -128,7 +128,7 @@ class GateTest : public ::testing::Test {
     return RunTool(args, dir_);
   }
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/gates";
+    dir_ = testing::ScratchPath("gates");
     ASSERT_EQ(std::system(("mkdir -p " + testing::Quote(dir_)).c_str()), 0);
     // Base: IPC exactly 2.0, instructions 6000, cpu 1000 ns (medians).
     Write("base.json",

@@ -38,7 +38,8 @@ class ReportTest : public ::testing::Test {
   void SetUp() override {
     PERFCOUNTERS_REQUIRE_TESTDATA();
     if (dir_ != nullptr) return;
-    dir_ = new std::string(::testing::TempDir() + "/report_test");
+    dir_ = new std::string(
+        perfcounters::tools::testing::ScratchPath("report_test"));
     ASSERT_EQ(Shell("rm -rf " + *dir_ + " && mkdir -p " + *dir_), 0);
     const perfcounters::tools::testing::RunResult r =
         perfcounters::tools::testing::RunTool(

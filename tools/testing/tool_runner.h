@@ -74,6 +74,23 @@ inline std::string QuoteAll(const std::vector<std::string>& args) {
   return out;
 }
 
+// A path under the test temp directory that no other process uses (test
+// binaries run in parallel under ctest -j).
+inline std::string ScratchPath(const std::string& name) {
+  return absl::StrCat(::testing::TempDir(), "/perfcounters_tools.", getpid(),
+                      ".", name);
+}
+
+// Removes this process's scratch paths when the test binary exits.
+struct ScratchCleaner {
+  ~ScratchCleaner() {
+    const std::string cmd =
+        absl::StrCat("rm -rf ", ScratchPath("*"), " 2>/dev/null");
+    (void)!std::system(cmd.c_str());
+  }
+};
+inline ScratchCleaner scratch_cleaner;
+
 // What a run of the command gave.
 struct RunResult {
   int code = -1;
@@ -86,9 +103,8 @@ struct RunResult {
 inline RunResult RunTool(const std::string& shell_args,
                          const std::string& dir = "",
                          const std::string& env = "") {
-  const std::string tmp = ::testing::TempDir();
-  const std::string out = tmp + "/tool_stdout";
-  const std::string err = tmp + "/tool_stderr";
+  const std::string out = ScratchPath("stdout");
+  const std::string err = ScratchPath("stderr");
   std::string cmd;
   if (!dir.empty()) absl::StrAppend(&cmd, "cd ", Quote(dir), " && ");
   absl::StrAppend(&cmd, env, " ", Quote(ToolPath()), " ", shell_args, " >",
