@@ -10,9 +10,10 @@
 
 #include <stdlib.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 
 #include "perfcounters/paths.h"
@@ -26,7 +27,8 @@ class FakeTree {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "pc_fake_XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("mkdtemp failed");
+      std::perror(("mkdtemp " + pattern).c_str());
+      std::abort();
     }
     root_ = pattern;
   }
