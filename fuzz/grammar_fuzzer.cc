@@ -1,0 +1,115 @@
+// grammar_fuzzer.cc: libFuzzer target for the event grammar (grammar.h):
+// ParseEvent, ParseEventList and SuggestEventNames on arbitrary text, against
+// a fake sysfs tree written at start-up into a temporary directory: x86,
+// split-bit-range, arm, hybrid (cpu_core/cpu_atom) and uncore PMUs with
+// aliases, .scale/.unit files, a cpumask, malformed files, and a fake tracefs.
+//
+// Invariants checked beyond "no crash, no sanitizer report": every error has
+// a message, a successful parse names its PMU, and an event that parses alone
+// parses as a one-event list with the same attr.
+//
+// The tree lives under /dev/shm when it exists (the grammar reads sysfs on
+// every parse; tmpfs keeps that cheap), else under TMPDIR.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "perfcounters/grammar.h"
+#include "testdata/fake_sysfs.h"
+
+namespace {
+
+using perfcounters::EventSpec;
+using perfcounters::GroupSpec;
+using perfcounters::ParseOptions;
+using perfcounters::testing::FakeTree;
+
+FakeTree* tree = nullptr;
+ParseOptions* options = nullptr;
+
+void WriteTree(FakeTree& t) {
+  t.AddX86Cpu();
+  t.AddSplitRangePmu();
+  t.AddArmPmu();
+  t.AddUncorePmus();
+  t.AddTracefs();
+  // Hybrid core PMUs.
+  t.Pmu("cpu_core", "type", "8");
+  t.Pmu("cpu_core", "cpus", "0-7");
+  t.Pmu("cpu_core", "format/event", "config:0-7");
+  t.Pmu("cpu_core", "format/umask", "config:8-15");
+  t.Pmu("cpu_core", "events/topdown-retiring", "event=0x00,umask=0x82");
+  t.Pmu("cpu_atom", "type", "10");
+  t.Pmu("cpu_atom", "cpus", "8-15");
+  t.Pmu("cpu_atom", "format/event", "config:0-7");
+  t.Pmu("cpu_atom", "format/umask", "config:8-15");
+  t.Pmu("cpu_atom", "events/mem-loads", "event=0xd0,umask=0x5,ldlat=3");
+  // Split ranges across config words and odd files.
+  t.Pmu("odd", "type", "30");
+  t.Pmu("odd", "format/event", "config:0-3,60-63");
+  t.Pmu("odd", "format/wide", "config1:0-63");
+  t.Pmu("odd", "format/one", "config2:5");
+  t.Pmu("odd", "format/bad", "config:9-3");
+  t.Pmu("odd", "events/a", "event=0xff,wide=-1");
+  t.Pmu("odd", "events/a.scale", "nan");
+  t.Pmu("odd", "events/a.unit", "");
+  t.Pmu("odd", "events/b", "event=?,one");
+  t.Pmu("odd", "events/b.scale", "1e400");
+  t.Pmu("odd", "events/c", "bad=1");
+  t.Pmu("odd", "events/d", "");
+  t.Pmu("odd", "events/e", "event=0x1,event=0x2");
+  t.Pmu("no_type", "format/event", "config:0-7");
+  t.Pmu("bad_type", "type", "-1");
+  t.Tracepoint("syscalls", "sys_enter_read", "700");
+  t.Tracepoint("broken", "bad_id", "x12");
+  t.Tracepoint("broken", "huge_id", "99999999999999999999999");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (access("/dev/shm", W_OK) == 0) setenv("TMPDIR", "/dev/shm", 1);
+  tree = new FakeTree();  // removed at exit
+  WriteTree(*tree);
+  options = new ParseOptions();
+  options->paths = tree->Paths();
+  std::atexit([] { delete tree; });
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0 || size > 512) return 0;
+  // The first byte picks the options; the rest is the event text.
+  ParseOptions opts = *options;
+  opts.default_user_only = data[0] & 1;
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1,
+                              size - 1);
+
+  absl::StatusOr<EventSpec> one = perfcounters::ParseEvent(text, opts);
+  if (one.ok()) {
+    if (one->pmu.empty()) std::abort();
+  } else if (one.status().message().empty()) {
+    std::abort();  // every error must say what was wrong
+  }
+  absl::StatusOr<std::vector<GroupSpec>> list =
+      perfcounters::ParseEventList(text, opts);
+  if (!list.ok() && list.status().message().empty()) std::abort();
+  // A single event that parses is a one-event list with the same attr.
+  if (one.ok()) {
+    if (!list.ok() || list->size() != 1 || (*list)[0].events.size() != 1 ||
+        !((*list)[0].events[0].attr == one->attr)) {
+      std::abort();
+    }
+  }
+  if (data[0] & 2) {
+    const std::vector<std::string> suggestions =
+        perfcounters::SuggestEventNames(text, opts, 3);
+    if (suggestions.size() > 3) std::abort();
+  }
+  return 0;
+}
