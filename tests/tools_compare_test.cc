@@ -229,6 +229,33 @@ TEST_F(GateTest, MissingMetricIsSaidNotZero) {
   EXPECT_THAT(strict.err, HasSubstr("could not be evaluated on 2"));
 }
 
+TEST_F(GateTest, BenchmarkExtIpcAndCoverageKeys) {
+  // benchmark_ext writes derived IPC as "ipc" and multiplexing coverage as
+  // "<label>.coverage" (docs/benchmark_ext.md): IPC is the file's value,
+  // coverage is no metric.
+  auto file = [](double ipc) {
+    std::string out = "{\"benchmarks\": [";
+    for (int i = 0; i < 3; ++i) {
+      absl::StrAppend(&out, i ? "," : "",
+                      "{\"name\": \"BM_x\", \"run_type\": \"iteration\", "
+                      "\"repetition_index\": ",
+                      i,
+                      ", \"real_time\": 10, \"cpu_time\": 10, "
+                      "\"time_unit\": \"ns\", \"cycles\": 100, "
+                      "\"cycles.coverage\": 0.5, \"instructions\": 150, "
+                      "\"ipc\": ",
+                      ipc, "}");
+    }
+    return out + "]}";
+  };
+  Write("base.json", file(1.5));
+  Write("new.json", file(1.4));  // -6.67% (the file's ipc, not 150/100)
+  const RunResult r = Compare({"IPC<-2%"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("-6.67%"));
+  EXPECT_THAT(r.out, Not(HasSubstr("coverage")));
+}
+
 // ---- Bad input: exit 2 and a message saying what and where.
 
 class BadInputTest : public GateTest {
@@ -468,6 +495,42 @@ TEST(Median, OddAndEven) {
   EXPECT_EQ(Median({3, 1, 2}), 2);
   EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
   EXPECT_EQ(Median({7}), 7);
+}
+
+// Regressions found by fuzz/gbench_json_fuzzer and fuzz/gate_fuzzer.
+
+// MetricNames() kept string_views into the vector it was growing (a
+// heap-use-after-free under ASan once a file had a few counters).
+TEST(FuzzRegression, MetricNamesWithManyCounters) {
+  std::string json = R"({"benchmarks": [{"name": "BM_x", "run_name": "BM_x",
+      "run_type": "iteration", "iterations": 1, "real_time": 1,
+      "cpu_time": 1, "time_unit": "ns")";
+  std::vector<std::string> want = {"real_time", "cpu_time", "IPC"};
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = absl::StrCat("counter_with_a_long_name_", i);
+    absl::StrAppend(&json, ", \"", name, "\": ", i + 1);
+    want.push_back(name);
+  }
+  json += "}]}";
+  absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(json, "many.json");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(MetricNames(Compare(*file, *file)), want);
+}
+
+// A gate that is not UTF-8 (it comes from the command line) made the JSON
+// output throw nlohmann's type_error 316 (std::terminate); invalid bytes are
+// now written as U+FFFD.
+TEST(FuzzRegression, JsonOutputOfANonUtf8Gate) {
+  absl::StatusOr<BenchmarkFile> file = LoadBenchmarkJson(kData + "/base.json");
+  if (!file.ok()) GTEST_SKIP() << file.status();
+  const Comparison comparison = Compare(*file, *file);
+  absl::StatusOr<Gate> gate =
+      ParseGate("BM_\xff.*:cpu_time>5%", MetricNames(comparison));
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  const std::string out =
+      Render(comparison, EvaluateGates(comparison, {*gate}), Format::kJson,
+             /*color=*/false);
+  EXPECT_THAT(out, HasSubstr("BM_\xef\xbf\xbd.*:cpu_time>5%"));
 }
 
 }  // namespace
