@@ -350,7 +350,124 @@ TEST(BenchmarkE2E, HelpShowsOurFlagsThenGbenchs) {
   EXPECT_THAT(r.out, HasSubstr("PERFCOUNTERS_EVENTS"));
 }
 
+std::string Context(const Result& r, const std::string& key) {
+  if (!r.json.is_object() || !r.json.contains("context") ||
+      !r.json["context"].contains(key)) {
+    return "";
+  }
+  return r.json["context"][key].get<std::string>();
+}
+
+TEST(BenchmarkE2E, ContextSaysTheReadPathAndTheCalibration) {
+  Result r =
+      RunBench({"--perf_counters=page-faults,task-clock",
+                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Software events are never on a hardware counter: read(2).
+  EXPECT_EQ(Context(r, "perfcounters.read_path"), "syscall");
+  EXPECT_THAT(r.err, HasSubstr("perfcounters: read path: syscall"));
+  EXPECT_EQ(Context(r, "perfcounters.calibrate"), "true");
+  // An empty bracket takes no page fault but some time.
+  EXPECT_EQ(Context(r, "perfcounters.calibration.page-faults"), "0");
+  const std::string tc = Context(r, "perfcounters.calibration.task-clock");
+  ASSERT_FALSE(tc.empty()) << r.json["context"].dump();
+  EXPECT_GT(std::stoll(tc), 0);
+  // Calibration keeps exact counts exact.
+  const nlohmann::json& e = r.Entry("BM_TouchPages/4/threads:1");
+  EXPECT_EQ(PerIteration(e, "page-faults"), 4.0) << e.dump();
+}
+
+TEST(BenchmarkE2E, CalibrationCanBeSwitchedOff) {
+  Result r = RunBench({"--perf_counters=page-faults",
+                       "--perf_counters_calibrate=false",
+                       "--benchmark_filter=BM_PausedTouch", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Context(r, "perfcounters.calibrate"), "false");
+  EXPECT_EQ(Context(r, "perfcounters.calibration.page-faults"), "");
+  EXPECT_EQ(PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0);
+}
+
+TEST(BenchmarkE2E, ForcedSyscallPathAndBadReadValues) {
+  Result r =
+      RunBench({"--perf_counters=page-faults", "--perf_counters_read=syscall",
+                "--benchmark_filter=BM_PausedTouch", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Context(r, "perfcounters.read_path"), "syscall");
+  EXPECT_EQ(PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0);
+
+  r = RunBench({"--perf_counters=page-faults", "--perf_counters_read=rdpmc"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters_read=rdpmc"));
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters_read=auto"));
+}
+
+TEST(BenchmarkE2E, ForcedUserPathRefusesSoftwareEvents) {
+  Result r =
+      RunBench({"--perf_counters=page-faults", "--perf_counters_read=user",
+                "--benchmark_filter=BM_PausedTouch", kMinTime});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters_read=user"));
+  EXPECT_THAT(r.err, HasSubstr("page-faults is a software event"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_PausedTouch")));
+}
+
+TEST(BenchmarkE2E, TooSmallBatchIsWarnedAboutByName) {
+  // task-clock over a 1-iteration batch of a tiny benchmark is smaller than
+  // 10x the spread of the bracket's own task-clock... only if the spread is
+  // not 0; the time a read(2) takes always varies by some ns.
+  Result r = RunBench({"--perf_counters=task-clock",
+                       "--benchmark_filter=BM_TwoInsnLoopFixed",
+                       "--benchmark_min_time=0.001"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string spread =
+      Context(r, "perfcounters.calibration.task-clock.spread");
+  ASSERT_FALSE(spread.empty());
+  const nlohmann::json& e = r.Entry("BM_TwoInsnLoopFixed/10000/iterations:64");
+  ASSERT_TRUE(e.is_object()) << r.out;
+  const double batch = PerIteration(e, "task-clock") * 64;
+  if (batch < 10.0 * std::stod(spread)) {
+    EXPECT_THAT(r.err, HasSubstr("BM_TwoInsnLoopFixed/10000/iterations:64: "
+                                 "task-clock counted"));
+  } else {
+    EXPECT_THAT(r.err, Not(HasSubstr("task-clock counted")));
+  }
+}
+
 // --- Hardware: run in the emulated arm64 machine (skip natively).
+
+TEST(BenchmarkE2EHardware, CalibrationBringsInstructionsCloserToTheLoop) {
+  PERFCOUNTERS_REQUIRE_HW_PMU();
+  const std::string name = "BM_TwoInsnLoopFixed/10000/iterations:64";
+  double value[2];
+  std::string calibration;
+  for (int calibrate = 0; calibrate < 2; ++calibrate) {
+    Result r = RunBench({"--perf_counters=instructions",
+                         std::string("--perf_counters_calibrate=") +
+                             (calibrate ? "true" : "false"),
+                         "--benchmark_filter=BM_TwoInsnLoopFixed"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // The emulated machine offers user-space reads of instructions.
+    EXPECT_EQ(Context(r, "perfcounters.read_path"), "user-space") << r.err;
+    const nlohmann::json& e = r.Entry(name);
+    ASSERT_TRUE(e.is_object()) << r.out;
+    value[calibrate] = PerIteration(e, "instructions");
+    if (calibrate) {
+      calibration = Context(r, "perfcounters.calibration.instructions");
+    }
+  }
+  ASSERT_FALSE(calibration.empty());
+  const double bracket = std::stod(calibration);
+  std::printf(
+      "instructions per iteration of a 10000-loop (2 per loop): "
+      "uncalibrated %.4f, calibrated %.4f, bracket %.0f\n",
+      value[0], value[1], bracket);
+  // Exactly one bracket per batch (one batch of 64 iterations) subtracted,
+  // never below the loop's own 2 instructions per loop iteration.
+  EXPECT_GT(bracket, 0.0);
+  EXPECT_NEAR((value[0] - value[1]) * 64, bracket, 1e-6 * value[0] * 64);
+  EXPECT_LT(value[1], value[0]);
+  EXPECT_GE(value[1], 20000.0);
+}
 
 TEST(BenchmarkE2EHardware, ExactInstructionsPerIterationAndIpc) {
   PERFCOUNTERS_REQUIRE_HW_PMU();

@@ -8,6 +8,7 @@
 //   BM_Spin              a busy loop (task-clock vs cpu_time)
 //   BM_TwoInsnLoop/N     a 2-instruction asm loop run N times (2N
 //                        instructions per iteration)
+//   BM_TwoInsnLoopFixed  the same, exactly 64 iterations
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -68,6 +69,17 @@ void BM_TwoInsnLoop(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TwoInsnLoop)->Arg(10000)->Arg(1000000);
+
+// The same loop with a fixed number of iterations (one batch of 64): two
+// runs of it count the same instructions, so calibrated and uncalibrated
+// results can be compared exactly.
+void BM_TwoInsnLoopFixed(benchmark::State& state) {
+  const auto n = static_cast<uint64_t>(state.range(0));
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::TwoInstructionLoop(n);
+  }
+}
+BENCHMARK(BM_TwoInsnLoopFixed)->Arg(10000)->Iterations(64);
 
 }  // namespace
 
