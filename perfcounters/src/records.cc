@@ -73,7 +73,8 @@ class Cursor {
                         std::vector<uint64_t>* out) {
     if (auto s = CheckArray(field, count, 8); !s.ok()) return s;
     out->resize(count);
-    std::memcpy(out->data(), bytes_.data() + pos_, count * 8);
+    // memcpy from/to an empty vector's null data() is undefined even for 0.
+    if (count != 0) std::memcpy(out->data(), bytes_.data() + pos_, count * 8);
     pos_ += count * 8;
     return absl::OkStatus();
   }
