@@ -351,7 +351,10 @@ std::string RenderJson(const Comparison& c,
     }
     benchmarks.push_back(std::move(b));
   }
-  return root.dump(2) + "\n";
+  // Gate texts come from the command line and need not be UTF-8: replace
+  // invalid bytes (U+FFFD) instead of throwing.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 // Four significant digits with trailing zeros kept (1.000, 12.50, 995.0),
