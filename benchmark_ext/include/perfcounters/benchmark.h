@@ -11,8 +11,10 @@
 // timer starts and before it stops. Per benchmark thread the counter groups
 // are opened for the calling thread once (outside the timed region) and
 // reused for every later batch on that thread; a snapshot is taken at the
-// start and at the end of each batch (one read(2) per group per boundary),
-// and the per-batch deltas are scaled for multiplexing. The values go into
+// start and at the end of each batch (per group: user-space reads of its
+// members where the kernel allows it, else one read(2); see
+// benchmark_counters.h), the per-batch deltas are scaled for multiplexing
+// and the measurement's own counts (calibration) are subtracted. The values go into
 // `state.counters` as per-iteration counters; see docs/benchmark_ext.md for
 // the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
 // the counters together with gbench's timer.
