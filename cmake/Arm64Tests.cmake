@@ -72,16 +72,23 @@ set_tests_properties(arm64.runner PROPERTIES
 
 # The runner's own limit is below CTest's, so a hung test is reported by the
 # runner (exit 124, with what it printed) rather than killed silently.
+# Test data the tests read by its source path is there in the machine too.
+set(_pc_mirror "")
+if(EXISTS "${PROJECT_SOURCE_DIR}/tests/testdata")
+  set(_pc_mirror --mirror "${PROJECT_SOURCE_DIR}/tests/testdata")
+endif()
 function(perfcounters_arm64_test name binary)
   add_test(NAME ${name}
-    COMMAND "${_pc_runner}" --timeout 270 ${ARGN} -- "${_pc_arm64_build}/tests/${binary}")
+    COMMAND "${_pc_runner}" --timeout 270 ${_pc_mirror} ${ARGN}
+            -- "${_pc_arm64_build}/tests/${binary}")
   set_tests_properties(${name} PROPERTIES
     FIXTURES_REQUIRED "arm64_fetched;arm64_built" LABELS arm64 TIMEOUT 300)
 endfunction()
 
 # Executables a test depends on (add_dependencies), e.g. the benchmark
-# binaries the benchmark_ext tests run, travel with it: `--with` puts them
-# next to the test binary in the machine, as they are in the build tree.
+# binaries the benchmark_ext tests run or the perfcounters command the tools
+# tests run, travel with it: `--with` puts them next to the test binary in
+# the machine, `--mirror` at their path in the build tree.
 function(_perfcounters_arm64_companions out bin)
   set(args "")
   get_target_property(deps ${bin} MANUALLY_ADDED_DEPENDENCIES)
@@ -102,7 +109,9 @@ function(_perfcounters_arm64_companions out bin)
       set(name ${dep})
     endif()
     file(RELATIVE_PATH rel "${CMAKE_BINARY_DIR}" "${dir}/${name}")
-    list(APPEND args --with "${_pc_arm64_build}/${rel}")
+    # Next to the test, and at its build path (tests that were compiled with
+    # $<TARGET_FILE:...> of it).
+    list(APPEND args --with "${_pc_arm64_build}/${rel}" --mirror "${_pc_arm64_build}/${rel}")
   endforeach()
   set(${out} ${args} PARENT_SCOPE)
 endfunction()
