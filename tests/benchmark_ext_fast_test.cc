@@ -16,6 +16,7 @@
 #include "perfcounters/benchmark_counters.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/group.h"
 #include "support/hw.h"
 #include "support/loops.h"
 
@@ -211,6 +212,58 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMostAFifthOfTheSyscallOne) {
       per_pair[0], per_pair[1], per_pair[0] / per_pair[1]);
   EXPECT_GT(per_pair[0], 0.0);
   EXPECT_LE(per_pair[0], 0.2 * per_pair[1]);
+}
+
+TEST(CounterSetHardware, SyscallBracketCostsAtMostTwoRawReadsPlus5Percent) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:uk");
+  double per_pair[2][2];  // [syscall path, raw reads][user only, with kernel]
+  int k = 0;
+  for (const char* outer_text : {"instructions:u", "instructions:uk"}) {
+    EventSpec outer_spec = Spec(outer_text);
+    outer_spec.attr.disabled = true;
+    outer_spec.attr.read_format =
+        PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    absl::StatusOr<perfcounters::Event> outer =
+        perfcounters::Event::Open(outer_spec);
+    ASSERT_TRUE(outer.ok()) << outer.status();
+    CounterSet set =
+        CounterSet::Open({{Spec("instructions:u")}}, ReadMode::kSyscall);
+    ASSERT_TRUE(set.group_status(0).ok()) << set.group_status(0);
+    constexpr int kPairs = 200;
+    BracketInstructions(set, *outer, kPairs);  // warm up
+    const uint64_t none = BracketInstructions(set, *outer, 0);
+    per_pair[0][k] =
+        static_cast<double>(BracketInstructions(set, *outer, kPairs) - none) /
+        kPairs;
+    // Two bare read(2)s of a group of the same event.
+    perfcounters::GroupOptions options;
+    options.start_disabled = false;
+    absl::StatusOr<perfcounters::Group> group =
+        perfcounters::Group::Open({Spec("instructions:u")}, options);
+    ASSERT_TRUE(group.ok()) << group.status();
+    uint64_t buf[5];
+    const int fd = group->leader().fd();
+    uint64_t count[2] = {0, 0};
+    for (int round = 0; round < 2; ++round) {
+      ASSERT_TRUE(outer->Reset().ok());
+      ASSERT_TRUE(outer->Enable().ok());
+      for (int i = 0; i < kPairs; ++i) {
+        ASSERT_EQ(read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof buf));
+        ASSERT_EQ(read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof buf));
+      }
+      ASSERT_TRUE(outer->Disable().ok());
+      count[round] = outer->ReadCount()->value;
+    }
+    per_pair[1][k] = static_cast<double>(count[1] - none) / kPairs;
+    ++k;
+  }
+  std::printf(
+      "instructions per Start+Stop (read(2) path) vs two raw read()s: user "
+      "only %.1f vs %.1f, kernel included %.1f vs %.1f (ratio %.3f)\n",
+      per_pair[0][0], per_pair[1][0], per_pair[0][1], per_pair[1][1],
+      per_pair[0][1] / per_pair[1][1]);
+  EXPECT_LE(per_pair[0][1], 1.05 * per_pair[1][1]);
 }
 
 }  // namespace
