@@ -84,8 +84,6 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
   CounterSet c;
   size_t events = 0;
   for (const std::vector<EventSpec>& specs : groups) {
-    c.first_event_.push_back(events);
-    events += specs.size();
     GroupOptions options;
     options.start_disabled = false;  // counts from open; we only snapshot
     absl::StatusOr<Group> group = absl::UnknownError("not opened");
@@ -114,51 +112,65 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
     }
     c.readers_.push_back(std::move(readers));
     c.why_.push_back(why);
-    const size_t words =
-        c.groups_.back().has_value() ? 3 + 2 * specs.size() : 0;
-    c.start_.emplace_back(words);
-    c.end_.emplace_back(words);
+    Slot& slot = c.slots_.emplace_back();
+    slot.n = static_cast<uint32_t>(specs.size());
+    slot.bytes = static_cast<uint32_t>((3 + 2 * specs.size()) * 8);
+    slot.first = events;
+    events += specs.size();
   }
-  c.start_user_.resize(groups.size());
-  c.failed_.resize(groups.size());
+  // One buffer for every group's start, end and ids; pointers set once it
+  // no longer grows.
+  size_t words = 0;
+  for (const Slot& s : c.slots_) words += 2 * (3 + 2 * s.n) + s.n;
+  c.buffers_.assign(words, 0);
+  uint64_t* p = c.buffers_.data();
+  for (size_t g = 0; g < c.slots_.size(); ++g) {
+    Slot& s = c.slots_[g];
+    s.start = p;
+    s.end = p + 3 + 2 * s.n;
+    uint64_t* ids = s.end + 3 + 2 * s.n;
+    p = ids + s.n;
+    s.ids = ids;
+    if (!c.groups_[g].has_value()) continue;
+    s.fd = c.groups_[g]->leader().fd();
+    for (uint32_t m = 0; m < s.n; ++m) ids[m] = c.groups_[g]->events()[m].id();
+    if (!c.readers_[g].empty()) s.readers = c.readers_[g].data();
+  }
   c.raw_.resize(events);
-  c.enabled_.resize(groups.size());
-  c.running_.resize(groups.size());
   return c;
 }
 
 void CounterSet::ResetBatch() {
-  std::fill(failed_.begin(), failed_.end(), 0);
+  for (Slot& s : slots_) {
+    s.failed = false;
+    s.enabled = 0;
+    s.running = 0;
+  }
   std::fill(raw_.begin(), raw_.end(), 0);
-  std::fill(enabled_.begin(), enabled_.end(), 0);
-  std::fill(running_.begin(), running_.end(), 0);
   intervals_ = 0;
   user_snapshots_ = 0;
   syscall_snapshots_ = 0;
 }
 
-// One snapshot of group `g` into `buf` (read(2)'s layout), on one path.
-// The read(2) buffer is preallocated to the exact size of the group's
-// record; a short read (a pinned group in error state reads 0 bytes) or a
-// record of another shape is a failure.
-bool CounterSet::Snapshot(size_t g, uint64_t* buf, bool* user) {
-  const std::vector<UserReader>& readers = readers_[g];
-  const size_t n = start_[g].size() / 2 - 1;
-  if (!readers.empty()) {
-    const std::vector<Event>& events = groups_[g]->events();
+// One snapshot of a group into `buf` (read(2)'s layout), on one path. The
+// read(2) buffer has the exact size of the group's record; a short read (a
+// pinned group in error state reads 0 bytes) or a record of another shape
+// is a failure.
+inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user) {
+  if (s.readers != nullptr) {
     UserReading r;
-    size_t m = 0;
-    for (; m < n; ++m) {
-      if (!readers[m].TryReadUserSpace(&r)) break;
+    uint32_t m = 0;
+    for (; m < s.n; ++m) {
+      if (!s.readers[m].TryReadUserSpace(&r)) break;
+      buf[3 + 2 * m] = r.value;
+      buf[4 + 2 * m] = s.ids[m];
       if (m == 0) {
         buf[1] = r.enabled;
         buf[2] = r.running;
       }
-      buf[3 + 2 * m] = r.value;
-      buf[4 + 2 * m] = events[m].id();
     }
-    if (m == n) {
-      buf[0] = n;
+    if (m == s.n) {
+      buf[0] = s.n;
       *user = true;
       ++user_snapshots_;
       return true;
@@ -166,18 +178,15 @@ bool CounterSet::Snapshot(size_t g, uint64_t* buf, bool* user) {
   }
   *user = false;
   ++syscall_snapshots_;
-  const size_t bytes = start_[g].size() * sizeof(uint64_t);
-  const ssize_t got = read(groups_[g]->leader().fd(), buf, bytes);
-  return got == static_cast<ssize_t>(bytes) && buf[0] == n;
+  return read(s.fd, buf, s.bytes) == static_cast<ssize_t>(s.bytes) &&
+         buf[0] == s.n;
 }
 
 void CounterSet::Start() {
   if (counting_) return;
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    if (!groups_[g].has_value() || failed_[g]) continue;
-    bool user = false;
-    if (!Snapshot(g, start_[g].data(), &user)) failed_[g] = 1;
-    start_user_[g] = user;
+  for (Slot& s : slots_) {
+    if (s.fd < 0 || s.failed) continue;
+    s.failed = !Snapshot(s, s.start, &s.start_user);
   }
   counting_ = true;
 }
@@ -186,34 +195,34 @@ void CounterSet::Stop() {
   if (!counting_) return;
   counting_ = false;
   ++intervals_;
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    if (!groups_[g].has_value() || failed_[g]) continue;
-    uint64_t* end = end_[g].data();
-    const uint64_t* start = start_[g].data();
+  for (Slot& s : slots_) {
+    if (s.fd < 0 || s.failed) continue;
+    uint64_t* end = s.end;
+    const uint64_t* start = s.start;
     bool user = false;
-    if (!Snapshot(g, end, &user)) {
-      failed_[g] = 1;
+    if (!Snapshot(s, end, &user)) {
+      s.failed = true;
       continue;
     }
     // Times: the user-space path extrapolates the kernel's clock with the
     // page's mult/shift, so across paths the two may disagree by a few ns;
     // only a same-path time going backwards is an error.
-    const bool mixed = user != (start_user_[g] != 0);
-    if (!mixed && (end[1] < start[1] || end[2] < start[2])) {
-      failed_[g] = 1;
+    if (user == s.start_user && (end[1] < start[1] || end[2] < start[2])) {
+      s.failed = true;
       continue;
     }
-    enabled_[g] += end[1] > start[1] ? end[1] - start[1] : 0;
-    running_[g] += end[2] > start[2] ? end[2] - start[2] : 0;
-    const size_t first = first_event_[g];
-    for (size_t m = 0; m < end[0]; ++m) {
+    s.enabled += end[1] > start[1] ? end[1] - start[1] : 0;
+    s.running += end[2] > start[2] ? end[2] - start[2] : 0;
+    uint64_t* raw = raw_.data() + s.first;
+    for (uint32_t m = 0; m < s.n; ++m) {
       // Same member (id) and a counter that did not go backwards.
-      const size_t v = 3 + 2 * m;
-      if (end[v + 1] != start[v + 1] || end[v] < start[v]) {
-        failed_[g] = 1;
+      const uint64_t* v = end + 3 + 2 * m;
+      const uint64_t* w = start + 3 + 2 * m;
+      if (v[1] != w[1] || v[0] < w[0]) {
+        s.failed = true;
         break;
       }
-      raw_[first + m] += end[v] - start[v];
+      raw[m] += v[0] - w[0];
     }
   }
 }
@@ -224,13 +233,12 @@ std::vector<BracketCost> CounterSet::Calibrate(int samples) {
     ResetBatch();
     Start();
     Stop();
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      if (!groups_[g].has_value() || failed_[g] || running_[g] == 0 ||
-          running_[g] < enabled_[g]) {
+    for (const Slot& slot : slots_) {
+      if (slot.fd < 0 || slot.failed || slot.running == 0 ||
+          slot.running < slot.enabled) {
         continue;
       }
-      const size_t n = groups_[g]->size();
-      for (size_t i = first_event_[g]; i < first_event_[g] + n; ++i) {
+      for (size_t i = slot.first; i < slot.first + slot.n; ++i) {
         counts[i].push_back(raw_[i]);
       }
     }

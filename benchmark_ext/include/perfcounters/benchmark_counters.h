@@ -91,12 +91,12 @@ class CounterSet {
   // Events over all groups, group by group.
   size_t event_count() const { return raw_.size(); }
   // Index of group `g`'s first event in the flat event order.
-  size_t first_event(size_t g) const { return first_event_[g]; }
+  size_t first_event(size_t g) const { return slots_[g].first; }
   // OK, or why group `g` could not be opened on this thread.
   const absl::Status& group_status(size_t g) const { return status_[g]; }
   // Whether group `g` is read from user space (when its members are on
   // counters); when false, user_space_reason() says why.
-  bool user_space(size_t g) const { return !readers_[g].empty(); }
+  bool user_space(size_t g) const { return slots_[g].readers != nullptr; }
   const std::string& user_space_reason(size_t g) const { return why_[g]; }
 
   // Snapshots every group: the start of a counting interval. Allocates
@@ -110,11 +110,11 @@ class CounterSet {
 
   // The batch so far. failed(g): a read of group g failed or went
   // backwards (its events are not counted in this batch).
-  bool failed(size_t g) const { return failed_[g] != 0; }
+  bool failed(size_t g) const { return slots_[g].failed; }
   // Summed raw delta of event `i`; summed enabled/running of group `g`.
   uint64_t raw(size_t i) const { return raw_[i]; }
-  uint64_t enabled(size_t g) const { return enabled_[g]; }
-  uint64_t running(size_t g) const { return running_[g]; }
+  uint64_t enabled(size_t g) const { return slots_[g].enabled; }
+  uint64_t running(size_t g) const { return slots_[g].running; }
   // Completed intervals (Start+Stop pairs) in the batch.
   uint64_t intervals() const { return intervals_; }
   // Group snapshots taken in the batch from user space / with read(2).
@@ -127,25 +127,43 @@ class CounterSet {
   std::vector<BracketCost> Calibrate(int samples);
 
  private:
-  bool Snapshot(size_t g, uint64_t* buf, bool* user);
+  // What Start()/Stop() touch for one group, in one place.
+  struct Slot {
+    // The leader's fd; -1 when the group is not open.
+    int fd = -1;
+    // Members, and the size of a read(2) record in bytes.
+    uint32_t n = 0;
+    uint32_t bytes = 0;
+    // Index of the first member in raw_.
+    size_t first = 0;
+    // Snapshot buffers (in buffers_), in read(2)'s PERF_FORMAT_GROUP|ID|
+    // TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING layout
+    //   { nr, time_enabled, time_running, { value, id } x nr }
+    // whichever path filled them; and the members' ids.
+    uint64_t* start = nullptr;
+    uint64_t* end = nullptr;
+    const uint64_t* ids = nullptr;
+    // One reader per member when read from user space, else null.
+    const UserReader* readers = nullptr;
+    bool failed = false;
+    bool start_user = false;
+    uint64_t enabled = 0;
+    uint64_t running = 0;
+  };
 
+  bool Snapshot(const Slot& s, uint64_t* buf, bool* user);
+
+  // Groups, their open status, and why not user space; the readers own
+  // the mapped pages. Slot pointers point into these vectors' heap buffers
+  // (Group keeps its events in a vector too), which moving a CounterSet
+  // does not move.
   std::vector<std::optional<Group>> groups_;
   std::vector<absl::Status> status_;
   std::vector<std::string> why_;
-  // Per group: one reader per member when read from user space, else empty.
   std::vector<std::vector<UserReader>> readers_;
-  std::vector<size_t> first_event_;
-  // Per group: the snapshot buffers, in read(2)'s PERF_FORMAT_GROUP|ID|
-  // TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING layout
-  //   { nr, time_enabled, time_running, { value, id } x nr }
-  // whichever path filled them.
-  std::vector<std::vector<uint64_t>> start_;
-  std::vector<std::vector<uint64_t>> end_;
-  std::vector<char> start_user_;
-  std::vector<char> failed_;
+  std::vector<uint64_t> buffers_;
+  std::vector<Slot> slots_;
   std::vector<uint64_t> raw_;
-  std::vector<uint64_t> enabled_;
-  std::vector<uint64_t> running_;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;
