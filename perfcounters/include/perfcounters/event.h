@@ -5,6 +5,13 @@
 // perf_event interface is a method; errors name the ioctl and the errno.
 // Open failures are explained by ExplainOpenError() (capabilities.h): which
 // sysctl or capability, "not supported by this machine's PMU", and so on.
+//
+// Thread safety: const methods (reads, ioctls) are each independent
+// syscalls on the fd and may run concurrently from several threads on one
+// Event. Measure() from two threads at once on one Event is not a data race
+// but its reset/enable/disable steps interleave and the counts are
+// meaningless: use one Event per thread. Close(), moves and destruction must
+// not overlap any other use of the same Event (tests/fault_lifecycle_test.cc).
 #ifndef PERFCOUNTERS_EVENT_H_
 #define PERFCOUNTERS_EVENT_H_
 

@@ -5,6 +5,10 @@
 // and closes them (members first). Every member is opened with read_format
 // PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING so that one
 // read(2) of the leader returns the whole group (a GroupReading).
+//
+// Thread safety: as for Event (event.h): concurrent const calls such as
+// Read() on one Group are supported; Measure()/Verify() need one Group per
+// thread; Close(), moves and destruction must not overlap any other use.
 #ifndef PERFCOUNTERS_GROUP_H_
 #define PERFCOUNTERS_GROUP_H_
 

@@ -1,0 +1,186 @@
+// fault_lifecycle_test.cc: misuse and concurrency with real events. Every
+// operation on a closed or moved-from Event/Group is a FailedPrecondition
+// naming the event, never a crash or a call on a stale fd; double close is
+// an error, not a second close(2). The thread-safety contract of event.h and
+// group.h (const operations may run concurrently; one object per thread for
+// Measure) is exercised with several threads (run under TSan by
+// scripts/ci-hardening).
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfcounters/event.h"
+#include "perfcounters/grammar.h"
+#include "perfcounters/group.h"
+
+namespace perfcounters {
+namespace {
+
+using ::testing::HasSubstr;
+
+EventSpec Spec(const std::string& text) {
+  absl::StatusOr<EventSpec> spec = ParseEvent(text);
+  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
+  if (!spec.ok()) return EventSpec{};
+  // Readable with Event::ReadCount() (Group::Open sets its own format).
+  spec->attr.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  return *spec;
+}
+
+void ExpectClosedError(const absl::Status& s, const std::string& what) {
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << what << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("closed")) << what;
+}
+
+TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
+  absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const int fd = e->fd();
+  ASSERT_TRUE(e->Close().ok());
+  EXPECT_EQ(e->fd(), -1);
+  // A new fd may reuse the number; a closed Event must never touch it.
+  absl::StatusOr<Event> other = Event::Open(Spec("page-faults"));
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->fd(), fd);
+
+  ExpectClosedError(e->Close(), "double close: ");
+  ExpectClosedError(e->Enable(), "Enable: ");
+  ExpectClosedError(e->Disable(), "Disable: ");
+  ExpectClosedError(e->Reset(), "Reset: ");
+  ExpectClosedError(e->Refresh(1), "Refresh: ");
+  ExpectClosedError(e->SetPeriod(1000), "SetPeriod: ");
+  ExpectClosedError(e->QueryId().status(), "QueryId: ");
+  ExpectClosedError(e->SetOutput(-1), "SetOutput: ");
+  ExpectClosedError(e->ReadCount().status(), "ReadCount: ");
+  ExpectClosedError(e->Measure([] {}).status(), "Measure: ");
+  EXPECT_THAT(std::string(e->ReadCount().status().message()),
+              HasSubstr("task-clock"));
+  // The other event was not disturbed.
+  EXPECT_TRUE(other->ReadCount().ok()) << other->ReadCount().status();
+}
+
+TEST(FaultLifecycleTest, MovedFromEventAndGroupAreClosed) {
+  absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
+  ASSERT_TRUE(e.ok());
+  Event moved = std::move(*e);
+  EXPECT_TRUE(moved.is_open());
+  EXPECT_FALSE(e->is_open());  // NOLINT(bugprone-use-after-move)
+  ExpectClosedError(e->ReadCount().status(), "moved-from: ");
+  ExpectClosedError(e->Close(), "moved-from close: ");
+  EXPECT_TRUE(moved.ReadCount().ok());
+
+  absl::StatusOr<Group> g = Group::Open({Spec("task-clock")});
+  ASSERT_TRUE(g.ok());
+  Group h = std::move(*g);
+  EXPECT_EQ(g->size(), 0u);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(g->Read().status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(h.Read().ok());
+}
+
+TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
+  absl::StatusOr<Group> g =
+      Group::Open({Spec("task-clock"), Spec("page-faults")});
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_TRUE(g->Close().ok());
+  EXPECT_EQ(g->size(), 0u);
+  for (const absl::Status& s :
+       {g->Close(), g->Enable(), g->Disable(), g->Reset(), g->Verify(),
+        g->Read().status(), g->Measure([] {}).status()}) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_FALSE(s.message().empty());
+  }
+}
+
+// Touches `pages` fresh pages: at least that many page faults.
+void TouchFreshPages(size_t pages) {
+  const size_t page = sysconf(_SC_PAGESIZE);
+  void* p = mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  for (size_t i = 0; i < pages; ++i) {
+    static_cast<volatile char*>(p)[i * page] = 1;
+  }
+  munmap(p, pages * page);
+}
+
+// Supported: one Group per thread, each counting its own thread.
+TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
+  constexpr int kThreads = 4;
+  constexpr size_t kPages = 64;
+  std::vector<uint64_t> faults(kThreads, 0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<Group> g =
+          Group::Open({Spec("task-clock"), Spec("page-faults")});
+      if (!g.ok()) {
+        errors[t] = g.status().ToString();
+        return;
+      }
+      for (int round = 0; round < 20; ++round) {
+        absl::StatusOr<GroupReading> r =
+            g->Measure([] { TouchFreshPages(kPages); });
+        if (!r.ok() || r->values.size() != 2 || r->running == 0) {
+          errors[t] = r.ok() ? "bad reading" : r.status().ToString();
+          return;
+        }
+        if (round == 0 || r->values[1].value < faults[t]) {
+          faults[t] = r->values[1].value;  // the smallest round
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_GE(faults[t], kPages) << "thread " << t;
+    // Each thread counted itself only, not the other threads' faults.
+    EXPECT_LT(faults[t], 2 * kPages + 64) << "thread " << t;
+  }
+}
+
+// Supported: concurrent const reads of one Group from several threads.
+TEST(FaultLifecycleTest, ConcurrentReadsOfOneGroup) {
+  GroupOptions options;
+  options.start_disabled = false;
+  absl::StatusOr<Group> g =
+      Group::Open({Spec("task-clock"), Spec("context-switches")}, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  constexpr int kThreads = 4;
+  std::atomic<int> bad{0};
+  std::atomic<int> reads{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      uint64_t last_enabled = 0;
+      for (int i = 0; i < 2000; ++i) {
+        absl::StatusOr<GroupReading> r = g->Read();
+        if (!r.ok() || r->values.size() != 2 || r->enabled < last_enabled) {
+          bad.fetch_add(1);
+          return;
+        }
+        last_enabled = r->enabled;
+        reads.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(reads.load(), kThreads * 2000);
+}
+
+}  // namespace
+}  // namespace perfcounters
