@@ -15,6 +15,7 @@
 #include "perfcounters/attr.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
+#include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
 
@@ -22,6 +23,7 @@ namespace perfcounters {
 namespace {
 
 using ::perfcounters::testing::HardwareRequired;
+using ::perfcounters::testing::HardwareUserAttr;
 using ::perfcounters::testing::TwoInstructionLoop;
 
 // The first line of a file, or "" when it cannot be read.
@@ -56,15 +58,8 @@ TEST(Arm64MachineTest, IsTheMachineTheRunnerPromises) {
 // Instructions retired in user space by TwoInstructionLoop(n), measured with
 // a freshly opened instructions:u counter.
 uint64_t CountLoop(uint64_t n) {
-  Attr attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.disabled = true;
-  attr.exclude_kernel = true;
-  attr.exclude_hv = true;
-  attr.read_format =
-      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  absl::StatusOr<Event> event = Event::Open(attr, "instructions:u");
+  absl::StatusOr<Event> event = Event::Open(
+      HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
   EXPECT_TRUE(event.ok()) << event.status();
   if (!event.ok()) return 0;
   EXPECT_TRUE(event->Enable().ok());
