@@ -1,5 +1,6 @@
 // benchmark_ext_flags_test.cc: --perf_counters, --benchmark_perf_counters,
-// --perf_counters_strict and PERFCOUNTERS_EVENTS are taken out of argv.
+// --perf_counters_strict, --perf_counters_read, --perf_counters_calibrate
+// and PERFCOUNTERS_EVENTS are taken out of argv.
 #include <string>
 #include <vector>
 
@@ -97,11 +98,53 @@ TEST(ExtractFlags, MissingValueIsAnError) {
   EXPECT_THAT(f.status().message(), HasSubstr("--perf_counters=LIST"));
 }
 
+TEST(ExtractFlags, ReadPathAndCalibration) {
+  Argv a({"bm", "--perf_counters_read=user", "--benchmark_filter=X",
+          "--perf_counters_calibrate=false"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->read_mode, ReadMode::kUser);
+  EXPECT_FALSE(f->calibrate);
+  EXPECT_THAT(a.Remaining(), ElementsAre("bm", "--benchmark_filter=X"));
+
+  Argv b({"bm"});
+  f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->read_mode, ReadMode::kAuto);
+  EXPECT_TRUE(f->calibrate);
+
+  Argv c({"bm", "--perf_counters_read=syscall", "--perf_counters_calibrate"});
+  f = ExtractFlags(&c.argc, c.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->read_mode, ReadMode::kSyscall);
+  EXPECT_TRUE(f->calibrate);
+}
+
+TEST(ExtractFlags, BadReadPathOrCalibrationIsAnError) {
+  Argv a({"bm", "--perf_counters_read"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()),
+              HasSubstr("--perf_counters_read=auto"));
+  Argv b({"bm", "--perf_counters_read=fast"});
+  f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()),
+              HasSubstr("--perf_counters_read=fast"));
+  Argv c({"bm", "--perf_counters_calibrate=maybe"});
+  f = ExtractFlags(&c.argc, c.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()),
+              HasSubstr("--perf_counters_calibrate=false"));
+}
+
 TEST(FlagsHelp, DocumentsEveryFlag) {
   const std::string help = FlagsHelp();
   EXPECT_THAT(help, HasSubstr("--perf_counters=LIST"));
   EXPECT_THAT(help, HasSubstr("--benchmark_perf_counters=LIST"));
   EXPECT_THAT(help, HasSubstr("--perf_counters_strict"));
+  EXPECT_THAT(help, HasSubstr("--perf_counters_read=auto|syscall|user"));
+  EXPECT_THAT(help, HasSubstr("--perf_counters_calibrate[=true|false]"));
   EXPECT_THAT(help, HasSubstr("PERFCOUNTERS_EVENTS"));
 }
 
