@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
+#include "perfcounters/hybrid.h"
 #include "perfcounters/pmu.h"
 #include "perfcounters/tracepoint.h"
 #include "sysfs_file.h"
@@ -294,7 +295,15 @@ absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
       if (!status.ok()) return status;
     }
   }
-  if (event.ok()) event->spec.text = std::string(text);
+  if (event.ok()) {
+    event->spec.text = std::string(text);
+    // A generic event without a PMU on a hybrid CPU (hybrid.h).
+    absl::Status hybrid =
+        CheckGenericEventOnHybrid(event->spec, ctx.options.paths);
+    if (!hybrid.ok()) {
+      return absl::InvalidArgumentError(Cat(hybrid.message(), At(ctx, offset)));
+    }
+  }
   return event;
 }
 

@@ -56,7 +56,9 @@ struct ParseOptions {
   bool default_user_only = false;
 };
 
-// Parses a single event (no commas, no braces).
+// Parses a single event (no commas, no braces). On a hybrid CPU (sysfs has
+// cpu_core and cpu_atom) a generic hardware/cache event must name its core
+// PMU (cpu_core/cycles/): a bare `cycles` is InvalidArgument (hybrid.h).
 absl::StatusOr<EventSpec> ParseEvent(std::string_view text,
                                      const ParseOptions& options = {});
 

@@ -18,6 +18,7 @@
 #include "perfcounters/generic_events.h"  // IWYU pragma: export
 #include "perfcounters/grammar.h"         // IWYU pragma: export
 #include "perfcounters/group.h"           // IWYU pragma: export
+#include "perfcounters/hybrid.h"          // IWYU pragma: export
 #include "perfcounters/paths.h"           // IWYU pragma: export
 #include "perfcounters/perf_names.h"      // IWYU pragma: export
 #include "perfcounters/pmu.h"             // IWYU pragma: export
