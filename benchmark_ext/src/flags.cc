@@ -148,8 +148,8 @@ std::string FlagsHelp() {
         pairs, the minimum over 33, per thread) and subtract them once per
         batch and pause (default true; never below 0). Recorded in the
         JSON context (perfcounters.calibration.<name>). A batch that counts
-        less than 10x the measurement's own spread gets a warning naming
-        the benchmark.
+        less than the measurement itself, or than 10x its spread, gets a
+        warning naming the benchmark.
   PERFCOUNTERS_EVENTS=LIST (environment)
         Used when neither flag is given.
 

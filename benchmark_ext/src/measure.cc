@@ -227,17 +227,19 @@ void PublishBatch(const ThreadCounters& c) {
         const double intervals = static_cast<double>(set.intervals());
         value =
             std::max(0.0, value - static_cast<double>(cost.floor) * intervals);
-        if (cost.spread > 0 &&
-            value < 10.0 * static_cast<double>(cost.spread) * intervals) {
+        // Too small: below 10x the bracket's noise, or below the bracket's
+        // own count (then the result is mostly the subtraction).
+        const double limit = std::max(10.0 * static_cast<double>(cost.spread),
+                                      static_cast<double>(cost.floor)) *
+                             intervals;
+        if (value < limit) {
           run.noise.push_back(absl::StrCat(
               c.config->keys[i], " counted ", value, " in a batch of ",
               set.intervals(),
-              " interval(s), less than 10x the measurement's own "
-              "noise (",
-              cost.spread,
-              " per interval); the value is dominated by the "
-              "measurement: give the benchmark more work per batch "
-              "(--benchmark_min_time)"));
+              " interval(s), less than the measurement's own count (",
+              cost.floor, " per interval) or 10x its noise (", cost.spread,
+              " per interval); the value is dominated by the measurement: "
+              "give the benchmark more work per batch"));
         }
       }
       run.scaled[i] += value;

@@ -9,6 +9,7 @@
 //   BM_TwoInsnLoop/N     a 2-instruction asm loop run N times (2N
 //                        instructions per iteration)
 //   BM_TwoInsnLoopFixed  the same, exactly 64 iterations
+//   BM_Tiny              one iteration of almost nothing
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -80,6 +81,14 @@ void BM_TwoInsnLoopFixed(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TwoInsnLoopFixed)->Arg(10000)->Iterations(64);
+
+// One iteration of almost nothing: a batch far too small to measure.
+void BM_Tiny(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::TwoInstructionLoop(1);
+  }
+}
+BENCHMARK(BM_Tiny)->Iterations(1);
 
 }  // namespace
 
