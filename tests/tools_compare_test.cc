@@ -533,5 +533,24 @@ TEST(FuzzRegression, JsonOutputOfANonUtf8Gate) {
   EXPECT_THAT(out, HasSubstr("BM_\xef\xbf\xbd.*:cpu_time>5%"));
 }
 
+// libstdc++'s regex compiler overflows (UB) on huge back-references and
+// repetition counts; such filters are a clear error instead.
+TEST(FuzzRegression, HugeRegexCountsAreAClearError) {
+  const std::vector<std::string> metrics = {"real_time", "cpu_time", "IPC"};
+  for (const char* text :
+       {"BM_\\2222222222222222222222:cpu_time>5%", "a{0,99999999999}:IPC<-1%",
+        "a{12345678901}:real_time>1ms"}) {
+    absl::StatusOr<Gate> gate = ParseGate(text, metrics);
+    ASSERT_FALSE(gate.ok()) << text;
+    EXPECT_THAT(std::string(gate.status().message()),
+                HasSubstr("10 or more digits"))
+        << text;
+  }
+  // Long plain numbers (benchmark arguments) are fine.
+  absl::StatusOr<Gate> gate =
+      ParseGate("BM_alloc/1073741824:cpu_time>5%", metrics);
+  EXPECT_TRUE(gate.ok()) << gate.status();
+}
+
 }  // namespace
 }  // namespace perfcounters::tools

@@ -521,6 +521,21 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   if (gate.filter_text == "@geomean") {
     gate.geomean = true;
   } else if (!gate.filter_text.empty()) {
+    // libstdc++ 12's regex compiler overflows a long (undefined behaviour,
+    // found by fuzz/gate_fuzzer) on a back-reference or repetition count of
+    // 19+ digits; no useful count has 10 (\2222222222, {0,9999999999}).
+    for (size_t i = 0, run = 0; i < gate.filter_text.size(); ++i) {
+      const char c = gate.filter_text[i];
+      run = absl::ascii_isdigit(c) ? run + 1 : 0;
+      if (run != 10) continue;
+      const char before = i >= 10 ? gate.filter_text[i - 10] : '\0';
+      if (before == '\\' || before == '{' || before == ',') {
+        return bad(absl::StrCat(
+            "the benchmark filter '", gate.filter_text,
+            "' has a back-reference or repetition count of 10 or more "
+            "digits; use at most 9"));
+      }
+    }
     try {
       gate.filter.emplace(gate.filter_text, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
