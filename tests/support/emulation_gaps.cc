@@ -15,9 +15,15 @@ namespace perfcounters::testing {
 namespace {
 
 constexpr std::array<std::string_view, 10> kGenericGaps = {
-    "cache-references", "cache-misses",           "branches",
-    "branch-instructions", "branch-misses",       "bus-cycles",
-    "ref-cycles",       "stalled-cycles-frontend", "stalled-cycles-backend",
+    "cache-references",
+    "cache-misses",
+    "branches",
+    "branch-instructions",
+    "branch-misses",
+    "bus-cycles",
+    "ref-cycles",
+    "stalled-cycles-frontend",
+    "stalled-cycles-backend",
     "idle-cycles-frontend"};
 
 // Hardware cache events are spelled <cache>-<op>-<result> or <cache>-<op>s.

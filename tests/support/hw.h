@@ -30,23 +30,23 @@ bool IsEmulationGap(std::string_view event);
 
 // Skips (natively) or fails (PERFCOUNTERS_REQUIRE_HW=1) unless `event` opens.
 // In a required run an event listed in emulation_gaps.cc still skips.
-#define PERFCOUNTERS_REQUIRE_EVENT(event)                                     \
-  do {                                                                        \
-    const std::string pc_why_ =                                               \
-        ::perfcounters::testing::WhyEventUnavailable(event);                  \
-    if (!pc_why_.empty()) {                                                   \
-      if (::perfcounters::testing::HardwareRequired() &&                      \
-          !::perfcounters::testing::IsEmulationGap(event)) {                  \
-        FAIL() << "this run requires hardware counters, but " << (event)      \
-               << " cannot be opened: " << pc_why_;                           \
-      }                                                                       \
-      GTEST_SKIP() << "needs " << (event) << " (hardware PMU): " << pc_why_;  \
-    }                                                                         \
+#define PERFCOUNTERS_REQUIRE_EVENT(event)                                    \
+  do {                                                                       \
+    const std::string pc_why_ =                                              \
+        ::perfcounters::testing::WhyEventUnavailable(event);                 \
+    if (!pc_why_.empty()) {                                                  \
+      if (::perfcounters::testing::HardwareRequired() &&                     \
+          !::perfcounters::testing::IsEmulationGap(event)) {                 \
+        FAIL() << "this run requires hardware counters, but " << (event)     \
+               << " cannot be opened: " << pc_why_;                          \
+      }                                                                      \
+      GTEST_SKIP() << "needs " << (event) << " (hardware PMU): " << pc_why_; \
+    }                                                                        \
   } while (0)
 
 // The common case: cycles and instructions must open.
-#define PERFCOUNTERS_REQUIRE_HW_PMU()           \
-  do {                                          \
+#define PERFCOUNTERS_REQUIRE_HW_PMU()             \
+  do {                                            \
     PERFCOUNTERS_REQUIRE_EVENT("instructions:u"); \
     PERFCOUNTERS_REQUIRE_EVENT("cycles:u");       \
   } while (0)

@@ -14,9 +14,9 @@
 // start and at the end of each batch (per group: user-space reads of its
 // members where the kernel allows it, else one read(2); see
 // benchmark_counters.h), the per-batch deltas are scaled for multiplexing
-// and the measurement's own counts (calibration) are subtracted. The values go into
-// `state.counters` as per-iteration counters; see docs/benchmark_ext.md for
-// the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
+// and the measurement's own counts (calibration) are subtracted. The values go
+// into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
+// for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
 // the counters together with gbench's timer.
 //
 // Which events are counted is process-wide: `SetBenchmarkEvents()`, called

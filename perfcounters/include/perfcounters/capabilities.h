@@ -58,8 +58,8 @@ Capabilities ProbeCapabilities(const SystemPaths& paths = {});
 // pinned/exclusive conflict. The status code follows the errno
 // (PermissionDenied, Unimplemented, InvalidArgument, ResourceExhausted,
 // Unavailable, ...).
-absl::Status ExplainOpenError(int err, const EventSpec& spec,
-                              bool in_group, const Capabilities& caps);
+absl::Status ExplainOpenError(int err, const EventSpec& spec, bool in_group,
+                              const Capabilities& caps);
 
 }  // namespace perfcounters
 
