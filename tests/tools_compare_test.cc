@@ -327,6 +327,17 @@ TEST_F(BadInputTest, HugeAndNonFiniteNumbers) {
   ExpectUsageError(
       "{\"benchmarks\": [{\"name\": \"BM_a\", \"cycles\": -Infinity}]}",
       "benchmarks[0] (\"BM_a\").cycles is infinite");
+  // Found by fuzz/gbench_json_fuzzer: casting 3e72 to an integer index was
+  // undefined behaviour.
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"repetition_index\": "
+      "3.3e72}]}",
+      "benchmarks[0] (\"BM_a\").repetition_index is 3.3e+72; expected a "
+      "whole number below 1e15");
+  ExpectUsageError(
+      "{\"benchmarks\": [{\"name\": \"BM_a\", \"repetition_index\": "
+      "1.5}]}",
+      "repetition_index is 1.5; expected a whole number");
 }
 
 TEST_F(BadInputTest, UnreadableFiles) {

@@ -374,6 +374,11 @@ class Handler {
                                    number, ")"));
         }
         if (field == Field::kRepetitionIndex) {
+          // A whole number that fits; casting anything else is undefined.
+          if (number != std::floor(number) || number > 1e15) {
+            return Fail(absl::StrCat(EntryPath(), ".", key_, " is ", number,
+                                     "; expected a whole number below 1e15"));
+          }
           entry_.repetition_index = static_cast<int64_t>(number);
         }
         if (field == Field::kIterations) entry_.iterations = number;
