@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
+#include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
 
@@ -25,24 +26,18 @@ namespace {
 
 using ::perfcounters::testing::TwoInstructionLoop;
 
-constexpr uint64_t kTimes =
-    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-
-Attr SoftwareAttr(uint64_t config) {
-  Attr attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = config;
-  attr.read_format = kTimes | PERF_FORMAT_ID;
+// The shared test attrs, but counting from open (not disabled).
+Attr Counting(Attr attr) {
+  attr.disabled = false;
   return attr;
 }
 
+Attr SoftwareAttr(uint64_t config) {
+  return Counting(testing::SoftwareAttr(config));
+}
+
 Attr InstructionsAttr(bool wide) {
-  Attr attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.exclude_kernel = true;
-  attr.exclude_hv = true;
-  attr.read_format = kTimes;
+  Attr attr = Counting(testing::HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS));
   RequestUserAccess(attr, wide);
   return attr;
 }
