@@ -10,7 +10,7 @@ perfcounters_host_packages=(
   # encode_test cross-checks EncodeAttr against perf stat -vv
   linux-perf
   # tools: fast JSON loading (compare/report), headless browser for the report test
-  libsimdjson-dev chromium libpng-dev
+  libsimdjson-dev libre2-dev chromium libpng-dev
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )

@@ -57,7 +57,7 @@ FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
   for (const RunEntry& e : file.entries) {
     auto [it, inserted] = index.by_name.try_emplace(e.run_name, 0);
     if (inserted) {
-      if (options.filter && !std::regex_search(e.run_name, *options.filter)) {
+      if (options.filter && !options.filter->Matches(e.run_name)) {
         it->second = static_cast<size_t>(-1);
         continue;
       }
@@ -521,28 +521,12 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   if (gate.filter_text == "@geomean") {
     gate.geomean = true;
   } else if (!gate.filter_text.empty()) {
-    // libstdc++ 12's regex compiler overflows a long (undefined behaviour,
-    // found by fuzz/gate_fuzzer) on a back-reference or repetition count of
-    // 19+ digits; no useful count has 10 (\2222222222, {0,9999999999}).
-    for (size_t i = 0, run = 0; i < gate.filter_text.size(); ++i) {
-      const char c = gate.filter_text[i];
-      run = absl::ascii_isdigit(c) ? run + 1 : 0;
-      if (run != 10) continue;
-      const char before = i >= 10 ? gate.filter_text[i - 10] : '\0';
-      if (before == '\\' || before == '{' || before == ',') {
-        return bad(absl::StrCat(
-            "the benchmark filter '", gate.filter_text,
-            "' has a back-reference or repetition count of 10 or more "
-            "digits; use at most 9"));
-      }
+    absl::StatusOr<NameFilter> filter = NameFilter::Create(gate.filter_text);
+    if (!filter.ok()) {
+      return bad(
+          absl::StrCat("the benchmark filter ", filter.status().message()));
     }
-    try {
-      gate.filter.emplace(gate.filter_text, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return bad(absl::StrCat("the benchmark filter '", gate.filter_text,
-                              "' is not a valid regular expression (", e.what(),
-                              ")"));
-    }
+    gate.filter = *std::move(filter);
   }
 
   // VALUE: NUMBER% or NUMBER[UNIT].
@@ -617,7 +601,7 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
       continue;
     }
     for (const BenchmarkComparison& bc : comparison.benchmarks) {
-      if (gate.filter && !std::regex_search(bc.name, *gate.filter)) continue;
+      if (gate.filter && !gate.filter->Matches(bc.name)) continue;
       if (bc.pairing == Pairing::kBaseOnly && gate.relative) {
         r.not_evaluated.push_back({bc.name, "only in the base file"});
         continue;

@@ -14,13 +14,13 @@
 
 #include <cstddef>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gbench_json.h"
+#include "name_filter.h"
 
 namespace perfcounters::tools {
 
@@ -108,8 +108,8 @@ struct Comparison {
 
 // Options for Compare().
 struct CompareOptions {
-  // Only benchmarks whose name matches (std::regex_search) are compared.
-  std::optional<std::regex> filter;
+  // Only benchmarks whose name the filter matches are compared.
+  std::optional<NameFilter> filter;
 };
 
 // Pairs the benchmarks of `base` and `next` by run_name (order: base's
@@ -144,7 +144,7 @@ std::vector<std::string> MetricNames(const Comparison& comparison);
 struct Gate {
   std::string text;
   std::string filter_text;
-  std::optional<std::regex> filter;
+  std::optional<NameFilter> filter;
   bool geomean = false;
   std::string metric;
   enum class Op { kLess, kLessEqual, kGreater, kGreaterEqual } op = Op::kLess;

@@ -38,15 +38,13 @@ with tie and continuity correction; shown when both sides have >= 2 values.)";
 int RunCompare(const CompareArgs& args) {
   CompareOptions options;
   if (!args.filter.empty()) {
-    try {
-      options.filter.emplace(args.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      std::fprintf(stderr,
-                   "perfcounters compare: --filter '%s' is not a valid "
-                   "regular expression: %s\n",
-                   args.filter.c_str(), e.what());
+    absl::StatusOr<NameFilter> filter = NameFilter::Create(args.filter);
+    if (!filter.ok()) {
+      std::fprintf(stderr, "perfcounters compare: --filter %s\n",
+                   std::string(filter.status().message()).c_str());
       return kExitUsage;
     }
+    options.filter = *std::move(filter);
   }
   Format format;
   if (args.format == "table") {

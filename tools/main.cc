@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   cmp->add_option("--fail-on", compare.gates,
                   "gate that fails the run, e.g. 'IPC<-2%' (repeatable)");
   cmp->add_option("--filter", compare.filter,
-                  "only benchmarks whose name matches this regex");
+                  "only benchmarks whose name matches this regex (RE2 syntax)");
   cmp->add_option("--format", compare.format, "table, markdown or json")
       ->capture_default_str();
   cmp->add_option("--color", compare.color, "auto, always or never")
