@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "support/event_helpers.h"
+#include "support/sanitizers.h"
 
 namespace perfcounters {
 namespace {
@@ -90,6 +91,7 @@ void RouteOverflowSignal(int fd, int sig) {
 }
 
 TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
   constexpr uint64_t kPeriod = 10;
   constexpr int kOverflows = 2;
   Attr attr = SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS);

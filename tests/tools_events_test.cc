@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/capabilities.h"
+#include "support/sanitizers.h"
 #include "testing/tool_runner.h"
 
 namespace {
@@ -67,6 +68,7 @@ double PageFaults(long pages) {
 }
 
 TEST(Stat, PageFaultsOfAKnownNumberOfPages) {
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
   constexpr long kPages = 2000;
   const double none = PageFaults(0);
   const double some = PageFaults(kPages);
