@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,7 +18,9 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "support/hw.h"
 #include "support/sanitizers.h"
 #include "testing/tool_runner.h"
 
@@ -42,6 +45,7 @@ const bool kTouchHelper = [] {
 }();
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using perfcounters::tools::testing::ExpectGolden;
@@ -98,6 +102,90 @@ TEST(Stat, JsonOutput) {
   EXPECT_THAT(r.err, HasSubstr("\"runs\": 2"));
   EXPECT_THAT(r.err, HasSubstr("\"event\": \"page-faults\""));
   EXPECT_THAT(r.err, HasSubstr("\"status\": \"counted\""));
+}
+
+// `stat --json` output of `events` over this binary touching no pages.
+nlohmann::json StatJson(const std::string& events) {
+  const RunResult r =
+      RunTool(absl::StrCat("stat --json -e '", events, "' -- ", SelfExe()),
+              "PERFCOUNTERS_TOUCH_PAGES=0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.err, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.err;
+  return j;
+}
+
+TEST(Stat, BracedEventsAreOneGroup) {
+  const nlohmann::json j =
+      StatJson("{task-clock,page-faults},context-switches");
+  ASSERT_TRUE(j.contains("events")) << j.dump();
+  ASSERT_EQ(j["events"].size(), 3u) << j.dump();
+  for (int i : {0, 1}) {
+    EXPECT_EQ(j["events"][i]["group"], 0) << j.dump();
+    EXPECT_EQ(j["events"][i]["status"], "counted") << j.dump();
+    EXPECT_DOUBLE_EQ(j["events"][i]["running_pct"].get<double>(), 100);
+  }
+  EXPECT_FALSE(j["events"][2].contains("group")) << j.dump();
+  EXPECT_GT(j["events"][1]["value"].get<double>(), 0);  // exec faults
+}
+
+// A software event the kernel does not have (config 0x99) leads the group
+// on every machine.
+TEST(Stat, MembersOfAGroupWhoseLeaderCannotOpenSaySo) {
+  const nlohmann::json j = StatJson("{software/config=0x99/,task-clock}");
+  ASSERT_EQ(j["events"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["events"][0]["status"], "not supported");
+  EXPECT_THAT(j["events"][0].value("reason", ""), HasSubstr("ENOENT"));
+  EXPECT_EQ(j["events"][1]["status"], "not supported");
+  EXPECT_EQ(j["events"][1]["reason"],
+            "its group leader software/config=0x99/ cannot be opened");
+  EXPECT_FALSE(j["events"][1].contains("value"));
+}
+
+// In the arm64 machine (6 counters + the cycle counter): a braced pair is
+// counted together with IPC. Of 7 instructions events in one group the
+// kernel takes 6 (they run together: exactly equal counts, never
+// multiplexed) and refuses the 7th at open, which is reported with the
+// reason; the same 7 events ungrouped are multiplexed and all counted.
+TEST(Stat, HardwareGroups) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
+  const RunResult pair = RunTool(
+      absl::StrCat("stat -e '{cycles:u,instructions:u}' -- ", SelfExe()),
+      "PERFCOUNTERS_TOUCH_PAGES=0");
+  EXPECT_EQ(pair.code, 0) << pair.err;
+  EXPECT_THAT(pair.err, HasSubstr("insn per cycle"));
+  EXPECT_THAT(pair.err, Not(HasSubstr("<not")));
+
+  std::string seven;
+  for (int i = 0; i < 7; ++i) {
+    absl::StrAppend(&seven, i ? "," : "", "instructions:u");
+  }
+  const nlohmann::json grouped = StatJson(absl::StrCat("{", seven, "}"));
+  ASSERT_EQ(grouped["events"].size(), 7u) << grouped.dump();
+  const nlohmann::json& first = grouped["events"][0];
+  ASSERT_EQ(first["status"], "counted") << grouped.dump(1);
+  for (int i = 0; i < 6; ++i) {
+    const nlohmann::json& e = grouped["events"][i];
+    EXPECT_EQ(e["status"], "counted") << grouped.dump(1);
+    EXPECT_EQ(e["value"], first["value"]) << grouped.dump(1);
+    EXPECT_EQ(e["running_pct"], 100.0) << grouped.dump(1);
+  }
+  const nlohmann::json& seventh = grouped["events"][6];
+  EXPECT_EQ(seventh["status"], "not supported") << grouped.dump(1);
+  EXPECT_FALSE(seventh.contains("value")) << grouped.dump(1);
+  EXPECT_THAT(seventh.value("reason", ""),
+              HasSubstr("the group does not fit on the PMU"));
+
+  const nlohmann::json loose = StatJson(seven);
+  ASSERT_EQ(loose["events"].size(), 7u) << loose.dump();
+  double least_running = 100;
+  for (const nlohmann::json& e : loose["events"]) {
+    EXPECT_EQ(e["status"], "counted") << loose.dump(1);
+    least_running = std::min(least_running, e.value("running_pct", 100.0));
+  }
+  EXPECT_LT(least_running, 100) << "7 events on 6 counters are multiplexed\n"
+                                << loose.dump(1);
 }
 
 TEST(Stat, BadInput) {

@@ -4,8 +4,13 @@
 // Per run: fork; the child waits on a pipe; the parent opens every event on
 // the child (disabled, enable_on_exec, inherit: children included) and lets
 // it exec. The counters start at exec and are read after the child exits.
-// Events are opened one by one (inherit and group reads do not mix), each
-// scaled by its own time_enabled/time_running.
+// Events are read one by one (inherit and PERF_FORMAT_GROUP reads do not
+// mix), each scaled by its own time_enabled/time_running. Events the user
+// put in braces (`-e '{cycles,instructions}'`) are opened as one kernel group,
+// as perf stat does: the leader is enabled at exec and the members count
+// exactly when it does, so they are scheduled together or not at all. A group
+// that can never be scheduled (more events than counters) reads as not
+// counted, and says so.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,12 +22,14 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "commands.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/counts.h"
@@ -35,6 +42,8 @@ namespace {
 // One event over all runs.
 struct Series {
   EventSpec spec;
+  // Index of the user's `{}` group this event is in, or -1.
+  int group = -1;
   std::string unsupported;         // why it cannot be opened, if so
   std::vector<double> values;      // counted runs, scaled
   std::vector<double> coverages;   // running / enabled per counted run
@@ -95,14 +104,28 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   std::vector<std::optional<Event>> events(series.size());
   for (size_t i = 0; i < series.size(); ++i) {
     if (!series[i].unsupported.empty()) continue;
+    // The first event of a `{}` group leads it; the others join its fd.
+    const bool member =
+        series[i].group >= 0 && i > 0 && series[i - 1].group == series[i].group;
+    size_t leader = i;
+    while (member && leader > 0 &&
+           series[leader - 1].group == series[i].group) {
+      --leader;
+    }
+    if (member && !events[leader]) {
+      series[i].unsupported = absl::StrCat(
+          "its group leader ", series[leader].spec.label, " cannot be opened");
+      continue;
+    }
     Attr attr = series[i].spec.attr;
-    attr.disabled = true;
-    attr.enable_on_exec = true;
+    attr.disabled = !member;
+    attr.enable_on_exec = !member;
     attr.inherit = true;
     attr.read_format =
         PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     absl::StatusOr<Event> e =
-        Event::Open(attr, series[i].spec.label, Target::Thread(pid));
+        Event::Open(attr, series[i].spec.label, Target::Thread(pid),
+                    member ? events[leader]->fd() : -1);
     if (!e.ok()) {
       series[i].unsupported = std::string(e.status().message());
       continue;
@@ -191,6 +214,21 @@ std::string Derived(const Series& s, const std::vector<Series>& all,
   return r;
 }
 
+// Why `s` (never counted) was not counted, when it is known: a `{}` group
+// whose events were all opened but never ran could not be scheduled.
+std::string NotCountedWhy(const Series& s, const std::vector<Series>& all) {
+  if (s.group < 0) return "";
+  int size = 0;
+  for (const Series& o : all) {
+    if (o.group != s.group) continue;
+    if (!o.unsupported.empty() || !o.values.empty()) return "";
+    ++size;
+  }
+  return absl::StrCat("  (group of ", size,
+                      " never scheduled: more events than the PMU has "
+                      "counters for them?)");
+}
+
 }  // namespace
 
 int RunStat(const StatArgs& args) {
@@ -211,8 +249,15 @@ int RunStat(const StatArgs& args) {
     return kExitUsage;
   }
   std::vector<Series> series;
+  int user_groups = 0;
   for (const GroupSpec& g : *groups) {
-    for (const EventSpec& e : g.events) series.push_back(Series{e});
+    const int group = g.user_group ? user_groups++ : -1;
+    for (const EventSpec& e : g.events) {
+      Series s;
+      s.spec = e;
+      s.group = group;
+      series.push_back(std::move(s));
+    }
   }
   std::vector<double> seconds;
   int exit_code = 0;
@@ -240,11 +285,15 @@ int RunStat(const StatArgs& args) {
     for (const Series& s : series) {
       nlohmann::ordered_json e;
       e["event"] = s.spec.label;
+      if (s.group >= 0) e["group"] = s.group;
       if (!s.unsupported.empty()) {
         e["status"] = "not supported";
         e["reason"] = s.unsupported;
       } else if (s.values.empty()) {
         e["status"] = "not counted";
+        if (const std::string why = NotCountedWhy(s, series); !why.empty()) {
+          e["reason"] = std::string(absl::StripPrefix(why, "  "));
+        }
       } else {
         e["status"] = "counted";
         e["value"] = Mean(s.values);
@@ -305,8 +354,8 @@ int RunStat(const StatArgs& args) {
       continue;
     }
     if (s.values.empty()) {
-      absl::StrAppendFormat(&out, "%20s      %-24s\n", "<not counted>",
-                            s.spec.label);
+      absl::StrAppendFormat(&out, "%20s      %-24s%s\n", "<not counted>",
+                            s.spec.label, NotCountedWhy(s, series));
       continue;
     }
     const double mean = Mean(s.values);
