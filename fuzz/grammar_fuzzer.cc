@@ -4,33 +4,62 @@
 // split-bit-range, arm, hybrid (cpu_core/cpu_atom) and uncore PMUs with
 // aliases, .scale/.unit files, a cpumask, malformed files, and a fake tracefs.
 //
-// Invariants checked beyond "no crash, no sanitizer report": every error has
-// a message, a successful parse names its PMU, and an event that parses alone
-// parses as a one-event list with the same attr.
+// Parses go through one EventCatalog (event_catalog.h) made at start-up over
+// the tree, so an execution costs microseconds rather than the sysfs reads of
+// a default parse.
 //
-// The tree lives under /dev/shm when it exists (the grammar reads sysfs on
-// every parse; tmpfs keeps that cheap), else under TMPDIR.
+// Invariants checked beyond "no crash, no sanitizer report": every error has
+// a message, a successful parse names its PMU, an event that parses alone
+// parses as a one-event list with the same attr, and, for one input in 64
+// (chosen by a hash of its bytes, so a reproducer reproduces), parsing
+// without the catalog (fresh reads of the tree) gives exactly the same
+// results: the same EventSpecs, or the same error code and message, and the
+// same suggestions.
+//
+// The tree lives under /dev/shm when it exists (the fresh parses read it;
+// tmpfs keeps that cheap), else under TMPDIR.
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/event_catalog.h"
 #include "perfcounters/grammar.h"
 #include "testdata/fake_sysfs.h"
 
 namespace {
 
+using perfcounters::EventCatalog;
 using perfcounters::EventSpec;
 using perfcounters::GroupSpec;
 using perfcounters::ParseOptions;
 using perfcounters::testing::FakeTree;
 
 FakeTree* tree = nullptr;
-ParseOptions* options = nullptr;
+// With the catalog; [1] with default_user_only.
+ParseOptions* options[2] = {nullptr, nullptr};
+
+// True when both parses succeeded with equal values or failed with the same
+// status (code and message).
+template <typename T>
+bool Same(const absl::StatusOr<T>& a, const absl::StatusOr<T>& b) {
+  if (a.ok() != b.ok()) return false;
+  return a.ok() ? *a == *b : a.status() == b.status();
+}
+
+// One input in 64, by an FNV-1a hash of its bytes.
+bool Sampled(const uint8_t* data, size_t size) {
+  uint32_t hash = 2166136261u;
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
+  return hash % 64 == 0;
+}
 
 void WriteTree(FakeTree& t) {
   t.AddX86Cpu();
@@ -38,16 +67,8 @@ void WriteTree(FakeTree& t) {
   t.AddArmPmu();
   t.AddUncorePmus();
   t.AddTracefs();
-  // Hybrid core PMUs.
-  t.Pmu("cpu_core", "type", "8");
-  t.Pmu("cpu_core", "cpus", "0-7");
-  t.Pmu("cpu_core", "format/event", "config:0-7");
-  t.Pmu("cpu_core", "format/umask", "config:8-15");
+  t.AddHybridCorePmus();
   t.Pmu("cpu_core", "events/topdown-retiring", "event=0x00,umask=0x82");
-  t.Pmu("cpu_atom", "type", "10");
-  t.Pmu("cpu_atom", "cpus", "8-15");
-  t.Pmu("cpu_atom", "format/event", "config:0-7");
-  t.Pmu("cpu_atom", "format/umask", "config:8-15");
   t.Pmu("cpu_atom", "events/mem-loads", "event=0xd0,umask=0x5,ldlat=3");
   // Split ranges across config words and odd files.
   t.Pmu("odd", "type", "30");
@@ -76,8 +97,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (access("/dev/shm", W_OK) == 0) setenv("TMPDIR", "/dev/shm", 1);
   tree = new FakeTree();  // removed at exit
   WriteTree(*tree);
-  options = new ParseOptions();
-  options->paths = tree->Paths();
+  const std::shared_ptr<const EventCatalog> catalog =
+      EventCatalog::Create(tree->Paths());
+  for (int user_only : {0, 1}) {
+    options[user_only] = new ParseOptions();
+    options[user_only]->paths = tree->Paths();
+    options[user_only]->catalog = catalog;
+    options[user_only]->default_user_only = user_only == 1;
+  }
   std::atexit([] { delete tree; });
   return 0;
 }
@@ -85,8 +112,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0 || size > 512) return 0;
   // The first byte picks the options; the rest is the event text.
-  ParseOptions opts = *options;
-  opts.default_user_only = data[0] & 1;
+  const ParseOptions& opts = *options[data[0] & 1];
   const std::string_view text(reinterpret_cast<const char*>(data) + 1,
                               size - 1);
 
@@ -106,10 +132,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     }
   }
+  std::vector<std::string> suggestions;
   if (data[0] & 2) {
-    const std::vector<std::string> suggestions =
-        perfcounters::SuggestEventNames(text, opts, 3);
+    suggestions = perfcounters::SuggestEventNames(text, opts, 3);
     if (suggestions.size() > 3) std::abort();
+  }
+  if (Sampled(data, size)) {
+    // The same through fresh reads of the tree.
+    ParseOptions fresh = opts;
+    fresh.catalog = nullptr;
+    if (!Same(perfcounters::ParseEvent(text, fresh), one) ||
+        !Same(perfcounters::ParseEventList(text, fresh), list) ||
+        ((data[0] & 2) &&
+         perfcounters::SuggestEventNames(text, fresh, 3) != suggestions)) {
+      std::fprintf(stderr, "catalog and fresh reads differ on '%.*s'\n",
+                   static_cast<int>(text.size()), text.data());
+      std::abort();
+    }
   }
   return 0;
 }

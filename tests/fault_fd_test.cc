@@ -63,7 +63,9 @@ TEST(FaultFdTest, HundredThousandOpenCloseCyclesLeakNothing) {
     } else {
       absl::StatusOr<Event> e = Event::Open(clock);
       ASSERT_TRUE(e.ok()) << "cycle " << i << ": " << e.status();
-      if (i % 2 == 1) ASSERT_TRUE(e->Close().ok());
+      if (i % 2 == 1) {
+        ASSERT_TRUE(e->Close().ok());
+      }
     }
   }
   EXPECT_EQ(OpenFdCount(), before);

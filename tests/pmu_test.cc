@@ -239,6 +239,10 @@ TEST_F(FakePmuTest, MissingPmuListsTheExistingOnes) {
   EXPECT_THAT(Message(pmu.status()), HasSubstr("amd_like, armv8_pmuv3_0, cpu"));
   EXPECT_FALSE(LoadPmu("../cpu", paths_).ok());
   EXPECT_FALSE(LoadPmu("", paths_).ok());
+  // Regression (grammar_fuzzer): the NUL cut the path to .../cpu, which
+  // loaded the PMU cpu under the name "cpu\0".
+  EXPECT_EQ(LoadPmu(std::string("cpu\0", 4), paths_).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST(MalformedSysfsTest, ErrorsNameTheFile) {

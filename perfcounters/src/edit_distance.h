@@ -12,6 +12,11 @@ namespace perfcounters::internal {
 // Case-insensitive Levenshtein distance (insert, delete, substitute).
 size_t EditDistance(std::string_view a, std::string_view b);
 
+// EditDistance(a, b) when it is at most `bound`, else bound + 1; stops as
+// soon as the distance must exceed `bound`.
+size_t BoundedEditDistance(std::string_view a, std::string_view b,
+                           size_t bound);
+
 // Up to `max` candidates closest to `word`, nearest first (ties in candidate
 // order), keeping only those within max(2, |word| / 3) edits, or that start
 // with `word` (case-insensitively) when `word` has 3+ characters.

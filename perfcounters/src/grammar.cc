@@ -190,36 +190,66 @@ absl::StatusOr<EventSpec> ParseEvent(std::string_view text,
 
 absl::StatusOr<std::vector<GroupSpec>> ParseEventList(
     std::string_view text, const ParseOptions& options) {
-  const ParseContext ctx{text, options};
-  return ListParser(ctx).Parse();
+  return internal::WithSources(options,
+                               [&](const internal::EventSources& sources) {
+                                 const ParseContext ctx{text, options, sources};
+                                 return ListParser(ctx).Parse();
+                               });
 }
 
 std::vector<std::string> SuggestEventNames(std::string_view unknown,
                                            const ParseOptions& options,
                                            size_t max) {
-  std::vector<std::string> candidates;
-  for (auto table : {HardwareEvents(), SoftwareEvents()}) {
-    for (const GenericEvent& e : table) {
-      candidates.emplace_back(e.symbol);
-      if (!e.alias.empty()) candidates.emplace_back(e.alias);
+  return internal::WithSources(
+      options, [&](const internal::EventSources& sources) {
+        return internal::SuggestEventNames(unknown, sources, max);
+      });
+}
+
+namespace internal {
+namespace {
+
+// The generic and cache event names, in table order: built once, as they
+// never change.
+const std::vector<std::string>& GenericEventNames() {
+  static const std::vector<std::string>* const names = [] {
+    auto* out = new std::vector<std::string>();
+    for (auto table : {HardwareEvents(), SoftwareEvents()}) {
+      for (const GenericEvent& e : table) {
+        out->emplace_back(e.symbol);
+        if (!e.alias.empty()) out->emplace_back(e.alias);
+      }
     }
+    for (const HwCacheEvent& e : AllHwCacheEvents()) {
+      out->push_back(e.CanonicalName());
+    }
+    return out;
+  }();
+  return *names;
+}
+
+}  // namespace
+
+std::vector<std::string> SuggestEventNames(std::string_view unknown,
+                                           const EventSources& sources,
+                                           size_t max) {
+  if (unknown.find('/') == std::string_view::npos) {
+    return ClosestNames(unknown, GenericEventNames(), max);
   }
-  for (const HwCacheEvent& e : AllHwCacheEvents()) {
-    candidates.push_back(e.CanonicalName());
-  }
-  if (unknown.find('/') != std::string_view::npos) {
-    if (absl::StatusOr<std::vector<std::string>> pmus = ListPmus(options.paths);
-        pmus.ok()) {
-      for (const std::string& name : *pmus) {
-        absl::StatusOr<Pmu> pmu = LoadPmu(name, options.paths);
-        if (!pmu.ok()) continue;
-        for (const PmuAlias& alias : pmu->aliases) {
-          candidates.push_back(Cat(name, "/", alias.name, "/"));
-        }
+  std::vector<std::string> candidates = GenericEventNames();
+  if (absl::StatusOr<std::vector<std::string>> pmus = sources.ListPmus();
+      pmus.ok()) {
+    for (const std::string& name : *pmus) {
+      absl::StatusOr<std::shared_ptr<const Pmu>> pmu = sources.LoadPmu(name);
+      if (!pmu.ok()) continue;
+      for (const PmuAlias& alias : (*pmu)->aliases) {
+        candidates.push_back(Cat(name, "/", alias.name, "/"));
       }
     }
   }
-  return internal::ClosestNames(unknown, candidates, max);
+  return ClosestNames(unknown, candidates, max);
 }
+
+}  // namespace internal
 
 }  // namespace perfcounters

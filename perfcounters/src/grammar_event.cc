@@ -9,10 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
-#include "perfcounters/hybrid.h"
 #include "perfcounters/pmu.h"
-#include "perfcounters/tracepoint.h"
-#include "sysfs_file.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {
@@ -79,7 +76,7 @@ absl::Status UnknownEvent(const ParseContext& ctx, std::string_view name,
                           size_t offset) {
   std::string hint;
   const std::vector<std::string> close =
-      SuggestEventNames(name, ctx.options, 3);
+      SuggestEventNames(name, ctx.sources, 3);
   if (!close.empty()) hint = Cat("; did you mean ", Join(close, ", "), "?");
   std::string raw;
   if (!name.empty() && (name[0] == 'r' || name[0] == 'R')) {
@@ -101,7 +98,7 @@ absl::StatusOr<ParsedEvent> ParseTracepoint(const ParseContext& ctx,
         Cat("tracepoint globs are not supported: '", full, "'", At(ctx, offset),
             "; name one tracepoint, e.g. sched:sched_switch"));
   }
-  absl::StatusOr<uint64_t> id = TracepointId(category, name, ctx.options.paths);
+  absl::StatusOr<uint64_t> id = TracepointId(ctx.sources, category, name);
   if (!id.ok()) {
     return absl::Status(id.status().code(),
                         Cat(AtPrefix(ctx, offset), id.status().message()));
@@ -118,10 +115,7 @@ absl::StatusOr<ParsedEvent> ParseTracepoint(const ParseContext& ctx,
 // True when tracefs holds the category `name` (so `name:x` may be a
 // tracepoint even though `name` is also an event name).
 bool IsTracepointCategory(const ParseContext& ctx, std::string_view name) {
-  absl::StatusOr<std::string> root = FindTracefs(ctx.options.paths);
-  return root.ok() && !name.empty() &&
-         name.find('/') == std::string_view::npos &&
-         IsDirectory(Cat(*root, "/events/", name));
+  return ctx.sources.IsTracepointCategory(name);
 }
 
 // mem:ADDR[/LEN][:rwx][:modifiers]
@@ -298,8 +292,7 @@ absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
   if (event.ok()) {
     event->spec.text = std::string(text);
     // A generic event without a PMU on a hybrid CPU (hybrid.h).
-    absl::Status hybrid =
-        CheckGenericEventOnHybrid(event->spec, ctx.options.paths);
+    absl::Status hybrid = CheckGenericEventOnHybrid(event->spec, ctx.sources);
     if (!hybrid.ok()) {
       return absl::InvalidArgumentError(Cat(hybrid.message(), At(ctx, offset)));
     }

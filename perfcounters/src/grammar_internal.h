@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "event_sources.h"
 #include "perfcounters/attr.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/grammar.h"
@@ -18,11 +19,22 @@
 namespace perfcounters::internal {
 
 // What every error needs: the whole input (errors quote it and give offsets
-// into it) and the options.
+// into it) and the options; and where sysfs and tracefs answers come from
+// (the options' catalog, else fresh reads of options.paths).
 struct ParseContext {
   std::string_view input;
   const ParseOptions& options;
+  const EventSources& sources;
 };
+
+// Calls f(sources) with the options' catalog, or else with fresh reads of
+// options.paths, and returns what f returns.
+template <typename F>
+auto WithSources(const ParseOptions& options, F f) {
+  if (options.catalog != nullptr) return f(SourcesOf(*options.catalog));
+  const LiveEventSources live(options.paths);
+  return f(live);
+}
 
 // " at offset N in '<input>'", appended to error messages.
 std::string At(const ParseContext& ctx, size_t offset);

@@ -9,7 +9,6 @@
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
-#include "sysfs_file.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {
@@ -28,13 +27,12 @@ bool IsBuiltinTerm(std::string_view name) {
 // Core CPU PMUs (where ParseOptions::default_user_only applies): "cpu",
 // the hybrid "cpu_core"/"cpu_atom", and PMUs with a cpus file (arm's
 // armv8_pmuv3_*, hybrid PMUs).
-bool IsCorePmu(const Pmu& pmu, const SystemPaths& paths) {
+bool IsCorePmu(const Pmu& pmu, const EventSources& sources) {
   if (pmu.name == "cpu" || IStartsWith(pmu.name, "cpu_") ||
       IStartsWith(pmu.name, "armv8_pmuv3") || IStartsWith(pmu.name, "armv7")) {
     return true;
   }
-  return ReadTextFile(Cat(paths.EventSourceDevices(), "/", pmu.name, "/cpus"))
-      .ok();
+  return sources.HasCpusFile(pmu.name);
 }
 
 // Finds the PMU directory for `name`: exact, else case-insensitive, else
@@ -43,7 +41,7 @@ bool IsCorePmu(const Pmu& pmu, const SystemPaths& paths) {
 absl::StatusOr<std::string> ResolvePmuName(const ParseContext& ctx,
                                            std::string_view name,
                                            size_t offset) {
-  absl::StatusOr<std::vector<std::string>> all = ListPmus(ctx.options.paths);
+  absl::StatusOr<std::vector<std::string>> all = ctx.sources.ListPmus();
   if (!all.ok()) {
     return absl::Status(all.status().code(),
                         Cat("cannot list PMUs for '", name, "'",
@@ -188,12 +186,14 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
   }
   absl::StatusOr<std::string> pmu_name = ResolvePmuName(ctx, pmu_text, offset);
   if (!pmu_name.ok()) return pmu_name.status();
-  absl::StatusOr<Pmu> pmu = LoadPmu(*pmu_name, ctx.options.paths);
-  if (!pmu.ok()) {
-    return absl::Status(pmu.status().code(),
+  absl::StatusOr<std::shared_ptr<const Pmu>> loaded =
+      ctx.sources.LoadPmu(*pmu_name);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
                         Cat("PMU '", *pmu_name, "'", At(ctx, offset), ": ",
-                            pmu.status().message()));
+                            loaded.status().message()));
   }
+  const Pmu* const pmu = loaded->get();
   const size_t terms_offset = offset + open + 1;
   absl::StatusOr<std::vector<PmuTerm>> terms =
       ParsePmuTerms(terms_text, terms_offset);
@@ -206,7 +206,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
   event.spec.attr.type = pmu->type;
   event.spec.pmu = pmu->name;
   event.base_label = std::string(text.substr(0, close + 1));
-  event.cpu_pmu = IsCorePmu(*pmu, ctx.options.paths);
+  event.cpu_pmu = IsCorePmu(*pmu, ctx.sources);
 
   // A bare term that is neither a format field nor a built-in term names an
   // alias from events/.
@@ -255,7 +255,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
                   ? std::string()
                   : Cat("; did you mean ", Join(close_names, ", "), "?"),
               "; its events are listed under ",
-              ctx.options.paths.EventSourceDevices(), "/", pmu->name,
+              ctx.sources.paths().EventSourceDevices(), "/", pmu->name,
               "/events and its terms are ", ValidTerms(*pmu)));
     }
     if (alias != nullptr || generic_config) {

@@ -10,14 +10,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "event_sources.h"
 #include "perfcounters/pmu.h"
 #include "sysfs_file.h"
 
 namespace perfcounters {
 
-std::vector<HybridPmu> HybridCorePmus(const SystemPaths& paths) {
+std::vector<HybridPmu> internal::HybridCorePmusAmong(
+    const absl::StatusOr<std::vector<std::string>>& names,
+    const SystemPaths& paths) {
   std::vector<HybridPmu> out;
-  absl::StatusOr<std::vector<std::string>> names = ListPmus(paths);
   if (!names.ok()) return out;
   for (const std::string& name : *names) {
     if (name.rfind("cpu_", 0) != 0) continue;
@@ -36,14 +38,18 @@ std::vector<HybridPmu> HybridCorePmus(const SystemPaths& paths) {
   return out;
 }
 
-absl::Status CheckGenericEventOnHybrid(const EventSpec& spec,
-                                       const SystemPaths& paths) {
+std::vector<HybridPmu> HybridCorePmus(const SystemPaths& paths) {
+  return internal::HybridCorePmusAmong(ListPmus(paths), paths);
+}
+
+absl::Status internal::CheckGenericEventOnHybrid(const EventSpec& spec,
+                                                 const EventSources& sources) {
   const Attr& attr = spec.attr;
   if (attr.type != PERF_TYPE_HARDWARE && attr.type != PERF_TYPE_HW_CACHE) {
     return absl::OkStatus();
   }
   if ((attr.config >> 32) != 0) return absl::OkStatus();  // PMU chosen
-  const std::vector<HybridPmu> pmus = HybridCorePmus(paths);
+  const std::vector<HybridPmu> pmus = sources.HybridCorePmus();
   if (pmus.size() < 2) return absl::OkStatus();
   // "cycles:u" -> cpu_core/cycles/u (the label, else the text typed).
   const absl::string_view label = spec.label.empty() ? spec.text : spec.label;
@@ -66,6 +72,12 @@ absl::Status CheckGenericEventOnHybrid(const EventSpec& spec,
       absl::StrJoin(alternatives, " or "),
       " (or all of them, as separate "
       "events)"));
+}
+
+absl::Status CheckGenericEventOnHybrid(const EventSpec& spec,
+                                       const SystemPaths& paths) {
+  return internal::CheckGenericEventOnHybrid(spec,
+                                             internal::LiveEventSources(paths));
 }
 
 }  // namespace perfcounters

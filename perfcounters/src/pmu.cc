@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "event_sources.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -266,14 +267,20 @@ absl::StatusOr<std::vector<std::string>> ListPmus(const SystemPaths& paths) {
   return internal::ListDirectory(paths.EventSourceDevices());
 }
 
+absl::Status internal::NoSuchPmuError(
+    std::string_view name, const SystemPaths& paths,
+    const absl::StatusOr<std::vector<std::string>>& all) {
+  return absl::NotFoundError(Cat(
+      "no PMU named '", name, "' (no directory ", paths.EventSourceDevices(),
+      "/", name,
+      "); PMUs here: ", all.ok() ? Join(*all, ", ") : all.status().ToString()));
+}
+
 absl::StatusOr<Pmu> LoadPmu(std::string_view name, const SystemPaths& paths) {
   const std::string dir = Cat(paths.EventSourceDevices(), "/", name);
   if (name.empty() || name.find('/') != std::string_view::npos || name == "." ||
       name == ".." || !internal::IsDirectory(dir)) {
-    absl::StatusOr<std::vector<std::string>> all = ListPmus(paths);
-    return absl::NotFoundError(
-        Cat("no PMU named '", name, "' (no directory ", dir, "); PMUs here: ",
-            all.ok() ? Join(*all, ", ") : all.status().ToString()));
+    return internal::NoSuchPmuError(name, paths, ListPmus(paths));
   }
   Pmu pmu;
   pmu.name = std::string(name);

@@ -21,9 +21,16 @@ absl::Status PathError(int err, std::string_view what,
   return absl::ErrnoToStatus(err, Cat("cannot ", what, " ", path));
 }
 
+// A path with a NUL byte names no file: the kernel would see only the part
+// before it (a parent directory of what was meant).
+bool HasNul(const std::string& path) {
+  return path.find('\0') != std::string::npos;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  if (HasNul(path)) return PathError(ENOENT, "open", path);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return PathError(errno, "open", path);
   std::string text;
@@ -49,6 +56,7 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
 
 absl::StatusOr<std::vector<std::string>> ListDirectory(
     const std::string& path) {
+  if (HasNul(path)) return PathError(ENOENT, "list directory", path);
   DIR* dir = opendir(path.c_str());
   if (dir == nullptr) return PathError(errno, "list directory", path);
   std::vector<std::string> names;
@@ -64,9 +72,17 @@ absl::StatusOr<std::vector<std::string>> ListDirectory(
   return names;
 }
 
+absl::Status ReadTextFileNotFound(const std::string& path) {
+  return PathError(ENOENT, "open", path);
+}
+
+absl::Status ListDirectoryNotFound(const std::string& path) {
+  return PathError(ENOENT, "list directory", path);
+}
+
 bool IsDirectory(const std::string& path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return !HasNul(path) && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 }  // namespace perfcounters::internal

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "edit_distance.h"
+#include "event_sources.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -15,18 +16,9 @@ namespace perfcounters {
 using internal::Cat;
 using internal::ClosestNames;
 using internal::IEquals;
+using internal::IsDirectoryEntryName;
 using internal::Join;
 using internal::Sv;
-
-namespace {
-
-// A tracepoint category or event name: what tracefs directories are called.
-bool IsTracefsName(std::string_view name) {
-  return !name.empty() && name != "." && name != ".." &&
-         name.find('/') == std::string_view::npos;
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
   for (const std::string& root : paths.tracefs) {
@@ -39,21 +31,21 @@ absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
       "; mount it (as root) with: mount -t tracefs nodev /sys/kernel/tracing"));
 }
 
-absl::StatusOr<uint64_t> TracepointId(std::string_view category,
-                                      std::string_view name,
-                                      const SystemPaths& paths) {
-  absl::StatusOr<std::string> root = FindTracefs(paths);
+absl::StatusOr<uint64_t> internal::TracepointId(const EventSources& sources,
+                                                std::string_view category,
+                                                std::string_view name) {
+  absl::StatusOr<std::string> root = sources.FindTracefs();
   if (!root.ok()) return root.status();
-  if (!IsTracefsName(category) || !IsTracefsName(name)) {
+  if (!IsDirectoryEntryName(category) || !IsDirectoryEntryName(name)) {
     return absl::InvalidArgumentError(
         Cat("'", category, ":", name,
             "' is not a tracepoint name; expected category:name "
             "such as sched:sched_switch"));
   }
   const std::string category_dir = Cat(*root, "/events/", category);
-  if (!internal::IsDirectory(category_dir)) {
+  if (!sources.IsTracepointCategory(category)) {
     absl::StatusOr<std::vector<std::string>> all =
-        ListTracepointCategories(paths);
+        ListTracepointCategories(sources);
     std::string hint;
     if (all.ok()) {
       const std::vector<std::string> close = ClosestNames(category, *all, 3);
@@ -66,10 +58,10 @@ absl::StatusOr<uint64_t> TracepointId(std::string_view category,
                                    hint));
   }
   const std::string id_file = Cat(category_dir, "/", name, "/id");
-  absl::StatusOr<std::string> text = internal::ReadTextFile(id_file);
+  absl::StatusOr<std::string> text = sources.ReadTracepointId(category, name);
   if (absl::IsNotFound(text.status())) {
     absl::StatusOr<std::vector<std::string>> all =
-        ListTracepoints(category, paths);
+        ListTracepoints(sources, category);
     std::string hint;
     if (all.ok()) {
       std::vector<std::string> close = ClosestNames(name, *all, 3);
@@ -100,42 +92,55 @@ absl::StatusOr<uint64_t> TracepointId(std::string_view category,
   return id;
 }
 
-absl::StatusOr<std::vector<std::string>> ListTracepointCategories(
-    const SystemPaths& paths) {
-  absl::StatusOr<std::string> root = FindTracefs(paths);
-  if (!root.ok()) return root.status();
-  const std::string events = *root + "/events";
-  absl::StatusOr<std::vector<std::string>> names =
-      internal::ListDirectory(events);
+absl::StatusOr<std::vector<std::string>> internal::ListTracepointCategories(
+    const EventSources& sources) {
+  absl::StatusOr<std::vector<std::string>> names = sources.ListTracefsEvents();
   if (!names.ok()) return names.status();
   std::vector<std::string> categories;
   for (std::string& name : *names) {
-    if (internal::IsDirectory(events + "/" + name)) {
+    if (sources.IsTracepointCategory(name)) {
       categories.push_back(std::move(name));
     }
   }
   return categories;
 }
 
-absl::StatusOr<std::vector<std::string>> ListTracepoints(
-    std::string_view category, const SystemPaths& paths) {
-  absl::StatusOr<std::string> root = FindTracefs(paths);
+absl::StatusOr<std::vector<std::string>> internal::ListTracepoints(
+    const EventSources& sources, std::string_view category) {
+  absl::StatusOr<std::string> root = sources.FindTracefs();
   if (!root.ok()) return root.status();
-  if (!IsTracefsName(category)) {
+  if (!IsDirectoryEntryName(category)) {
     return absl::InvalidArgumentError(
         Cat("'", category, "' is not a tracepoint category name"));
   }
-  const std::string dir = Cat(*root, "/events/", category);
-  absl::StatusOr<std::vector<std::string>> names = internal::ListDirectory(dir);
+  absl::StatusOr<std::vector<std::string>> names =
+      sources.ListTracepointDirectory(category);
   if (!names.ok()) return names.status();
   std::vector<std::string> events;
   for (std::string& name : *names) {
-    if (internal::IsDirectory(Cat(dir, "/", name)) &&
-        internal::ReadTextFile(Cat(dir, "/", name, "/id")).ok()) {
+    // Only a directory holds an id file.
+    if (sources.ReadTracepointId(category, name).ok()) {
       events.push_back(std::move(name));
     }
   }
   return events;
+}
+
+absl::StatusOr<uint64_t> TracepointId(std::string_view category,
+                                      std::string_view name,
+                                      const SystemPaths& paths) {
+  return internal::TracepointId(internal::LiveEventSources(paths), category,
+                                name);
+}
+
+absl::StatusOr<std::vector<std::string>> ListTracepointCategories(
+    const SystemPaths& paths) {
+  return internal::ListTracepointCategories(internal::LiveEventSources(paths));
+}
+
+absl::StatusOr<std::vector<std::string>> ListTracepoints(
+    std::string_view category, const SystemPaths& paths) {
+  return internal::ListTracepoints(internal::LiveEventSources(paths), category);
 }
 
 }  // namespace perfcounters

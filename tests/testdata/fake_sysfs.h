@@ -120,6 +120,19 @@ class FakeTree {
     Pmu("uncore_fake", "events/chip-reads", "event=0x1,chip=?");
   }
 
+  // Hybrid core PMUs like Intel's: cpu_core (type 8, cpus 0-7) and cpu_atom
+  // (type 10, cpus 8-15), with event and umask formats.
+  void AddHybridCorePmus() {
+    Pmu("cpu_core", "type", "8");
+    Pmu("cpu_core", "cpus", "0-7");
+    Pmu("cpu_core", "format/event", "config:0-7");
+    Pmu("cpu_core", "format/umask", "config:8-15");
+    Pmu("cpu_atom", "type", "10");
+    Pmu("cpu_atom", "cpus", "8-15");
+    Pmu("cpu_atom", "format/event", "config:0-7");
+    Pmu("cpu_atom", "format/umask", "config:8-15");
+  }
+
   // Fake tracefs: sched:sched_switch (id 316), sched:sched_wakeup (318),
   // and a category named like an event, cycles:foo (9).
   void AddTracefs() {

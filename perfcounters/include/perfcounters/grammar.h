@@ -32,11 +32,13 @@
 #define PERFCOUNTERS_GRAMMAR_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/event_catalog.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/paths.h"
 
@@ -44,8 +46,15 @@ namespace perfcounters {
 
 // How to resolve names that depend on the machine.
 struct ParseOptions {
-  // Where sysfs PMUs and tracefs live (injectable for tests).
+  // Where sysfs PMUs and tracefs live (injectable for tests). Every call
+  // reads them afresh, so PMUs that appear later are seen. Ignored when
+  // `catalog` is set.
   SystemPaths paths;
+  // When set, PMUs and tracepoints come from this snapshot (and its paths)
+  // instead of fresh reads: the same results, much faster, but blind to
+  // changes made after the catalog read them (event_catalog.h). May be
+  // shared by options on many threads.
+  std::shared_ptr<const EventCatalog> catalog;
   // When true, an event written without u/k/h modifiers (own or group)
   // counts user space only (exclude_kernel and exclude_hv set), as Google
   // Benchmark does. When false (perf's default), such an event counts
@@ -70,8 +79,8 @@ absl::StatusOr<std::vector<GroupSpec>> ParseEventList(
 // Names close to `unknown` (by case-insensitive edit distance), nearest
 // first, at most `max` of them: generic and cache event names, and, when
 // `unknown` contains '/', the pmu/alias/ names of the sysfs PMUs in
-// `options.paths`. Empty when nothing is close. Used for "did you mean"
-// hints in errors.
+// `options.paths` (or `options.catalog`). Empty when nothing is close. Used for
+// "did you mean" hints in errors.
 std::vector<std::string> SuggestEventNames(std::string_view unknown,
                                            const ParseOptions& options = {},
                                            size_t max = 3);
