@@ -185,23 +185,23 @@ const Series* Find(const std::vector<Series>& series, absl::string_view base) {
 std::string Derived(const Series& s, const std::vector<Series>& all,
                     double seconds, double* value, std::string* unit) {
   auto ratio = [&](absl::string_view num, absl::string_view den, double factor,
-                   const char* u, const char* text) {
+                   const char* u, const char* suffix) {
     const Series* n = Find(all, num);
     const Series* d = Find(all, den);
     if (n != &s || d == nullptr || Mean(d->values) == 0) return std::string();
     *value = Mean(n->values) / Mean(d->values) * factor;
     *unit = u;
-    return absl::StrFormat(text, *value);
+    return absl::StrFormat("#  %6.2f%s", *value, suffix);
   };
-  std::string r = ratio("instructions", "cycles", 1, "insn per cycle",
-                        "#  %6.2f  insn per cycle");
+  std::string r =
+      ratio("instructions", "cycles", 1, "insn per cycle", "  insn per cycle");
   if (r.empty()) {
     r = ratio("branch-misses", "branches", 100, "% of all branches",
-              "#  %6.2f%% of all branches");
+              "% of all branches");
   }
   if (r.empty()) {
     r = ratio("cache-misses", "cache-references", 100, "% of all cache refs",
-              "#  %6.2f%% of all cache refs");
+              "% of all cache refs");
   }
   if (r.empty() &&
       (s.spec.label == "task-clock" ||
