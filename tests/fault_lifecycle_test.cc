@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
@@ -124,8 +125,11 @@ TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
+      // No task-clock leader: a group led by task-clock loses page faults
+      // when threads contend (seen in the arm64 machine under load, and the
+      // reason benchmark_ext never packs task-clock with other events).
       absl::StatusOr<Group> g =
-          Group::Open({Spec("task-clock"), Spec("page-faults")});
+          Group::Open({Spec("page-faults"), Spec("minor-faults")});
       if (!g.ok()) {
         errors[t] = g.status().ToString();
         return;
@@ -138,8 +142,14 @@ TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
           errors[t] = r.ok() ? "bad reading" : r.status().ToString();
           return;
         }
-        if (round == 0 || r->values[1].value < faults[t]) {
-          faults[t] = r->values[1].value;  // the smallest round
+        // Fresh anonymous pages: every page fault is a minor fault.
+        if (r->values[0].value != r->values[1].value) {
+          errors[t] = absl::StrCat("page-faults ", r->values[0].value,
+                                   " != minor-faults ", r->values[1].value);
+          return;
+        }
+        if (round == 0 || r->values[0].value < faults[t]) {
+          faults[t] = r->values[0].value;  // the smallest round
         }
       }
     });
