@@ -138,6 +138,19 @@ TEST(CounterSet, AGroupThatCannotOpenIsReportedNotFatal) {
 
 // --- Hardware: run in the emulated arm64 machine (skip natively).
 
+// Whether `set`'s one group opened, and reads on the path `mode` asked for.
+::testing::AssertionResult OpenOnItsPath(const CounterSet& set, ReadMode mode) {
+  if (!set.group_status(0).ok()) {
+    return ::testing::AssertionFailure() << set.group_status(0);
+  }
+  if (set.user_space(0) != (mode == ReadMode::kUser)) {
+    return ::testing::AssertionFailure()
+           << "user_space(0) is " << set.user_space(0) << ": "
+           << set.user_space_reason(0);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
   PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
   constexpr uint64_t kLoops = 100000;
@@ -145,9 +158,7 @@ TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
   int i = 0;
   for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
     CounterSet set = CounterSet::Open({{Spec("instructions:u")}}, mode);
-    ASSERT_TRUE(set.group_status(0).ok()) << set.group_status(0);
-    ASSERT_EQ(set.user_space(0), mode == ReadMode::kUser)
-        << set.user_space_reason(0);
+    ASSERT_TRUE(OpenOnItsPath(set, mode));
     set.Start();
     perfcounters::testing::TwoInstructionLoop(kLoops);
     set.Stop();
@@ -197,9 +208,7 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMostAFifthOfTheSyscallOne) {
   int i = 0;
   for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
     CounterSet set = CounterSet::Open({{Spec("instructions:u")}}, mode);
-    ASSERT_TRUE(set.group_status(0).ok()) << set.group_status(0);
-    ASSERT_EQ(set.user_space(0), mode == ReadMode::kUser)
-        << set.user_space_reason(0);
+    ASSERT_TRUE(OpenOnItsPath(set, mode));
     BracketInstructions(set, *outer, kPairs);  // warm up
     const uint64_t none = BracketInstructions(set, *outer, 0);
     const uint64_t with = BracketInstructions(set, *outer, kPairs);
