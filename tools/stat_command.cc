@@ -44,6 +44,9 @@ struct Series {
   EventSpec spec;
   // Index of the user's `{}` group this event is in, or -1.
   int group = -1;
+  // Index in the series of this event's group leader, when it is a member
+  // (not the first) of a `{}` group; else -1.
+  int leader = -1;
   std::string unsupported;         // why it cannot be opened, if so
   std::vector<double> values;      // counted runs, scaled
   std::vector<double> coverages;   // running / enabled per counted run
@@ -104,14 +107,8 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   std::vector<std::optional<Event>> events(series.size());
   for (size_t i = 0; i < series.size(); ++i) {
     if (!series[i].unsupported.empty()) continue;
-    // The first event of a `{}` group leads it; the others join its fd.
-    const bool member =
-        series[i].group >= 0 && i > 0 && series[i - 1].group == series[i].group;
-    size_t leader = i;
-    while (member && leader > 0 &&
-           series[leader - 1].group == series[i].group) {
-      --leader;
-    }
+    const int leader = series[i].leader;
+    const bool member = leader >= 0;
     if (member && !events[leader]) {
       series[i].unsupported = absl::StrCat(
           "its group leader ", series[leader].spec.label, " cannot be opened");
@@ -252,10 +249,15 @@ int RunStat(const StatArgs& args) {
   int user_groups = 0;
   for (const GroupSpec& g : *groups) {
     const int group = g.user_group ? user_groups++ : -1;
+    // The first event of a `{}` group leads it; the others join its fd.
+    const int leader = static_cast<int>(series.size());
     for (const EventSpec& e : g.events) {
       Series s;
       s.spec = e;
       s.group = group;
+      if (group >= 0 && static_cast<int>(series.size()) != leader) {
+        s.leader = leader;
+      }
       series.push_back(std::move(s));
     }
   }
