@@ -14,6 +14,7 @@
 #include "perfcounters/counts.h"          // IWYU pragma: export
 #include "perfcounters/encode.h"          // IWYU pragma: export
 #include "perfcounters/event.h"           // IWYU pragma: export
+#include "perfcounters/event_catalog.h"   // IWYU pragma: export
 #include "perfcounters/event_spec.h"      // IWYU pragma: export
 #include "perfcounters/generic_events.h"  // IWYU pragma: export
 #include "perfcounters/grammar.h"         // IWYU pragma: export
