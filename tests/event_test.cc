@@ -495,7 +495,17 @@ TEST(EventTest, CgroupModeCountsOurCgroup) {
                   Target::Cgroup(cgroup.fd(), 0));
   absl::StatusOr<Count> count = absl::UnknownError("not opened");
   const uint64_t cpu_before = ThreadCpuNs();
-  if (event.ok()) count = event->Measure([] { SpinCpuNs(20'000'000); });
+  // The kernel starts a cgroup's clock (time_enabled/time_running) at the
+  // next context switch after the first event of that cgroup is enabled on
+  // the running CPU: without one, a correct count reads running == 0 (about
+  // 1 run in 15 here), which the library reports as not counted. Sleep once
+  // so the measured spin starts with the clock running.
+  if (event.ok()) {
+    count = event->Measure([] {
+      usleep(1000);
+      SpinCpuNs(20'000'000);
+    });
+  }
   const uint64_t cpu = ThreadCpuNs() - cpu_before;
   sched_setaffinity(0, sizeof(old_mask), &old_mask);
   if (absl::IsUnimplemented(event.status())) {
