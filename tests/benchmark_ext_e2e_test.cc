@@ -420,6 +420,7 @@ TEST(BenchmarkE2E, ForcedUserPathRefusesSoftwareEvents) {
 }
 
 TEST(BenchmarkE2E, TooSmallBatchIsWarnedAboutByName) {
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kSlowerCode);
   // One iteration of almost nothing: its task-clock is below the bracket's
   // own task-clock (a read(2) takes far longer than two instructions); a
   // 64-iteration loop of 10000 is not. The warning is about the last

@@ -62,7 +62,7 @@ TEST(EventTest, TaskClockMatchesThreadCpuTime) {
 }
 
 TEST(EventTest, PageFaultsCountFreshPagesTouched) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   constexpr size_t kPages = 256;
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());

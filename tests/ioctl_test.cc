@@ -91,7 +91,7 @@ void RouteOverflowSignal(int fd, int sig) {
 }
 
 TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   constexpr uint64_t kPeriod = 10;
   constexpr int kOverflows = 2;
   Attr attr = SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS);

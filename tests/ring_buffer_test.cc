@@ -94,7 +94,7 @@ TEST(RingBufferTest, EmptyRingReadsNothing) {
 // bytes must equal those read independently from a second mapping of the
 // same ring, and decode to the page touched.
 TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   absl::StatusOr<Sampler> sampler =
       OpenSampler(PageFaultSampler(), "page-faults", 1);
   ASSERT_TRUE(sampler.ok()) << sampler.status();
@@ -292,14 +292,14 @@ void ExpectWakeupAtFifthSample(const Attr& attr) {
 }
 
 TEST(RingBufferTest, WakeupAfterWakeupEventsSamples) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   Attr a = PageFaultSampler();
   a.wakeup_events = 5;
   ExpectWakeupAtFifthSample(a);
 }
 
 TEST(RingBufferTest, WakeupAfterWatermarkBytes) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   Attr a = PageFaultSampler();
   a.watermark = true;
   a.wakeup_events = 4 * kPageFaultSampleSize + 1;  // wakeup_watermark
@@ -309,7 +309,7 @@ TEST(RingBufferTest, WakeupAfterWatermarkBytes) {
 // While output is paused the kernel writes nothing; on resume it reports
 // what it dropped as lost.
 TEST(RingBufferTest, PausedOutputWritesNothing) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   absl::StatusOr<Sampler> sampler =
       OpenSampler(PageFaultSampler(), "page-faults", 1);
   ASSERT_TRUE(sampler.ok()) << sampler.status();
@@ -391,7 +391,7 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
 // losing new ones. After 400 faults a 4096-byte ring holds the newest
 // complete 48-byte samples: pages 399, 398, ... in that order, none lost.
 TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   Attr a = PageFaultSampler();
   a.write_backward = true;
   absl::StatusOr<Sampler> sampler = OpenSampler(a, "page-faults", 1);

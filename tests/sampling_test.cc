@@ -197,7 +197,7 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
 // EXIT, in that order. The kernel refuses to mmap inherited per-task events
 // (cpu=-1), so there is one event and one ring per CPU, for this process.
 TEST(SamplingTest, ForkCommExecExitOfAChild) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kHelperProcesses);
   Attr a = Software(PERF_COUNT_SW_DUMMY);
   a.comm = true;
   a.comm_exec = true;

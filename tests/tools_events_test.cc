@@ -72,7 +72,7 @@ double PageFaults(long pages) {
 }
 
 TEST(Stat, PageFaultsOfAKnownNumberOfPages) {
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER();
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   constexpr long kPages = 2000;
   const double none = PageFaults(0);
   const double some = PageFaults(kPages);

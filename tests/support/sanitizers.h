@@ -8,8 +8,9 @@
 // processes of its own. So:
 //   - tests whose subject is an exact page-fault count, or the page-fault
 //     samples of the pages they touch, or the exact fork/exit records of a
-//     child, start with PERFCOUNTERS_SKIP_UNDER_SANITIZER(); the plain suite
-//     (scripts/test, natively and in the arm64 machine) runs them;
+//     child, or how the measured code's cost compares with the measurement's
+//     own, start with PERFCOUNTERS_SKIP_UNDER_SANITIZER(reason); the plain
+//     suite (scripts/test, natively and in the arm64 machine) runs them;
 //   - tests that use "touch N fresh pages" only as a known workload (the
 //     benchmark_ext end-to-end tests) check the count with
 //     EXPECT_TOUCHED_PAGE_FAULTS: exact (within the tolerance) in a plain
@@ -36,6 +37,15 @@ inline constexpr const char* kSanitizer = nullptr;
 inline constexpr double kMaxFaultsPerTouchedPage = 1.0;
 #endif
 
+// The reasons the suite skips for.
+inline constexpr const char* kShadowFaults =
+    "its shadow memory adds page faults of its own";
+inline constexpr const char* kHelperProcesses =
+    "its runtime forks helper processes (extra fork/exit records)";
+inline constexpr const char* kSlowerCode =
+    "instrumented code is several times slower, and this test is about how "
+    "the measured code's cost compares with the measurement's own";
+
 // The predicate-formatter of EXPECT_TOUCHED_PAGE_FAULTS.
 inline ::testing::AssertionResult TouchedPageFaults(const char* faults_text,
                                                     const char* pages_text,
@@ -60,15 +70,15 @@ inline ::testing::AssertionResult TouchedPageFaults(const char* faults_text,
 
 }  // namespace perfcounters::testing
 
-// Skips the test in a sanitizer build, saying why.
-#define PERFCOUNTERS_SKIP_UNDER_SANITIZER()                                  \
-  do {                                                                       \
-    if (::perfcounters::testing::kSanitizer != nullptr) {                    \
-      GTEST_SKIP() << "built with " << ::perfcounters::testing::kSanitizer   \
-                   << ", whose shadow memory and helper processes add page " \
-                      "faults and fork/exit records; the plain suite "       \
-                      "(scripts/test) runs this test";                       \
-    }                                                                        \
+// Skips the test in a sanitizer build, saying why: `reason` says what the
+// sanitizer changes that the test is about.
+#define PERFCOUNTERS_SKIP_UNDER_SANITIZER(reason)                          \
+  do {                                                                     \
+    if (::perfcounters::testing::kSanitizer != nullptr) {                  \
+      GTEST_SKIP() << "built with " << ::perfcounters::testing::kSanitizer \
+                   << ": " << (reason)                                     \
+                   << "; the plain suite (scripts/test) runs this test";   \
+    }                                                                      \
   } while (0)
 
 // Expects `faults` to be what touching `pages` fresh pages costs: within
