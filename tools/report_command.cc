@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "gbench_json.h"
+#include "output_file.h"
 #include "report.h"
 
 namespace perfcounters::tools {
@@ -23,12 +24,10 @@ int RunReport(const ReportArgs& args) {
   ReportOptions options;
   options.title = args.title;
   const std::string html = RenderReport(runs, options);
-  FILE* out = std::fopen(args.output.c_str(), "wb");
-  if (out == nullptr ||
-      std::fwrite(html.data(), 1, html.size(), out) != html.size() ||
-      std::fclose(out) != 0) {
-    std::fprintf(stderr, "perfcounters report: cannot write %s\n",
-                 args.output.c_str());
+  if (absl::Status written = WriteOutputFile(args.output, html, args.runs);
+      !written.ok()) {
+    std::fprintf(stderr, "perfcounters report: %s\n",
+                 std::string(written.message()).c_str());
     return kExitUsage;
   }
   std::fprintf(stderr, "perfcounters report: wrote %s (%zu runs)\n",
