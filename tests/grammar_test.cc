@@ -942,9 +942,9 @@ TEST(GrammarOnRealKernelTest, ParsedWriteBreakpointCountsEveryWrite) {
   absl::StatusOr<EventSpec> spec = ParseEvent(text);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->attr.config1, reinterpret_cast<uintptr_t>(&g_watched));
+  PERFCOUNTERS_REQUIRE_BREAKPOINTS();
   absl::StatusOr<Event> event = OpenForCounting(*spec);
-  if (!event.ok())
-    GTEST_SKIP() << "breakpoints unavailable: " << event.status();
+  ASSERT_TRUE(event.ok()) << event.status();
   constexpr int kWrites = 1000;
   absl::StatusOr<Count> count = event->Measure([] {
     for (int i = 0; i < kWrites; ++i) {
