@@ -1,161 +1,27 @@
 // benchmark_ext_e2e_test.cc: end-to-end tests of the gbench integration.
 // Each test runs tests/e2e/e2e_bench.cc (perfcounters_e2e_bench) with
-// --perf_counters and reads its JSON output.
-//
-// The benchmark binary is looked up in $PERFCOUNTERS_E2E_DIR, then next to
-// this test binary (/proc/self/exe), then in its e2e/ subdirectory, then in
-// the current directory.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <sstream>
+// --perf_counters and reads its JSON output (support/bench_runner.h).
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/bench_runner.h"
 #include "support/hw.h"
 #include "support/sanitizers.h"
 
-extern char** environ;
-
 namespace {
 
+using ::perfcounters::testing::Context;
+using ::perfcounters::testing::kMinTime;
+using ::perfcounters::testing::kOwnMainBench;
+using ::perfcounters::testing::PerIteration;
+using ::perfcounters::testing::Result;
+using ::perfcounters::testing::RunBench;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr char kBench[] = "perfcounters_e2e_bench";
-constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
-
-bool IsExecutable(const std::string& path) {
-  return access(path.c_str(), X_OK) == 0;
-}
-
-std::string FindBench(const std::string& binary) {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("PERFCOUNTERS_E2E_DIR")) {
-    dirs.push_back(env);
-  }
-  char self[4096];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string dir(self, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.find_last_of('/'));
-    dirs.push_back(dir);
-    dirs.push_back(dir + "/e2e");
-  }
-  dirs.push_back(".");
-  for (const std::string& d : dirs) {
-    if (IsExecutable(d + "/" + binary)) return d + "/" + binary;
-  }
-  return "";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out;      // stdout
-  std::string err;      // stderr
-  nlohmann::json json;  // --benchmark_out, null when none was written
-  // The "benchmarks" entry with this name (null when absent).
-  const nlohmann::json& Entry(const std::string& name) const {
-    static const nlohmann::json kNull;
-    if (!json.is_object()) return kNull;
-    for (const nlohmann::json& b : json["benchmarks"]) {
-      if (b["name"] == name) return b;
-    }
-    return kNull;
-  }
-};
-
-// Runs the benchmark binary with `args` (plus --benchmark_out to a JSON
-// file) and `env` added to this process's environment.
-Result RunBench(std::vector<std::string> args,
-                const std::map<std::string, std::string>& env = {},
-                const std::string& binary = kBench) {
-  Result result;
-  const std::string bench = FindBench(binary);
-  EXPECT_FALSE(bench.empty())
-      << binary << " not found: set PERFCOUNTERS_E2E_DIR or put it next to "
-      << "the test binary";
-  if (bench.empty()) return result;
-  char dir_template[] = "/tmp/pc_e2e_XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
-  const std::string json_path = dir + "/out.json";
-  const std::string out_path = dir + "/stdout";
-  const std::string err_path = dir + "/stderr";
-
-  std::vector<std::string> argv_s = {bench};
-  for (std::string& a : args) argv_s.push_back(std::move(a));
-  argv_s.push_back("--benchmark_out=" + json_path);
-  argv_s.push_back("--benchmark_out_format=json");
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (key == "PERFCOUNTERS_EVENTS" || env.count(key) > 0) continue;
-    env_s.push_back(kv);
-  }
-  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (std::string& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, bench.c_str(), &actions, nullptr,
-                             argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  EXPECT_EQ(rc, 0) << "posix_spawn " << bench;
-  if (rc != 0) return result;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.out = ReadFile(out_path);
-  result.err = ReadFile(err_path);
-  const std::string json = ReadFile(json_path);
-  if (!json.empty()) {
-    result.json =
-        nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-    EXPECT_FALSE(result.json.is_discarded()) << "bad JSON:\n" << json;
-  }
-  for (const std::string& p : {json_path, out_path, err_path}) {
-    unlink(p.c_str());
-  }
-  rmdir(dir.c_str());
-  return result;
-}
-
-// gbench's short runs: enough iterations, fast in the emulated machine.
-constexpr char kMinTime[] = "--benchmark_min_time=0.05";
-
-double PerIteration(const nlohmann::json& entry, const std::string& key) {
-  if (!entry.is_object() || !entry.contains(key)) return NAN;
-  return entry[key].get<double>();
-}
 
 // An event that is a known name but cannot be counted on this machine;
 // empty when every candidate opens.
@@ -312,23 +178,39 @@ TEST(BenchmarkE2E, GbenchAliasFlagWorks) {
 
 TEST(BenchmarkE2E, EnvironmentVariableWorksAndTheFlagWins) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime},
-                      {{"PERFCOUNTERS_EVENTS", "page-faults"}});
+                      {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TOUCHED_PAGE_FAULTS(
       PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0, 0.02);
 
   r = RunBench({"--perf_counters=minor-faults",
                 "--benchmark_filter=BM_PausedTouch", kMinTime},
-               {{"PERFCOUNTERS_EVENTS", "page-faults"}});
+               {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json& e = r.Entry("BM_PausedTouch");
   EXPECT_FALSE(e.contains("page-faults"));
   EXPECT_TOUCHED_PAGE_FAULTS(PerIteration(e, "minor-faults"), 2.0, 0.02);
+  // The override is said.
+  EXPECT_THAT(r.err, HasSubstr("perfcounters: note: --perf_counters="
+                               "minor-faults overrides PERFCOUNTERS_EVENTS="
+                               "page-faults"));
+}
+
+TEST(BenchmarkE2E, BothFlagNamesAreAnErrorBeforeAnyBenchmarkRuns) {
+  Result r = RunBench({"--perf_counters=minor-faults",
+                       "--benchmark_perf_counters=page-faults",
+                       "--benchmark_filter=BM_PausedTouch", kMinTime});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters=minor-faults and "
+                               "--benchmark_perf_counters=page-faults"));
+  EXPECT_THAT(r.err, HasSubstr("give only one of them"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_PausedTouch")));
 }
 
 TEST(BenchmarkE2E, GbenchsOwnMainTakesTheEventsFromTheEnvironment) {
-  Result r = RunBench({kMinTime}, {{"PERFCOUNTERS_EVENTS", "page-faults"}},
-                      kOwnMainBench);
+  Result r =
+      RunBench({kMinTime}, {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}},
+                            .binary = kOwnMainBench});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TOUCHED_PAGE_FAULTS(
       PerIteration(r.Entry("BM_TouchThreePages"), "page-faults"), 3.0, 0.03)
@@ -353,14 +235,6 @@ TEST(BenchmarkE2E, HelpShowsOurFlagsThenGbenchs) {
   EXPECT_LT(ours, theirs);
   EXPECT_THAT(r.out, HasSubstr("--benchmark_perf_counters=LIST"));
   EXPECT_THAT(r.out, HasSubstr("PERFCOUNTERS_EVENTS"));
-}
-
-std::string Context(const Result& r, const std::string& key) {
-  if (!r.json.is_object() || !r.json.contains("context") ||
-      !r.json["context"].contains(key)) {
-    return "";
-  }
-  return r.json["context"][key].get<std::string>();
 }
 
 TEST(BenchmarkE2E, ContextSaysTheReadPathAndTheCalibration) {

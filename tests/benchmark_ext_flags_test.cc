@@ -2,6 +2,7 @@
 // --perf_counters_strict, --perf_counters_read, --perf_counters_calibrate
 // and PERFCOUNTERS_EVENTS are taken out of argv.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -45,13 +46,30 @@ TEST(ExtractFlags, RemovesOurFlagsAndKeepsGbenchs) {
 }
 
 TEST(ExtractFlags, GbenchAliasAndLastOneWins) {
-  Argv a({"bm", "--perf_counters=cycles", "--benchmark_perf_counters=faults"});
+  Argv a({"bm", "--benchmark_perf_counters=cycles",
+          "--benchmark_perf_counters=faults"});
   absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->events, "faults");
   EXPECT_EQ(f->events_source, "--benchmark_perf_counters");
   EXPECT_FALSE(f->strict);
   EXPECT_THAT(a.Remaining(), ElementsAre("bm"));
+}
+
+TEST(ExtractFlags, BothFlagNamesTogetherAreAnError) {
+  for (const auto& [first, second] :
+       {std::pair<std::string, std::string>("--perf_counters=cycles",
+                                            "--benchmark_perf_counters=faults"),
+        std::pair<std::string, std::string>("--benchmark_perf_counters=faults",
+                                            "--perf_counters=cycles")}) {
+    Argv a({"bm", first, second});
+    absl::StatusOr<Flags> f =
+        ExtractFlags(&a.argc, a.pointers.data(), "task-clock");
+    ASSERT_FALSE(f.ok()) << first << " " << second;
+    EXPECT_THAT(f.status().message(), HasSubstr(first));
+    EXPECT_THAT(f.status().message(), HasSubstr(second));
+    EXPECT_THAT(f.status().message(), HasSubstr("give only one of them"));
+  }
 }
 
 TEST(ExtractFlags, EnvironmentIsUsedOnlyWithoutAFlag) {
@@ -61,11 +79,19 @@ TEST(ExtractFlags, EnvironmentIsUsedOnlyWithoutAFlag) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->events, "task-clock");
   EXPECT_EQ(f->events_source, "PERFCOUNTERS_EVENTS");
+  EXPECT_FALSE(f->overridden_env_events.has_value());
 
   Argv b({"bm", "-perf_counters=cycles"});
   f = ExtractFlags(&b.argc, b.pointers.data(), "task-clock");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->events, "cycles");
+  // The override is said.
+  EXPECT_EQ(f->overridden_env_events, "task-clock");
+
+  Argv c({"bm", "-perf_counters=cycles"});
+  f = ExtractFlags(&c.argc, c.pointers.data(), nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->overridden_env_events.has_value());
 }
 
 TEST(ExtractFlags, NothingRequested) {

@@ -208,11 +208,32 @@ TEST(ExplainOpenErrorTest, PermissionNamesTheSysctlAndTheFix) {
             "1: add the :u modifier to count user space only, or run `sysctl "
             "kernel.perf_event_paranoid=1`, or grant CAP_PERFMON");
 
+  // Level 3 and up (a Debian/Android patch; upstream treats it as 2):
+  // kernel code still needs level 1, and :u needs level 2 where enforced.
   caps.paranoid = 4;
   s = ExplainOpenError(EPERM, CyclesSpec(), false, caps);
   EXPECT_TRUE(absl::IsPermissionDenied(s));
   EXPECT_THAT(Message(s), HasSubstr("(EPERM)"));
+  EXPECT_THAT(Message(s), HasSubstr("counting kernel code needs level <= 1"));
+  EXPECT_THAT(Message(s), HasSubstr("kernels that enforce level 3 need "
+                                    "level 2 for that"));
+  EventSpec user_cycles = CyclesSpec();
+  user_cycles.attr.exclude_kernel = true;
+  s = ExplainOpenError(EPERM, user_cycles, false, caps);
   EXPECT_THAT(Message(s), HasSubstr("level 4 forbids perf_event_open"));
+  EXPECT_THAT(Message(s), HasSubstr("kernel.perf_event_paranoid=2"));
+
+  // An event that happens in the kernel gets no :u advice (it would count
+  // 0 there).
+  caps.paranoid = 2;
+  Attr cs;
+  cs.type = PERF_TYPE_SOFTWARE;
+  cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  s = ExplainOpenError(EACCES, Spec(cs, "context-switches"), false, caps);
+  EXPECT_THAT(Message(s), HasSubstr("context-switches happens in the kernel "
+                                    "(with :u it would count 0)"));
+  EXPECT_THAT(Message(s), HasSubstr("kernel.perf_event_paranoid=1"));
+  EXPECT_THAT(Message(s), Not(HasSubstr("add the :u")));
 
   caps.paranoid = 1;
   EventSpec user = CyclesSpec();

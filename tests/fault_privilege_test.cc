@@ -3,12 +3,11 @@
 // calls in a forked child that drops to nobody. Errors must name the sysctl
 // and CAP_PERFMON; what is allowed at that level must still open. The sysctl
 // is restored afterwards (RAII). Needs root; skips with the reason otherwise.
+// (The Google Benchmark path as nobody: benchmark_ext_fault_test.cc.)
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 
@@ -17,43 +16,16 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "support/paranoid.h"
 
 namespace perfcounters {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kParanoid[] = "/proc/sys/kernel/perf_event_paranoid";
-
-std::optional<std::string> ReadSysctl() {
-  std::ifstream in(kParanoid);
-  std::string value;
-  if (!(in >> value)) return std::nullopt;
-  return value;
-}
-
-bool WriteSysctl(const std::string& value) {
-  std::ofstream out(kParanoid);
-  out << value << "\n";
-  out.close();
-  return out.good() && ReadSysctl() == value;
-}
-
-// Sets kernel.perf_event_paranoid for the scope; restores it on exit.
-class ScopedParanoid {
- public:
-  explicit ScopedParanoid(int level) : saved_(ReadSysctl()) {
-    ok_ = saved_.has_value() && WriteSysctl(std::to_string(level));
-  }
-  ~ScopedParanoid() {
-    if (saved_) WriteSysctl(*saved_);
-  }
-  bool ok() const { return ok_; }
-
- private:
-  std::optional<std::string> saved_;
-  bool ok_ = false;
-};
+using ::perfcounters::testing::kParanoid;
+using ::perfcounters::testing::ReadParanoid;
+using ::perfcounters::testing::ScopedParanoid;
 
 // What the child saw: "OK" when the event opened, else the status.
 struct ChildResult {
@@ -63,7 +35,10 @@ struct ChildResult {
 
 // Forks, drops to nobody/nogroup with no supplementary groups (and so no
 // capabilities), opens `event` for `target` and reports back through a pipe.
-ChildResult OpenAsNobody(const std::string& event, const Target& target) {
+// With `default_user_only`, plain names are parsed as the Google Benchmark
+// integration parses them.
+ChildResult OpenAsNobody(const std::string& event, const Target& target,
+                         bool default_user_only = false) {
   int fds[2];
   if (pipe(fds) != 0) return {false, "pipe failed"};
   const pid_t pid = fork();
@@ -74,7 +49,9 @@ ChildResult OpenAsNobody(const std::string& event, const Target& target) {
         setuid(65534) != 0) {
       out = "E:could not drop to nobody";
     } else {
-      absl::StatusOr<EventSpec> spec = ParseEvent(event);
+      ParseOptions options;
+      options.default_user_only = default_user_only;
+      absl::StatusOr<EventSpec> spec = ParseEvent(event, options);
       if (!spec.ok()) {
         out = "E:" + std::string(spec.status().ToString());
       } else {
@@ -108,7 +85,7 @@ class FaultPrivilegeTest : public ::testing::TestWithParam<int> {
 };
 
 TEST_P(FaultPrivilegeTest, KernelCountingIsAClearError) {
-  const std::optional<std::string> before = ReadSysctl();
+  const std::optional<std::string> before = ReadParanoid();
   {
     ScopedParanoid paranoid(GetParam());
     ASSERT_TRUE(paranoid.ok()) << "cannot write " << kParanoid;
@@ -121,7 +98,7 @@ TEST_P(FaultPrivilegeTest, KernelCountingIsAClearError) {
     EXPECT_THAT(r.message, HasSubstr("CAP_PERFMON"));
     EXPECT_THAT(r.message, HasSubstr("task-clock"));
   }
-  EXPECT_EQ(ReadSysctl(), before) << "the sysctl was not restored";
+  EXPECT_EQ(ReadParanoid(), before) << "the sysctl was not restored";
 }
 
 TEST_P(FaultPrivilegeTest, SystemWideCountingIsAClearError) {
@@ -146,6 +123,30 @@ TEST_P(FaultPrivilegeTest, UserSpaceCountingOfOwnThread) {
     EXPECT_THAT(r.message, HasSubstr("kernel.perf_event_paranoid is 3"));
     EXPECT_THAT(r.message, HasSubstr("CAP_PERFMON"));
   }
+}
+
+// Plain faults and clocks are user-only under default_user_only, so they
+// open as nobody wherever :u does; context-switches happens in the kernel,
+// so it is left counting the kernel and refused, with advice that does not
+// suggest :u (it would count 0).
+TEST_P(FaultPrivilegeTest, DefaultUserOnlyFaultsAndClocksOpen) {
+  ScopedParanoid paranoid(GetParam());
+  ASSERT_TRUE(paranoid.ok());
+  const ChildResult colon_u =
+      OpenAsNobody("task-clock:u", Target::CallingThread());
+  for (const char* event : {"page-faults", "minor-faults", "task-clock"}) {
+    const ChildResult r = OpenAsNobody(event, Target::CallingThread(),
+                                       /*default_user_only=*/true);
+    EXPECT_EQ(r.opened, colon_u.opened) << event << ": " << r.message;
+    if (GetParam() == 2) EXPECT_TRUE(r.opened) << event << ": " << r.message;
+  }
+  const ChildResult cs =
+      OpenAsNobody("context-switches", Target::CallingThread(),
+                   /*default_user_only=*/true);
+  ASSERT_FALSE(cs.opened);
+  EXPECT_THAT(cs.message, HasSubstr("context-switches happens in the kernel"));
+  EXPECT_THAT(cs.message, HasSubstr("kernel.perf_event_paranoid=1"));
+  EXPECT_THAT(cs.message, ::testing::Not(HasSubstr("add the :u")));
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, FaultPrivilegeTest, ::testing::Values(2, 3));

@@ -580,10 +580,16 @@ TEST_P(GrammarTest, DefaultUserOnlyAppliesToCpuEventsWithoutUkh) {
       {"r1c2", false, true, true},
       {"cpu/event=0x3c/", false, true, true},
       {"armv8_pmuv3_0/event=0x11/", false, true, true},
-      // Software, tracepoint, breakpoint and uncore events would count
-      // nothing (or be refused) with exclude_kernel: left alone.
+      // Faults and clocks count user-mode work with exclude_kernel.
+      {"page-faults", false, true, true},
+      {"major-faults", false, true, true},
+      {"task-clock", false, true, true},
+      {"cpu-clock", false, true, true},
+      {"page-faults:uk", false, false, true},
+      // Other software, tracepoint, breakpoint and uncore events would
+      // count nothing (or be refused) with exclude_kernel: left alone.
       {"cs", false, false, false},
-      {"task-clock", false, false, false},
+      {"cpu-migrations", false, false, false},
       {"sched:sched_switch", false, false, false},
       {"mem:0x1000", false, false, false},
       {"power/energy-pkg/", false, false, false},

@@ -73,8 +73,20 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
             absl::StrCat("--", name, " needs a value: write --", name,
                          "=LIST, e.g. --", name, "=cycles,instructions"));
       }
+      const std::string source = absl::StrCat("--", name);
+      if (flags.events.has_value() && flags.events_source != source &&
+          flags.events_source != kEventsEnvVar) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flags.events_source, "=", *flags.events, " and ", source, "=",
+            *value,
+            " both give the event list (they are the same setting under two "
+            "names); give only one of them"));
+      }
+      if (flags.events_source == kEventsEnvVar) {
+        flags.overridden_env_events = flags.events;
+      }
       flags.events = std::string(*value);
-      flags.events_source = absl::StrCat("--", name);
+      flags.events_source = source;
       ours = true;
       break;
     }
@@ -129,7 +141,8 @@ std::string FlagsHelp() {
         is shown when an event was multiplexed and <name>.not_counted=1
         when it was not counted at all (the value is then absent, not 0).
   --benchmark_perf_counters=LIST
-        The same as --perf_counters.
+        The same as --perf_counters (giving both is an error; a flag given
+        twice: the last one wins).
   --perf_counters_strict[=true|false]
         Exit with status 1 if any requested counter cannot be counted
         (checked before running) or was not counted in some run.
@@ -151,7 +164,8 @@ std::string FlagsHelp() {
         less than the measurement itself, or than 10x its spread, gets a
         warning naming the benchmark.
   PERFCOUNTERS_EVENTS=LIST (environment)
-        Used when neither flag is given.
+        Used when neither flag is given; a flag overrides it, and the main
+        says so on stderr.
 
 )";
 }

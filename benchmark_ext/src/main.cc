@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ class NamingReporter : public benchmark::BenchmarkReporter {
   }
   void ReportRuns(const std::vector<Run>& runs) override {
     inner_->ReportRuns(runs);
+    WarnAboutPausedTimer(runs);
     const std::vector<std::string> noise = bench_internal::TakeNoiseWarnings();
     if (noise.empty() || runs.empty()) return;
     const std::string name = runs.front().benchmark_name();
@@ -44,6 +46,26 @@ class NamingReporter : public benchmark::BenchmarkReporter {
   void Finalize() override { inner_->Finalize(); }
 
  private:
+  // gbench's state.PauseTiming() does not stop the counters: the last
+  // batch's counted CPU time against gbench's timed CPU time of the last
+  // run (the same batch when the iterations agree).
+  void WarnAboutPausedTimer(const std::vector<Run>& runs) {
+    const std::optional<bench_internal::CountedTime> counted =
+        bench_internal::TakeCountedTime();
+    if (!counted.has_value() || runs.empty()) return;
+    const Run& run = runs.back();
+    if (run.run_type != Run::RT_Iteration ||
+        run.iterations != counted->iterations) {
+      return;
+    }
+    const std::string warning = bench_internal::PausedTimerWarning(
+        counted->seconds, run.cpu_accumulated_time);
+    const std::string name = run.benchmark_name();
+    if (warning.empty() || !warned_.insert(name + "\npaused").second) return;
+    std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+                 warning.c_str());
+  }
+
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   absl::flat_hash_set<std::string> warned_;
 };
@@ -53,6 +75,14 @@ class NamingReporter : public benchmark::BenchmarkReporter {
 // cannot be honoured.
 bool DescribeSetup(const bench::Flags& flags) {
   const MeasurementSetup setup = PrepareCallingThread();
+  if (flags.strict && !setup.not_open.empty()) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_strict: requested "
+                 "counters cannot be counted on the benchmark's main "
+                 "thread: %s; no benchmark was run\n",
+                 absl::StrJoin(setup.not_open, "; ").c_str());
+    return false;
+  }
   if (setup.read_path.empty()) return true;
   if (flags.read_mode == bench::ReadMode::kUser &&
       !setup.syscall_reasons.empty()) {
@@ -109,6 +139,11 @@ int BenchmarkMain(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv, &PrintHelp);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (flags->overridden_env_events.has_value()) {
+    std::fprintf(stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
+                 flags->events_source.c_str(), flags->events->c_str(),
+                 bench::kEventsEnvVar, flags->overridden_env_events->c_str());
+  }
 
   const std::string list = flags->events.value_or("");
   MeasureOptions options;

@@ -9,7 +9,9 @@
 // counters (gbench sums user counters over threads, so the other threads
 // write none). That makes "not counted on any thread" a decision for the
 // whole run, and coverage and derived metrics ratios of sums.
+#include <dirent.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,6 +60,10 @@ struct Config {
 // One thread's groups and the current batch's accumulators.
 struct ThreadCounters {
   std::shared_ptr<const Config> config;
+  // Not OK when no group was opened on this thread because the process
+  // would run short of file descriptors (CheckDescriptorBudget); `set` is
+  // then empty and every event is not counted.
+  absl::Status budget;
   bench::CounterSet set;
   // Per event: the bracket's own counts (empty when not calibrated).
   std::vector<bench::BracketCost> calibration;
@@ -100,6 +106,15 @@ struct RunRecord {
   std::vector<uint64_t> enabled;
   std::vector<uint64_t> running;
   std::vector<bool> not_counted;
+  // CPU time the counters ran (the groups' time enabled, which for a
+  // thread's events advances while the thread runs), summed over threads;
+  // time_known is false when some thread had no group to tell.
+  uint64_t counted_ns = 0;
+  bool time_known = true;
+  benchmark::IterationCount iterations = 0;
+  // Some thread skipped the run with SkipWithError: gbench reports the run
+  // as an error without counters, so none are written or judged.
+  bool skipped = false;
   // Warnings: batches too small for the bracket's noise.
   std::vector<std::string> noise;
 };
@@ -168,6 +183,23 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
   return g_config;
 }
 
+// The last reported batch's counted CPU time, waiting for the main's
+// reporter to compare it with gbench's timed CPU time.
+std::optional<CountedTime> g_pending_time;  // guarded by g_warn_mu
+
+// The number of open file descriptors (entries of /proc/self/fd, less the
+// one used to list them), or -1 when /proc cannot be read.
+long OpenDescriptors() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  long n = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  closedir(dir);
+  return n - 1;
+}
+
 thread_local std::unique_ptr<ThreadCounters> t_counters;
 thread_local Measure* t_active = nullptr;
 
@@ -183,6 +215,14 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   t_counters = std::make_unique<ThreadCounters>();
   ThreadCounters& c = *t_counters;
   c.config = config;
+  c.budget = CheckDescriptorBudget(config->plan.event_count());
+  if (!c.budget.ok()) {
+    WarnOnce("budget/" + std::string(c.budget.message()),
+             absl::StrCat("nothing is counted on a benchmark thread (every "
+                          "counter of its runs is reported not counted): ",
+                          c.budget.message()));
+    return &c;
+  }
   std::vector<std::vector<EventSpec>> groups;
   for (const bench::PlannedGroup& g : config->plan.groups) {
     std::vector<EventSpec>& specs = groups.emplace_back();
@@ -205,13 +245,29 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   return &c;
 }
 
-// Adds this thread's batch to the run record.
-void PublishBatch(const ThreadCounters& c) {
+// Adds this thread's batch of `iterations` to the run record.
+void PublishBatch(const ThreadCounters& c,
+                  benchmark::IterationCount iterations) {
   const bench::CounterSet& set = c.set;
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != c.config.get()) return;  // not reset for this config
   ++run.publishers;
+  run.iterations += iterations;
+  if (!c.budget.ok()) {
+    run.not_counted.assign(run.not_counted.size(), true);
+    run.time_known = false;
+    return;
+  }
+  uint64_t enabled = 0;
+  bool timed = false;
+  for (size_t g = 0; g < set.group_count(); ++g) {
+    if (!set.group_status(g).ok() || set.failed(g)) continue;
+    enabled = std::max(enabled, set.enabled(g));
+    timed = true;
+  }
+  run.counted_ns += enabled;
+  run.time_known = run.time_known && timed;
   for (size_t g = 0; g < set.group_count(); ++g) {
     const size_t first = set.first_event(g);
     const size_t n = c.config->plan.groups[g].events.size();
@@ -249,6 +305,15 @@ void PublishBatch(const ThreadCounters& c) {
   }
 }
 
+// A thread whose run was skipped with SkipWithError.
+void PublishSkipped(const ThreadCounters& c) {
+  RunRecord& run = Run();
+  std::lock_guard<std::mutex> lock(run.mu);
+  if (run.config != c.config.get()) return;
+  ++run.publishers;
+  run.skipped = true;
+}
+
 void ResetRun(const Config& config) {
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
@@ -259,6 +324,10 @@ void ResetRun(const Config& config) {
   run.enabled.assign(n, 0);
   run.running.assign(n, 0);
   run.not_counted.assign(n, false);
+  run.counted_ns = 0;
+  run.time_known = true;
+  run.iterations = 0;
+  run.skipped = false;
   run.noise.clear();
 }
 
@@ -266,7 +335,7 @@ void ResetRun(const Config& config) {
 void Report(const Config& config, benchmark::State& state) {
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
-  if (run.config != &config) return;
+  if (run.config != &config || run.skipped) return;
   if (run.publishers != state.threads()) {
     WarnOnce("publishers",
              absl::StrCat("only ", run.publishers, " of ", state.threads(),
@@ -306,6 +375,11 @@ void Report(const Config& config, benchmark::State& state) {
       g_pending_noise = new std::vector<std::string>();
     }
     *g_pending_noise = run.noise;
+    g_pending_time.reset();
+    if (run.time_known) {
+      g_pending_time = CountedTime{static_cast<double>(run.counted_ns) * 1e-9,
+                                   run.iterations};
+    }
   }
   for (const Config::Derived& d : config.derived) {
     if (d.numerator >= run.scaled.size() ||
@@ -325,6 +399,55 @@ std::vector<std::string> TakeNoiseWarnings() {
   std::vector<std::string> out;
   if (g_pending_noise != nullptr) out.swap(*g_pending_noise);
   return out;
+}
+
+std::optional<CountedTime> TakeCountedTime() {
+  std::lock_guard<std::mutex> lock(g_warn_mu);
+  std::optional<CountedTime> out;
+  out.swap(g_pending_time);
+  return out;
+}
+
+std::string PausedTimerWarning(double counted_s, double timed_s) {
+  // The counters run inside gbench's timer, so they can only exceed it
+  // when the timer was paused while they ran (clock granularity aside).
+  if (!(counted_s > kPausedTimerRatio * timed_s + kPausedTimerSlackS)) {
+    return "";
+  }
+  return absl::StrCat(
+      "the counters ran for ", absl::SixDigits(counted_s * 1e3),
+      " ms of CPU time in the last batch but gbench timed only ",
+      absl::SixDigits(timed_s * 1e3),
+      " ms: the benchmark probably pauses gbench's timer with "
+      "state.PauseTiming(), which does not stop the counters, so the paused "
+      "work is counted; use perfcounters::PauseTiming(state) and "
+      "perfcounters::ResumeTiming(state) instead");
+}
+
+absl::Status CheckDescriptorBudget(size_t needed) {
+  if (needed == 0) return absl::OkStatus();
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 ||
+      limit.rlim_cur == RLIM_INFINITY) {
+    return absl::OkStatus();
+  }
+  const long open = OpenDescriptors();
+  if (open < 0) return absl::OkStatus();
+  const long soft = static_cast<long>(limit.rlim_cur);
+  const long free = soft - open;
+  if (static_cast<long>(needed) + kReservedDescriptors <= free) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the ", needed, " counters need ", needed,
+      " file descriptors per benchmark thread and perfcounters keeps ",
+      kReservedDescriptors,
+      " free for the benchmark and gbench (its --benchmark_out file, the "
+      "files it reads), but only ",
+      std::max(free, 0L), " are free (RLIMIT_NOFILE soft limit ", soft, ", ",
+      open, " open); raise the limit (ulimit -n ",
+      open + static_cast<long>(needed) + kReservedDescriptors,
+      " or more) or count fewer events"));
 }
 
 }  // namespace bench_internal
@@ -352,6 +475,10 @@ MeasurementSetup PrepareCallingThread() {
       bench_internal::CurrentConfig();
   if (!config.ok() || *config == nullptr) return setup;
   const ThreadCounters& c = *bench_internal::CountersFor(*config);
+  if (!c.budget.ok()) {
+    setup.not_open.push_back(std::string(c.budget.message()));
+    return setup;
+  }
   const bench::CounterSet& set = c.set;
   int user = 0;
   int syscall = 0;
@@ -364,6 +491,8 @@ MeasurementSetup PrepareCallingThread() {
     name += "}";
     if (!set.group_status(g).ok()) {
       setup.group_paths.push_back(name + ": not open");
+      setup.not_open.push_back(
+          absl::StrCat(name, ": ", set.group_status(g).message()));
       continue;
     }
     if (set.user_space(g)) {
@@ -438,6 +567,9 @@ Measure::~Measure() {
     counters_->set.Stop();
     bench_internal::t_active = nullptr;
   }
+  if (counters_ != nullptr && !published_ && state_.error_occurred()) {
+    bench_internal::PublishSkipped(*counters_);
+  }
 }
 
 Measure::Iterator Measure::begin() {
@@ -462,7 +594,13 @@ void Measure::Finish() {
   if (counters_ != nullptr) {
     counters_->set.Stop();
     bench_internal::t_active = nullptr;
-    bench_internal::PublishBatch(*counters_);
+    if (state_.error_occurred()) {
+      bench_internal::PublishSkipped(*counters_);
+    } else {
+      bench_internal::PublishBatch(
+          *counters_, state_.max_iterations > 0 ? state_.max_iterations : 1);
+    }
+    published_ = true;
   }
   // No iterations are left: this stops gbench's timer and waits at its
   // finish barrier for the other threads of the benchmark.

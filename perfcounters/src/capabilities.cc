@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "errno_text.h"
+#include "perfcounters/generic_events.h"
 #include "sysfs_file.h"
 
 namespace perfcounters {
@@ -144,18 +145,40 @@ std::string ParanoidAdvice(const EventSpec& spec, const Capabilities& caps) {
     return advice;
   }
   absl::StrAppend(&advice, " and the process lacks CAP_PERFMON/CAP_SYS_ADMIN");
-  if (caps.paranoid && *caps.paranoid >= 3) {
-    absl::StrAppend(&advice, "; level ", *caps.paranoid,
-                    " forbids perf_event_open to unprivileged users: run "
-                    "`sysctl kernel.perf_event_paranoid=2` (own threads, user "
-                    "space) or grant CAP_PERFMON");
-    return advice;
-  }
+  const bool level3 = caps.paranoid && *caps.paranoid >= 3;
   if (!spec.attr.exclude_kernel && (!caps.paranoid || *caps.paranoid >= 2)) {
+    // What would count without privileges: user space only, where the
+    // event counts user-mode work at all.
+    const bool user_mode = spec.attr.type == PERF_TYPE_SOFTWARE
+                               ? SoftwareEventCountsUserMode(spec.attr.config)
+                               : spec.attr.type != PERF_TYPE_TRACEPOINT;
+    if (!user_mode) {
+      absl::StrAppend(&advice, "; ", spec.label,
+                      " happens in the kernel (with :u it would count 0), "
+                      "and counting kernel code needs level <= 1: run "
+                      "`sysctl kernel.perf_event_paranoid=1` or grant "
+                      "CAP_PERFMON");
+      return advice;
+    }
+    // True on both kinds of kernel: upstream treats 3 like 2 (:u opens),
+    // Debian's patch refuses everything at 3.
     absl::StrAppend(&advice,
                     "; counting kernel code needs level <= 1: add the :u "
-                    "modifier to count user space only, or run `sysctl "
-                    "kernel.perf_event_paranoid=1`, or grant CAP_PERFMON");
+                    "modifier to count user space only",
+                    level3 ? " (kernels that enforce level 3 need level 2 "
+                             "for that)"
+                           : "",
+                    ", or run `sysctl kernel.perf_event_paranoid=1`, or "
+                    "grant CAP_PERFMON");
+    return advice;
+  }
+  if (level3) {
+    absl::StrAppend(&advice, "; level ", *caps.paranoid,
+                    " forbids perf_event_open to unprivileged users on "
+                    "kernels that enforce it: run `sysctl "
+                    "kernel.perf_event_paranoid=2` (own threads, user "
+                    "space; per-CPU and system-wide counting need level <= "
+                    "0) or grant CAP_PERFMON");
     return advice;
   }
   absl::StrAppend(&advice,

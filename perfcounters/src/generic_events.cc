@@ -151,6 +151,21 @@ std::string GenericEvent::ListName() const {
 std::span<const GenericEvent> HardwareEvents() { return kHardware; }
 std::span<const GenericEvent> SoftwareEvents() { return kSoftware; }
 
+bool SoftwareEventCountsUserMode(uint64_t config) {
+  switch (config) {
+    case PERF_COUNT_SW_CPU_CLOCK:
+    case PERF_COUNT_SW_TASK_CLOCK:
+    case PERF_COUNT_SW_PAGE_FAULTS:
+    case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+    case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+    case PERF_COUNT_SW_ALIGNMENT_FAULTS:
+    case PERF_COUNT_SW_EMULATION_FAULTS:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const GenericEvent* FindGenericEvent(std::string_view name) {
   for (std::span<const GenericEvent> table :
        {HardwareEvents(), SoftwareEvents()}) {

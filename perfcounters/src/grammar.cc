@@ -156,7 +156,10 @@ class ListParser {
 
   // Applies default_user_only and fills the label.
   EventSpec Finish(ParsedEvent& event) const {
-    if (ctx_.options.default_user_only && event.cpu_pmu &&
+    if (ctx_.options.default_user_only &&
+        (event.cpu_pmu ||
+         (event.spec.attr.type == PERF_TYPE_SOFTWARE &&
+          SoftwareEventCountsUserMode(event.spec.attr.config))) &&
         event.modifiers.find_first_of("ukh") == std::string::npos) {
       event.spec.attr.exclude_kernel = true;
       event.spec.attr.exclude_hv = true;

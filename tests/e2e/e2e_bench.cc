@@ -5,6 +5,10 @@
 //   BM_TouchPages/K      writes K fresh anonymous pages per iteration
 //                        (exactly K page faults), at 1, 2 and 4 threads
 //   BM_PausedTouch       2 fresh pages counted, 3 more in a paused region
+//   BM_GbenchPausedTouch 2 fresh pages timed, then a busy loop in a region
+//                        paused with gbench's own state.PauseTiming()
+//                        (the counters keep running: warned about)
+//   BM_SkipOnOneThread   1 and 2 threads, the last one calls SkipWithError
 //   BM_Spin              a busy loop (task-clock vs cpu_time)
 //   BM_TwoInsnLoop/N     a 2-instruction asm loop run N times (2N
 //                        instructions per iteration)
@@ -51,6 +55,36 @@ void BM_PausedTouch(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PausedTouch);
+
+// A busy loop of `n` additions.
+void Spin(int n) {
+  uint64_t x = 0;
+  for (int i = 0; i < n; ++i) {
+    x += static_cast<uint64_t>(i);
+    benchmark::DoNotOptimize(x);
+  }
+}
+
+void BM_GbenchPausedTouch(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    TouchFreshPages(2);
+    state.PauseTiming();  // wrong: perfcounters::PauseTiming(state)
+    Spin(200000);
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_GbenchPausedTouch);
+
+void BM_SkipOnOneThread(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    if (state.thread_index() == state.threads() - 1) {
+      state.SkipWithError("the last thread gives up");
+      break;
+    }
+    TouchFreshPages(1);
+  }
+}
+BENCHMARK(BM_SkipOnOneThread)->Threads(1)->Threads(2);
 
 void BM_Spin(benchmark::State& state) {
   for (auto _ : perfcounters::Measure(state)) {

@@ -72,6 +72,10 @@ struct MeasurementSetup {
   // Per event key: the bracket's own count per interval and its spread
   // (empty when calibration is off or the event was not counted).
   std::vector<std::pair<std::string, bench::BracketCost>> calibration;
+  // Why some planned counters cannot be counted on the calling thread: a
+  // group that did not open ("{keys}: reason"), or too few free file
+  // descriptors (then nothing is opened). Empty when every group opened.
+  std::vector<std::string> not_open;
 };
 
 // Opens (and calibrates) the configured groups on the calling thread —
@@ -141,6 +145,8 @@ class Measure {
   // This thread's groups; null when no events are configured.
   bench_internal::ThreadCounters* counters_ = nullptr;
   bool finished_ = false;
+  // This thread's batch (or its SkipWithError) went to the run's record.
+  bool published_ = false;
 };
 
 // Stops the counters of the running Measure loop on this thread, then

@@ -36,6 +36,9 @@ struct Flags {
   // Where `events` came from: "--perf_counters", "--benchmark_perf_counters"
   // or "PERFCOUNTERS_EVENTS" (for messages).
   std::string events_source;
+  // PERFCOUNTERS_EVENTS's value when a flag overrode it (the main prints a
+  // note), else nullopt.
+  std::optional<std::string> overridden_env_events;
   bool strict = false;
   // --perf_counters_read.
   ReadMode read_mode = ReadMode::kAuto;
@@ -45,9 +48,11 @@ struct Flags {
 
 // Removes our flags from argv (compacting it and updating *argc, keeping
 // argv[*argc] == nullptr) and returns them. `env_events` is the value of
-// PERFCOUNTERS_EVENTS (nullptr when unset); a flag wins over it. A flag
-// given twice: the last one wins. Errors name the flag and the accepted
-// forms (a missing `=LIST`, a bad boolean).
+// PERFCOUNTERS_EVENTS (nullptr when unset); a flag wins over it (and
+// `overridden_env_events` says so). A flag given twice: the last one wins;
+// --perf_counters and --benchmark_perf_counters together are an error.
+// Errors name the flag and the accepted forms (a missing `=LIST`, a bad
+// boolean).
 absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
                                    const char* env_events);
 

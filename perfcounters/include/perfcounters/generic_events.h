@@ -50,6 +50,16 @@ std::span<const GenericEvent> HardwareEvents();
 // cgroup-switches).
 std::span<const GenericEvent> SoftwareEvents();
 
+// True for the software events (PERF_TYPE_SOFTWARE, `config`) that count
+// the work of user-mode code when opened with exclude_kernel: the faults
+// (page-faults, minor-faults, major-faults, alignment-faults,
+// emulation-faults; the kernel counts a fault in the mode of the faulting
+// instruction) and the clocks (cpu-clock, task-clock: time, which
+// exclude_kernel does not filter). The others (context-switches,
+// cpu-migrations, ...) happen in the kernel and count 0 with
+// exclude_kernel.
+bool SoftwareEventCountsUserMode(uint64_t config);
+
 // Finds a generic event by symbol or alias, case-insensitively
 // ("CYCLES", "cs", "faults"). nullptr when `name` is not one.
 const GenericEvent* FindGenericEvent(std::string_view name);

@@ -58,10 +58,15 @@ struct ParseOptions {
   // When true, an event written without u/k/h modifiers (own or group)
   // counts user space only (exclude_kernel and exclude_hv set), as Google
   // Benchmark does. When false (perf's default), such an event counts
-  // everything it may. Applies to CPU PMU events only (generic hardware,
-  // cache, raw and core sysfs PMUs such as cpu, cpu_core, armv8_pmuv3_0):
-  // software, tracepoint, breakpoint and uncore events would count nothing
-  // or be refused with exclude_kernel, so they are left as written.
+  // everything it may. Applies to CPU PMU events (generic hardware, cache,
+  // raw and core sysfs PMUs such as cpu, cpu_core, armv8_pmuv3_0) and to
+  // the software faults and clocks (page-faults, minor-faults,
+  // major-faults, alignment-faults, emulation-faults, task-clock,
+  // cpu-clock), which count user-mode work with exclude_kernel and so open
+  // for unprivileged users at perf_event_paranoid 2. Other software events
+  // (context-switches, cpu-migrations, ...), tracepoints, breakpoints and
+  // uncore events happen in the kernel or would be refused with
+  // exclude_kernel, so they are left as written.
   bool default_user_only = false;
 };
 

@@ -1,0 +1,200 @@
+// bench_runner.h: runs the benchmark binaries of tests/e2e (built next to
+// the benchmark_ext tests) with arguments, environment, an optional soft
+// RLIMIT_NOFILE and an optional unprivileged user, and reads back their
+// exit status, stdout, stderr and --benchmark_out JSON.
+//
+// The benchmark binary is looked up in $PERFCOUNTERS_E2E_DIR, then next to
+// the test binary (/proc/self/exe), then in its e2e/ subdirectory, then in
+// the current directory.
+#ifndef PERFCOUNTERS_TESTS_SUPPORT_BENCH_RUNNER_H_
+#define PERFCOUNTERS_TESTS_SUPPORT_BENCH_RUNNER_H_
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+extern char** environ;
+
+namespace perfcounters::testing {
+
+inline constexpr char kBench[] = "perfcounters_e2e_bench";
+inline constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
+
+// gbench's short runs: enough iterations, fast in the emulated machine.
+inline constexpr char kMinTime[] = "--benchmark_min_time=0.05";
+
+inline std::string FindBench(const std::string& binary) {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("PERFCOUNTERS_E2E_DIR")) {
+    dirs.push_back(env);
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.find_last_of('/'));
+    dirs.push_back(dir);
+    dirs.push_back(dir + "/e2e");
+  }
+  dirs.push_back(".");
+  for (const std::string& d : dirs) {
+    if (access((d + "/" + binary).c_str(), X_OK) == 0) return d + "/" + binary;
+  }
+  return "";
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int exit_code = -1;
+  std::string out;        // stdout
+  std::string err;        // stderr
+  std::string json_text;  // --benchmark_out as written
+  nlohmann::json json;    // parsed, null when none was written
+  // The "benchmarks" entry with this name (null when absent).
+  const nlohmann::json& Entry(const std::string& name) const {
+    static const nlohmann::json kNull;
+    if (!json.is_object()) return kNull;
+    for (const nlohmann::json& b : json["benchmarks"]) {
+      if (b["name"] == name) return b;
+    }
+    return kNull;
+  }
+};
+
+// How to run the benchmark beyond its arguments.
+struct RunOptions {
+  // Added to (or replacing in) this process's environment; the inherited
+  // PERFCOUNTERS_EVENTS is always dropped.
+  std::map<std::string, std::string> env;
+  std::string binary = kBench;
+  // The soft RLIMIT_NOFILE the benchmark starts with.
+  std::optional<rlim_t> nofile;
+  // Run as nobody:nogroup without supplementary groups (setpriv), so
+  // without capabilities. Needs root.
+  bool as_nobody = false;
+};
+
+// Runs the benchmark binary with `args` plus --benchmark_out to a JSON file
+// (JSON parse errors fail the calling test).
+inline Result RunBench(std::vector<std::string> args,
+                       const RunOptions& options = {}) {
+  Result result;
+  const std::string bench = FindBench(options.binary);
+  EXPECT_FALSE(bench.empty())
+      << options.binary << " not found: set PERFCOUNTERS_E2E_DIR or put it "
+      << "next to the test binary";
+  if (bench.empty()) return result;
+  char dir_template[] = "/tmp/pc_e2e_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  // The benchmark may run as nobody: it must be able to write its JSON.
+  chmod(dir.c_str(), 0777);
+  const std::string json_path = dir + "/out.json";
+  const std::string out_path = dir + "/stdout";
+  const std::string err_path = dir + "/stderr";
+
+  std::vector<std::string> argv_s;
+  if (options.as_nobody) {
+    argv_s = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+              "--clear-groups"};
+  }
+  argv_s.push_back(bench);
+  for (std::string& a : args) argv_s.push_back(std::move(a));
+  argv_s.push_back("--benchmark_out=" + json_path);
+  argv_s.push_back("--benchmark_out_format=json");
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key == "PERFCOUNTERS_EVENTS" || options.env.count(key) > 0) continue;
+    env_s.push_back(kv);
+  }
+  for (const auto& [k, v] : options.env) env_s.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (std::string& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // The child inherits the limit in force when it is spawned.
+  rlimit saved{};
+  getrlimit(RLIMIT_NOFILE, &saved);
+  if (options.nofile.has_value()) {
+    rlimit lowered = saved;
+    lowered.rlim_cur = *options.nofile;
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  }
+  pid_t pid = 0;
+  const int rc =
+      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  if (options.nofile.has_value()) setrlimit(RLIMIT_NOFILE, &saved);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0) << "posix_spawn " << argv[0];
+  if (rc != 0) return result;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  result.json_text = ReadFile(json_path);
+  if (!result.json_text.empty()) {
+    result.json = nlohmann::json::parse(result.json_text, nullptr,
+                                        /*allow_exceptions=*/false);
+    EXPECT_FALSE(result.json.is_discarded()) << "bad JSON:\n"
+                                             << result.json_text;
+  }
+  for (const std::string& p : {json_path, out_path, err_path}) {
+    unlink(p.c_str());
+  }
+  rmdir(dir.c_str());
+  return result;
+}
+
+// The counter `key` of a JSON benchmark entry; NaN when absent.
+inline double PerIteration(const nlohmann::json& entry,
+                           const std::string& key) {
+  if (!entry.is_object() || !entry.contains(key)) return NAN;
+  return entry[key].get<double>();
+}
+
+// A key of the JSON context; empty when absent.
+inline std::string Context(const Result& r, const std::string& key) {
+  if (!r.json.is_object() || !r.json.contains("context") ||
+      !r.json["context"].contains(key)) {
+    return "";
+  }
+  return r.json["context"][key].get<std::string>();
+}
+
+}  // namespace perfcounters::testing
+
+#endif  // PERFCOUNTERS_TESTS_SUPPORT_BENCH_RUNNER_H_
