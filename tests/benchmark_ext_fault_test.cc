@@ -70,6 +70,10 @@ class UnprivilegedBenchmarkTest : public ::testing::TestWithParam<int> {
       GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
                       "run the benchmark as nobody";
     }
+    if (access(perfcounters::testing::kSetpriv, X_OK) != 0) {
+      GTEST_SKIP() << "needs " << perfcounters::testing::kSetpriv
+                   << " (util-linux) to run the benchmark as nobody";
+    }
   }
 
   // The benchmark as nobody with plain page-faults and task-clock.

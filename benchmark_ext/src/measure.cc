@@ -112,6 +112,8 @@ struct RunRecord {
   uint64_t counted_ns = 0;
   bool time_known = true;
   benchmark::IterationCount iterations = 0;
+  // Some thread opened nothing: too few free file descriptors.
+  bool short_of_descriptors = false;
   // Some thread skipped the run with SkipWithError: gbench reports the run
   // as an error without counters, so none are written or judged.
   bool skipped = false;
@@ -257,6 +259,7 @@ void PublishBatch(const ThreadCounters& c,
   if (!c.budget.ok()) {
     run.not_counted.assign(run.not_counted.size(), true);
     run.time_known = false;
+    run.short_of_descriptors = true;
     return;
   }
   uint64_t enabled = 0;
@@ -327,6 +330,7 @@ void ResetRun(const Config& config) {
   run.counted_ns = 0;
   run.time_known = true;
   run.iterations = 0;
+  run.short_of_descriptors = false;
   run.skipped = false;
   run.noise.clear();
 }
@@ -349,11 +353,15 @@ void Report(const Config& config, benchmark::State& state) {
     if (run.not_counted[i]) {
       state.counters[key + ".not_counted"] = benchmark::Counter(1);
       MarkNotCounted();
-      WarnOnce(key + "/run",
-               absl::StrCat(key,
-                            " was not counted in a run (its group never ran "
-                            "on the PMU, or could not be read); reported as ",
-                            key, ".not_counted=1, never as 0"));
+      WarnOnce(
+          key + "/run",
+          absl::StrCat(key, " was not counted in a run (",
+                       run.short_of_descriptors
+                           ? "a benchmark thread had too few free file "
+                             "descriptors to open it, see above"
+                           : "its group never ran on the PMU, or could "
+                             "not be read",
+                       "); reported as ", key, ".not_counted=1, never as 0"));
       continue;
     }
     state.counters[key] =

@@ -36,6 +36,9 @@ namespace perfcounters::testing {
 inline constexpr char kBench[] = "perfcounters_e2e_bench";
 inline constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
 
+// Runs a program as another user (RunOptions::as_nobody).
+inline constexpr char kSetpriv[] = "/usr/bin/setpriv";
+
 // gbench's short runs: enough iterations, fast in the emulated machine.
 inline constexpr char kMinTime[] = "--benchmark_min_time=0.05";
 
@@ -116,8 +119,7 @@ inline Result RunBench(std::vector<std::string> args,
 
   std::vector<std::string> argv_s;
   if (options.as_nobody) {
-    argv_s = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-              "--clear-groups"};
+    argv_s = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
   }
   argv_s.push_back(bench);
   for (std::string& a : args) argv_s.push_back(std::move(a));
