@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -157,16 +158,22 @@ TEST_P(UnprivilegedBenchmarkTest, KernelCountingNamesATrueRemedy) {
 INSTANTIATE_TEST_SUITE_P(Levels, UnprivilegedBenchmarkTest,
                          ::testing::Values(2, 3));
 
+// BM_TouchPages/4 with `n` page-faults events under a soft RLIMIT_NOFILE
+// of 20, plus `extra` arguments.
+Result RunUnderASmallLimit(int n, std::vector<std::string> extra = {}) {
+  RunOptions options;
+  options.nofile = 20;
+  extra.push_back("--perf_counters=" + Repeat("page-faults", n));
+  extra.push_back("--benchmark_filter=BM_TouchPages/4/threads:1$");
+  extra.push_back(kMinTime);
+  return RunBench(std::move(extra), options);
+}
+
 // Under a small RLIMIT_NOFILE, counters that would leave gbench without
 // descriptors are not opened (each reported not counted, with the reason)
 // and gbench's own JSON output is written intact.
 TEST(DescriptorBudget, GbenchOutputIsIntactUnderASmallLimit) {
-  RunOptions options;
-  options.nofile = 20;
-  Result r =
-      RunBench({"--perf_counters=" + Repeat("page-faults", 16),
-                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime},
-               options);
+  Result r = RunUnderASmallLimit(16);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(r.json.is_object()) << "no JSON:\n" << r.json_text << r.err;
   const nlohmann::json& e = r.Entry(kTouch4);
@@ -182,12 +189,7 @@ TEST(DescriptorBudget, GbenchOutputIsIntactUnderASmallLimit) {
 }
 
 TEST(DescriptorBudget, CountersThatFitAreCounted) {
-  RunOptions options;
-  options.nofile = 20;
-  Result r =
-      RunBench({"--perf_counters=" + Repeat("page-faults", 4),
-                "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime},
-               options);
+  Result r = RunUnderASmallLimit(4);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json& e = r.Entry(kTouch4);
   for (int i = 1; i <= 4; ++i) {
@@ -199,12 +201,7 @@ TEST(DescriptorBudget, CountersThatFitAreCounted) {
 }
 
 TEST(DescriptorBudget, StrictModeRefusesBeforeAnyBenchmarkRuns) {
-  RunOptions options;
-  options.nofile = 20;
-  Result r = RunBench(
-      {"--perf_counters=" + Repeat("page-faults", 40), "--perf_counters_strict",
-       "--benchmark_filter=BM_TouchPages/4/threads:1$", kMinTime},
-      options);
+  Result r = RunUnderASmallLimit(40, {"--perf_counters_strict"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("--perf_counters_strict"));
   EXPECT_THAT(r.err, HasSubstr("RLIMIT_NOFILE"));
