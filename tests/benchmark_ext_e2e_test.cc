@@ -20,6 +20,7 @@ using ::perfcounters::testing::kOwnMainBench;
 using ::perfcounters::testing::PerIteration;
 using ::perfcounters::testing::Result;
 using ::perfcounters::testing::RunBench;
+using ::perfcounters::testing::WithEnv;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -178,14 +179,14 @@ TEST(BenchmarkE2E, GbenchAliasFlagWorks) {
 
 TEST(BenchmarkE2E, EnvironmentVariableWorksAndTheFlagWins) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime},
-                      {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}}});
+                      WithEnv({{"PERFCOUNTERS_EVENTS", "page-faults"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TOUCHED_PAGE_FAULTS(
       PerIteration(r.Entry("BM_PausedTouch"), "page-faults"), 2.0, 0.02);
 
   r = RunBench({"--perf_counters=minor-faults",
                 "--benchmark_filter=BM_PausedTouch", kMinTime},
-               {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}}});
+               WithEnv({{"PERFCOUNTERS_EVENTS", "page-faults"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json& e = r.Entry("BM_PausedTouch");
   EXPECT_FALSE(e.contains("page-faults"));
@@ -208,9 +209,9 @@ TEST(BenchmarkE2E, BothFlagNamesAreAnErrorBeforeAnyBenchmarkRuns) {
 }
 
 TEST(BenchmarkE2E, GbenchsOwnMainTakesTheEventsFromTheEnvironment) {
-  Result r =
-      RunBench({kMinTime}, {.env = {{"PERFCOUNTERS_EVENTS", "page-faults"}},
-                            .binary = kOwnMainBench});
+  Result r = RunBench(
+      {kMinTime},
+      WithEnv({{"PERFCOUNTERS_EVENTS", "page-faults"}}, kOwnMainBench));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TOUCHED_PAGE_FAULTS(
       PerIteration(r.Entry("BM_TouchThreePages"), "page-faults"), 3.0, 0.03)

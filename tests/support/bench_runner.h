@@ -99,6 +99,15 @@ struct RunOptions {
   bool as_nobody = false;
 };
 
+// RunOptions with `env` added to the environment, for `binary`.
+inline RunOptions WithEnv(std::map<std::string, std::string> env,
+                          std::string binary = kBench) {
+  RunOptions options;
+  options.env = std::move(env);
+  options.binary = std::move(binary);
+  return options;
+}
+
 // Runs the benchmark binary with `args` plus --benchmark_out to a JSON file
 // (JSON parse errors fail the calling test).
 inline Result RunBench(std::vector<std::string> args,
