@@ -13,7 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "perfcounters/benchmark_counters.h"
+#include "perfcounters/counter_set.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
@@ -23,9 +23,9 @@
 
 namespace {
 
+using perfcounters::CounterSet;
 using perfcounters::EventSpec;
-using perfcounters::bench::CounterSet;
-using perfcounters::bench::ReadMode;
+using perfcounters::ReadMode;
 using ::testing::HasSubstr;
 
 EventSpec Spec(const char* text) {
@@ -48,10 +48,10 @@ void TouchFreshPages(int pages) {
 }
 
 TEST(ReadMode, ParsesItsThreeNamesAndNamesThemInErrors) {
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("auto"), ReadMode::kAuto);
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("syscall"), ReadMode::kSyscall);
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("user"), ReadMode::kUser);
-  absl::StatusOr<ReadMode> bad = perfcounters::bench::ParseReadMode("rdpmc");
+  EXPECT_EQ(*perfcounters::ParseReadMode("auto"), ReadMode::kAuto);
+  EXPECT_EQ(*perfcounters::ParseReadMode("syscall"), ReadMode::kSyscall);
+  EXPECT_EQ(*perfcounters::ParseReadMode("user"), ReadMode::kUser);
+  absl::StatusOr<ReadMode> bad = perfcounters::ParseReadMode("rdpmc");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("--perf_counters_read=rdpmc"));
@@ -100,7 +100,7 @@ TEST(CounterSet, CalibrationOfPageFaultsIsZeroAndOfTaskClockPositive) {
       {{Spec("page-faults")}, {Spec("task-clock")}}, ReadMode::kAuto);
   ASSERT_TRUE(set.group_status(0).ok());
   ASSERT_TRUE(set.group_status(1).ok());
-  const std::vector<perfcounters::bench::BracketCost> cost = set.Calibrate(33);
+  const std::vector<perfcounters::BracketCost> cost = set.Calibrate(33);
   ASSERT_EQ(cost.size(), 2u);
   ASSERT_TRUE(cost[0].valid);
   // An empty bracket touches no new page (the buffers are preallocated).

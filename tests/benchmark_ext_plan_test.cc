@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/plan.h"
 #include "perfcounters/grammar.h"
 #include "support/hw.h"
 

@@ -32,16 +32,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark_counters.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/counter_set.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "perfcounters/plan.h"
 
 namespace {
 
+using perfcounters::CounterSet;
 using perfcounters::EventSpec;
-using perfcounters::bench::CounterSet;
-using perfcounters::bench::ReadMode;
+using perfcounters::ReadMode;
 
 constexpr int kSizes[] = {1, 2, 4, 8};
 
@@ -78,7 +78,7 @@ std::vector<EventSpec> SoftwareEvents(int n) {
 // A group of n events that opens and counts here: hardware when possible.
 std::vector<EventSpec> EventsFor(int n, std::string* why_no_hardware) {
   std::vector<EventSpec> hw = HardwareEvents(n);
-  absl::Status s = perfcounters::bench::OpenAndVerify(hw);
+  absl::Status s = perfcounters::OpenAndVerify(hw);
   if (s.ok()) return hw;
   *why_no_hardware = std::string(s.message());
   return SoftwareEvents(n);

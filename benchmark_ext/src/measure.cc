@@ -30,17 +30,17 @@
 #include "benchmark/benchmark.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_plan.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/group.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters {
 namespace bench_internal {
 
 // The configured events, immutable once published.
 struct Config {
-  bench::Plan plan;
+  Plan plan;
   // For each planned group, the index of its first event in the flat list.
   std::vector<size_t> first_event;
   // Flat list of keys, group by group.
@@ -58,9 +58,9 @@ struct Config {
 // One thread's groups and the current batch's accumulators.
 struct ThreadCounters {
   std::shared_ptr<const Config> config;
-  bench::CounterSet set;
+  CounterSet set;
   // Per event: the bracket's own counts (empty when not calibrated).
-  std::vector<bench::BracketCost> calibration;
+  std::vector<BracketCost> calibration;
 };
 
 namespace {
@@ -109,14 +109,14 @@ RunRecord& Run() {
   return *record;
 }
 
-std::shared_ptr<const Config> MakeConfig(bench::Plan plan,
+std::shared_ptr<const Config> MakeConfig(Plan plan,
                                          const MeasureOptions& options) {
   auto config = std::make_shared<Config>();
   config->plan = std::move(plan);
   config->options = options;
-  for (const bench::PlannedGroup& g : config->plan.groups) {
+  for (const PlannedGroup& g : config->plan.groups) {
     config->first_event.push_back(config->keys.size());
-    for (const bench::PlannedEvent& e : g.events) {
+    for (const PlannedEvent& e : g.events) {
       config->keys.push_back(e.key);
     }
   }
@@ -126,7 +126,7 @@ std::shared_ptr<const Config> MakeConfig(bench::Plan plan,
     }
     return config->keys.size();
   };
-  for (const bench::DerivedMetric& m : config->plan.derived) {
+  for (const DerivedMetric& m : config->plan.derived) {
     config->derived.push_back(
         {m.name, index_of(m.numerator), index_of(m.denominator)});
   }
@@ -151,8 +151,7 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
       if (g_configured) return;
     }
     const char* env = std::getenv("PERFCOUNTERS_EVENTS");
-    absl::StatusOr<bench::Plan> plan =
-        SetBenchmarkEvents(env == nullptr ? "" : env);
+    absl::StatusOr<Plan> plan = SetBenchmarkEvents(env == nullptr ? "" : env);
     if (!plan.ok()) {
       env_error = new absl::Status(
           plan.status().code(), absl::StrCat("PERFCOUNTERS_EVENTS=", env, ": ",
@@ -184,14 +183,14 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   ThreadCounters& c = *t_counters;
   c.config = config;
   std::vector<std::vector<EventSpec>> groups;
-  for (const bench::PlannedGroup& g : config->plan.groups) {
+  for (const PlannedGroup& g : config->plan.groups) {
     std::vector<EventSpec>& specs = groups.emplace_back();
-    for (const bench::PlannedEvent& e : g.events) specs.push_back(e.spec);
+    for (const PlannedEvent& e : g.events) specs.push_back(e.spec);
   }
-  c.set = bench::CounterSet::Open(groups, config->options.read_mode);
+  c.set = CounterSet::Open(groups, config->options.read_mode);
   for (size_t g = 0; g < c.set.group_count(); ++g) {
     if (c.set.group_status(g).ok()) continue;
-    for (const bench::PlannedEvent& e : config->plan.groups[g].events) {
+    for (const PlannedEvent& e : config->plan.groups[g].events) {
       WarnOnce(e.key + "/thread-open",
                absl::StrCat(e.key,
                             " could not be opened on a benchmark thread, "
@@ -207,7 +206,7 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
 
 // Adds this thread's batch to the run record.
 void PublishBatch(const ThreadCounters& c) {
-  const bench::CounterSet& set = c.set;
+  const CounterSet& set = c.set;
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != c.config.get()) return;  // not reset for this config
@@ -223,7 +222,7 @@ void PublishBatch(const ThreadCounters& c) {
       double value = Scale(set.raw(i), set.enabled(g), set.running(g)).value();
       if (i < c.calibration.size() && c.calibration[i].valid) {
         // The bracket ran once per counting interval; never below 0.
-        const bench::BracketCost& cost = c.calibration[i];
+        const BracketCost& cost = c.calibration[i];
         const double intervals = static_cast<double>(set.intervals());
         value =
             std::max(0.0, value - static_cast<double>(cost.floor) * intervals);
@@ -295,7 +294,7 @@ void Report(const Config& config, benchmark::State& state) {
                              static_cast<double>(run.enabled[i]));
     }
   }
-  for (const bench::Unavailable& u : config.plan.unavailable) {
+  for (const Unavailable& u : config.plan.unavailable) {
     state.counters[u.key + ".not_counted"] = benchmark::Counter(1);
   }
   {
@@ -331,14 +330,13 @@ std::vector<std::string> TakeNoiseWarnings() {
 
 using bench_internal::ThreadCounters;
 
-absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list,
-                                               const MeasureOptions& options) {
+absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
+                                        const MeasureOptions& options) {
   ParseOptions parse_options;
   parse_options.default_user_only = true;
-  absl::StatusOr<bench::Request> request =
-      bench::ParseRequest(list, parse_options);
+  absl::StatusOr<Request> request = ParseRequest(list, parse_options);
   if (!request.ok()) return request.status();
-  bench::Plan plan = bench::MakePlan(*request, bench::OpenAndVerify);
+  Plan plan = MakePlan(*request, OpenAndVerify);
   if (!plan.unavailable.empty()) bench_internal::MarkNotCounted();
   bench_internal::Publish(plan.requested_keys.empty()
                               ? nullptr
@@ -352,13 +350,13 @@ MeasurementSetup PrepareCallingThread() {
       bench_internal::CurrentConfig();
   if (!config.ok() || *config == nullptr) return setup;
   const ThreadCounters& c = *bench_internal::CountersFor(*config);
-  const bench::CounterSet& set = c.set;
+  const CounterSet& set = c.set;
   int user = 0;
   int syscall = 0;
   for (size_t g = 0; g < set.group_count(); ++g) {
-    const bench::PlannedGroup& planned = (*config)->plan.groups[g];
+    const PlannedGroup& planned = (*config)->plan.groups[g];
     std::string name = "{";
-    for (const bench::PlannedEvent& e : planned.events) {
+    for (const PlannedEvent& e : planned.events) {
       absl::StrAppend(&name, name.size() > 1 ? "," : "", e.key);
     }
     name += "}";
@@ -386,16 +384,16 @@ MeasurementSetup PrepareCallingThread() {
   return setup;
 }
 
-bench::Plan CurrentBenchmarkPlan() {
+Plan CurrentBenchmarkPlan() {
   std::lock_guard<std::mutex> lock(bench_internal::g_config_mu);
-  if (bench_internal::g_config == nullptr) return bench::Plan();
+  if (bench_internal::g_config == nullptr) return Plan();
   return bench_internal::g_config->plan;
 }
 
-std::string DescribeUnavailable(const bench::Plan& plan) {
+std::string DescribeUnavailable(const Plan& plan) {
   if (plan.unavailable.empty()) return "";
   std::string out;
-  for (const bench::Unavailable& u : plan.unavailable) {
+  for (const Unavailable& u : plan.unavailable) {
     absl::StrAppend(&out, "perfcounters: warning: ", u.key,
                     " is not available and will not be counted (reported as ",
                     u.key, ".not_counted=1): ", u.reason, "\n");

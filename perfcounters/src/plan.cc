@@ -1,4 +1,6 @@
 // plan.cc: parsing a --perf_counters list and placing its events in groups.
+#include "perfcounters/plan.h"
+
 #include <linux/perf_event.h>
 
 #include <string>
@@ -15,10 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "perfcounters/benchmark_plan.h"
 #include "perfcounters/group.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 namespace {
 
 bool IsNameChar(char c) {
@@ -267,4 +268,4 @@ Plan MakePlan(const Request& request, const TryOpenFn& try_open) {
   return plan;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters

@@ -1,4 +1,4 @@
-// benchmark_plan.h: turning a `--perf_counters=` list into counter groups
+// plan.h: turning a `--perf_counters=` list into counter groups
 // the PMU can schedule.
 //
 // `ParseRequest()` reads the list (our grammar, plus derived metric names
@@ -9,8 +9,8 @@
 // first-fit into as few groups as open *and count* (a group that opens but
 // never runs is refused). The open test is injectable (`TryOpenFn`) so that
 // planning is unit-testable without a PMU.
-#ifndef PERFCOUNTERS_BENCHMARK_PLAN_H_
-#define PERFCOUNTERS_BENCHMARK_PLAN_H_
+#ifndef PERFCOUNTERS_PLAN_H_
+#define PERFCOUNTERS_PLAN_H_
 
 #include <functional>
 #include <string>
@@ -22,7 +22,7 @@
 #include "perfcounters/event_spec.h"
 #include "perfcounters/grammar.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 
 // A metric computed from two counted events: numerator / denominator (both
 // per iteration, so the ratio is per event, e.g. instructions per cycle).
@@ -108,6 +108,6 @@ struct Plan {
 // fails: what cannot be counted is listed in Plan::unavailable.
 Plan MakePlan(const Request& request, const TryOpenFn& try_open);
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters
 
-#endif  // PERFCOUNTERS_BENCHMARK_PLAN_H_
+#endif  // PERFCOUNTERS_PLAN_H_
