@@ -31,7 +31,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/capabilities.h"
-#include "perfcounters/counts.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/group.h"
 #include "perfcounters/plan.h"
 
@@ -45,22 +45,14 @@ struct Config {
   std::vector<size_t> first_event;
   // Flat list of keys, group by group.
   std::vector<std::string> keys;
-  // Derived metrics as (name, numerator index, denominator index).
-  struct Derived {
-    std::string name;
-    size_t numerator;
-    size_t denominator;
-  };
-  std::vector<Derived> derived;
   MeasureOptions options;
 };
 
-// One thread's groups and the current batch's accumulators.
+// One thread's groups (opened and calibrated by the core's Counters) and
+// the current batch.
 struct ThreadCounters {
   std::shared_ptr<const Config> config;
-  CounterSet set;
-  // Per event: the bracket's own counts (empty when not calibrated).
-  std::vector<BracketCost> calibration;
+  Counters counters;
 };
 
 namespace {
@@ -120,16 +112,6 @@ std::shared_ptr<const Config> MakeConfig(Plan plan,
       config->keys.push_back(e.key);
     }
   }
-  auto index_of = [&](const std::string& key) {
-    for (size_t i = 0; i < config->keys.size(); ++i) {
-      if (config->keys[i] == key) return i;
-    }
-    return config->keys.size();
-  };
-  for (const DerivedMetric& m : config->plan.derived) {
-    config->derived.push_back(
-        {m.name, index_of(m.numerator), index_of(m.denominator)});
-  }
   return config;
 }
 
@@ -170,81 +152,58 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
 thread_local std::unique_ptr<ThreadCounters> t_counters;
 thread_local Measure* t_active = nullptr;
 
-// Empty intervals measured per thread to calibrate the bracket.
-constexpr int kCalibrationSamples = 33;
-
 // This thread's groups for `config`, opened on first use (and reopened
 // when the configuration changed), calibrated when the options say so.
 ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   if (t_counters != nullptr && t_counters->config == config) {
     return t_counters.get();
   }
-  t_counters = std::make_unique<ThreadCounters>();
+  CountersOptions options;
+  options.read_mode = config->options.read_mode;
+  options.calibrate = config->options.calibrate;
+  t_counters = std::make_unique<ThreadCounters>(
+      ThreadCounters{config, Counters::Open(config->plan, options)});
   ThreadCounters& c = *t_counters;
-  c.config = config;
-  std::vector<std::vector<EventSpec>> groups;
-  for (const PlannedGroup& g : config->plan.groups) {
-    std::vector<EventSpec>& specs = groups.emplace_back();
-    for (const PlannedEvent& e : g.events) specs.push_back(e.spec);
-  }
-  c.set = CounterSet::Open(groups, config->options.read_mode);
-  for (size_t g = 0; g < c.set.group_count(); ++g) {
-    if (c.set.group_status(g).ok()) continue;
+  const CounterSet& set = c.counters.set();
+  for (size_t g = 0; g < set.group_count(); ++g) {
+    if (set.group_status(g).ok()) continue;
     for (const PlannedEvent& e : config->plan.groups[g].events) {
       WarnOnce(e.key + "/thread-open",
                absl::StrCat(e.key,
                             " could not be opened on a benchmark thread, "
                             "so it is not counted in that run: ",
-                            c.set.group_status(g).message()));
+                            set.group_status(g).message()));
     }
-  }
-  if (config->options.calibrate) {
-    c.calibration = c.set.Calibrate(kCalibrationSamples);
   }
   return &c;
 }
 
 // Adds this thread's batch to the run record.
 void PublishBatch(const ThreadCounters& c) {
-  const CounterSet& set = c.set;
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != c.config.get()) return;  // not reset for this config
   ++run.publishers;
-  for (size_t g = 0; g < set.group_count(); ++g) {
-    const size_t first = set.first_event(g);
-    const size_t n = c.config->plan.groups[g].events.size();
-    for (size_t i = first; i < first + n; ++i) {
-      if (!set.group_status(g).ok() || set.failed(g) || set.running(g) == 0) {
-        run.not_counted[i] = true;
-        continue;
-      }
-      double value = Scale(set.raw(i), set.enabled(g), set.running(g)).value();
-      if (i < c.calibration.size() && c.calibration[i].valid) {
-        // The bracket ran once per counting interval; never below 0.
-        const BracketCost& cost = c.calibration[i];
-        const double intervals = static_cast<double>(set.intervals());
-        value =
-            std::max(0.0, value - static_cast<double>(cost.floor) * intervals);
-        // Too small: below 10x the bracket's noise, or below the bracket's
-        // own count (then the result is mostly the subtraction).
-        const double limit = std::max(10.0 * static_cast<double>(cost.spread),
-                                      static_cast<double>(cost.floor)) *
-                             intervals;
-        if (value < limit) {
-          run.noise.push_back(absl::StrCat(
-              c.config->keys[i], " counted ", value, " in a batch of ",
-              set.intervals(),
-              " interval(s), less than the measurement's own count (",
-              cost.floor, " per interval) or 10x its noise (", cost.spread,
-              " per interval); the value is dominated by the measurement: "
-              "give the benchmark more work per batch"));
-        }
-      }
-      run.scaled[i] += value;
-      run.enabled[i] += set.enabled(g);
-      run.running[i] += set.running(g);
+  for (size_t i = 0; i < c.counters.set().event_count(); ++i) {
+    const CounterValue v = c.counters.PlannedValue(i);
+    if (!v.counted) {
+      run.not_counted[i] = true;
+      continue;
     }
+    if (v.below_noise()) {
+      run.noise.push_back(absl::StrCat(
+          v.label, " counted ", v.value, " in a batch of ",
+          c.counters.intervals(),
+          " interval(s), less than the measurement's own count (",
+          c.counters.calibration()[i].floor,
+          " per interval) or 10x its noise (",
+          c.counters.calibration()[i].spread,
+          " per interval); the value is dominated by the measurement: "
+          "give the benchmark more work per batch"));
+    }
+    run.scaled[i] += v.value;
+    run.enabled[i] += v.enabled;
+    run.running[i] += v.running;
   }
 }
 
@@ -306,14 +265,15 @@ void Report(const Config& config, benchmark::State& state) {
     }
     *g_pending_noise = run.noise;
   }
-  for (const Config::Derived& d : config.derived) {
-    if (d.numerator >= run.scaled.size() ||
-        d.denominator >= run.scaled.size() || run.not_counted[d.numerator] ||
-        run.not_counted[d.denominator] || run.scaled[d.denominator] <= 0) {
-      continue;
-    }
-    state.counters[d.name] =
-        benchmark::Counter(run.scaled[d.numerator] / run.scaled[d.denominator]);
+  // Derived metrics: ratios of the run's sums over its threads.
+  std::vector<CounterValue> sums(config.keys.size());
+  for (size_t i = 0; i < sums.size(); ++i) {
+    sums[i].label = config.keys[i];
+    sums[i].counted = !run.not_counted[i];
+    sums[i].value = run.scaled[i];
+  }
+  for (const MetricValue& m : ComputeMetrics(config.plan.derived, sums)) {
+    if (m.counted) state.counters[m.name] = benchmark::Counter(m.value);
   }
 }
 
@@ -350,7 +310,7 @@ MeasurementSetup PrepareCallingThread() {
       bench_internal::CurrentConfig();
   if (!config.ok() || *config == nullptr) return setup;
   const ThreadCounters& c = *bench_internal::CountersFor(*config);
-  const CounterSet& set = c.set;
+  const CounterSet& set = c.counters.set();
   int user = 0;
   int syscall = 0;
   for (size_t g = 0; g < set.group_count(); ++g) {
@@ -377,9 +337,10 @@ MeasurementSetup PrepareCallingThread() {
   setup.read_path = user > 0 && syscall > 0 ? "mixed"
                     : user > 0              ? "user-space"
                                             : "syscall";
-  for (size_t i = 0; i < c.calibration.size(); ++i) {
-    if (!c.calibration[i].valid) continue;
-    setup.calibration.emplace_back((*config)->keys[i], c.calibration[i]);
+  const std::vector<BracketCost>& calibration = c.counters.calibration();
+  for (size_t i = 0; i < calibration.size(); ++i) {
+    if (!calibration[i].valid) continue;
+    setup.calibration.emplace_back((*config)->keys[i], calibration[i]);
   }
   return setup;
 }
@@ -426,14 +387,14 @@ Measure::Measure(benchmark::State& state) : state_(state) {
   }
   if (*config == nullptr) return;
   counters_ = bench_internal::CountersFor(*config);
-  counters_->set.ResetBatch();
+  counters_->counters.Reset();
   if (state_.thread_index() == 0) bench_internal::ResetRun(*(*config));
 }
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
   if (bench_internal::t_active == this) {
-    counters_->set.Stop();
+    counters_->counters.Stop();
     bench_internal::t_active = nullptr;
   }
 }
@@ -449,7 +410,7 @@ Measure::Iterator Measure::begin() {
   }
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
-    counters_->set.Start();
+    counters_->counters.Start();
   }
   return Iterator(this, n);
 }
@@ -458,7 +419,7 @@ void Measure::Finish() {
   if (finished_) return;
   finished_ = true;
   if (counters_ != nullptr) {
-    counters_->set.Stop();
+    counters_->counters.Stop();
     bench_internal::t_active = nullptr;
     bench_internal::PublishBatch(*counters_);
   }
@@ -473,11 +434,11 @@ void Measure::Finish() {
 }
 
 void Measure::Pause() {
-  if (counters_ != nullptr) counters_->set.Stop();
+  if (counters_ != nullptr) counters_->counters.Stop();
 }
 
 void Measure::Resume() {
-  if (counters_ != nullptr) counters_->set.Start();
+  if (counters_ != nullptr) counters_->counters.Start();
 }
 
 void PauseTiming(benchmark::State& state) {
