@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
 #include "testdata/fake_sysfs.h"
@@ -19,11 +20,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ParseOptions UserOnly() {
-  ParseOptions options;
-  options.default_user_only = true;
-  return options;
-}
+// Counters' parse options: plain names count user space only.
+ParseOptions UserOnly() { return CountersOptions().parse; }
 
 std::vector<std::string> Labels(const Request& r) {
   std::vector<std::string> labels;

@@ -1,5 +1,5 @@
-// plan.h: turning a `--perf_counters=` list into counter groups
-// the PMU can schedule.
+// plan.h: turning an event list (Counters::Open's, or benchmark_ext's
+// `--perf_counters=`) into counter groups the PMU can schedule.
 //
 // `ParseRequest()` reads the list (our grammar, plus derived metric names
 // such as `ipc` that bring in their inputs). `MakePlan()` places the events
