@@ -46,6 +46,12 @@ struct Metric {
   std::string_view group;
   // True when the inputs are sysfs aliases of a core PMU (see numerator).
   bool sysfs_inputs = false;
+  // How `perf stat` comments the numerator's line ("insn per cycle", "of
+  // all branches"), empty when it shows none; the `perfcounters stat`
+  // command prints the same. With `percent` the value is shown x 100 as
+  // "12.34% of all branches".
+  std::string_view perf_stat = {};
+  bool percent = false;
 };
 
 // The table, in the order docs/counters.md lists it.
