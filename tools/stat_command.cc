@@ -35,6 +35,7 @@
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/metrics.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -178,27 +179,24 @@ const Series* Find(const std::vector<Series>& series, absl::string_view base) {
   return nullptr;
 }
 
-// Derived metric shown next to `s`: IPC, miss rates, CPUs utilized.
+// Derived metric shown next to `s`: the metrics of the table (metrics.h)
+// whose numerator `s` is and that perf stat comments (IPC, miss rates,
+// stall ratios), else CPUs utilized for task-clock.
 std::string Derived(const Series& s, const std::vector<Series>& all,
                     double seconds, double* value, std::string* unit) {
-  auto ratio = [&](absl::string_view num, absl::string_view den, double factor,
-                   const char* u, const char* suffix) {
-    const Series* n = Find(all, num);
-    const Series* d = Find(all, den);
-    if (n != &s || d == nullptr || Mean(d->values) == 0) return std::string();
-    *value = Mean(n->values) / Mean(d->values) * factor;
-    *unit = u;
-    return absl::StrFormat("#  %6.2f%s", *value, suffix);
-  };
-  std::string r =
-      ratio("instructions", "cycles", 1, "insn per cycle", "  insn per cycle");
-  if (r.empty()) {
-    r = ratio("branch-misses", "branches", 100, "% of all branches",
-              "% of all branches");
-  }
-  if (r.empty()) {
-    r = ratio("cache-misses", "cache-references", 100, "% of all cache refs",
-              "% of all cache refs");
+  std::string r;
+  for (const perfcounters::Metric& m : perfcounters::Metrics()) {
+    if (m.perf_stat.empty()) continue;
+    const Series* n =
+        Find(all, absl::string_view(m.numerator.data(), m.numerator.size()));
+    const Series* d = Find(
+        all, absl::string_view(m.denominator.data(), m.denominator.size()));
+    if (n != &s || d == nullptr || Mean(d->values) == 0) continue;
+    *value = Mean(n->values) / Mean(d->values) * (m.percent ? 100 : 1);
+    *unit = absl::StrCat(m.percent ? "% " : "", std::string(m.perf_stat));
+    r = absl::StrFormat("#  %6.2f%s%s", *value, m.percent ? "% " : "  ",
+                        std::string(m.perf_stat));
+    break;
   }
   if (r.empty() &&
       (s.spec.label == "task-clock" ||

@@ -133,9 +133,9 @@ std::string FlagsHelp() {
         Events to count in every benchmark that uses perfcounters::Measure:
         a comma-separated list in perf's grammar, e.g.
         cycles,instructions,task-clock,page-faults; {a,b} keeps events in
-        one group; ipc, branch-miss-rate, cache-miss-rate,
-        L1-dcache-load-miss-rate, LLC-load-miss-rate, dTLB-load-miss-rate
-        and iTLB-load-miss-rate bring in their inputs. A name without
+        one group; a derived metric's name (ipc, cpi, branch-miss-rate,
+        the other miss rates and stall ratios, topdown; with modifiers:
+        ipc:u; see docs/counters.md) brings in its inputs. A name without
         modifiers counts user space only; add :k, :uk, ... to change that.
         Values are per iteration, scaled for multiplexing; <name>.coverage
         is shown when an event was multiplexed and <name>.not_counted=1

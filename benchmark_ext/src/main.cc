@@ -15,7 +15,7 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters {
 namespace {
@@ -84,8 +84,7 @@ bool DescribeSetup(const bench::Flags& flags) {
     return false;
   }
   if (setup.read_path.empty()) return true;
-  if (flags.read_mode == bench::ReadMode::kUser &&
-      !setup.syscall_reasons.empty()) {
+  if (flags.read_mode == ReadMode::kUser && !setup.syscall_reasons.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_read=user: these "
                  "groups cannot be read from user space: %s; use "
@@ -99,8 +98,7 @@ bool DescribeSetup(const bench::Flags& flags) {
   std::string note =
       absl::StrCat("perfcounters: read path: ", setup.read_path, " (",
                    absl::StrJoin(setup.group_paths, "; "), ")");
-  if (!setup.syscall_reasons.empty() &&
-      flags.read_mode != bench::ReadMode::kSyscall) {
+  if (!setup.syscall_reasons.empty() && flags.read_mode != ReadMode::kSyscall) {
     absl::StrAppend(&note, "; read(2) because ",
                     absl::StrJoin(setup.syscall_reasons, "; "));
   }
@@ -149,7 +147,7 @@ int BenchmarkMain(int argc, char** argv) {
   MeasureOptions options;
   options.read_mode = flags->read_mode;
   options.calibrate = flags->calibrate;
-  absl::StatusOr<bench::Plan> plan = SetBenchmarkEvents(list, options);
+  absl::StatusOr<Plan> plan = SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s=%s: %s\n",
                  flags->events_source.c_str(), list.c_str(),
@@ -164,7 +162,7 @@ int BenchmarkMain(int argc, char** argv) {
       benchmark::AddCustomContext(
           "perfcounters.unavailable",
           absl::StrJoin(plan->unavailable, "; ",
-                        [](std::string* out, const bench::Unavailable& u) {
+                        [](std::string* out, const Unavailable& u) {
                           absl::StrAppend(out, u.key, ": ", u.reason);
                         }));
     }

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "perfcounters/benchmark_counters.h"
+#include "perfcounters/counter_set.h"
 
 namespace perfcounters::bench {
 

@@ -1,5 +1,7 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
-// benchmark_counters.h for the path rules).
+// counter_set.h for the path rules).
+#include "perfcounters/counter_set.h"
+
 #include <linux/perf_event.h>
 #include <unistd.h>
 
@@ -11,11 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "perfcounters/benchmark_counters.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 namespace {
 
 // Events that never sit on a hardware counter: their pages never offer a
@@ -256,4 +257,4 @@ std::vector<BracketCost> CounterSet::Calibrate(int samples) {
   return cost;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters
