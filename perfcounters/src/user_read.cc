@@ -4,24 +4,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "user_read_algorithm.h"
 
 namespace perfcounters {
 namespace {
-
-// Reads a field of the shared page once; the kernel may change it any time.
-template <typename T>
-T ReadOnce(const T& field) {
-  return __atomic_load_n(&field, __ATOMIC_RELAXED);
-}
-
-void CompilerBarrier() { std::atomic_signal_fence(std::memory_order_seq_cst); }
 
 #if defined(__x86_64__)
 uint64_t ReadHardwareCounter(uint32_t counter) {
@@ -48,13 +40,14 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
     PC_PMEVCNTR(1)
     PC_PMEVCNTR(2)
     PC_PMEVCNTR(3)
-    PC_PMEVCNTR(4) PC_PMEVCNTR(5) PC_PMEVCNTR(6) PC_PMEVCNTR(7) PC_PMEVCNTR(8)
-        PC_PMEVCNTR(9) PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12)
-            PC_PMEVCNTR(13) PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16)
-                PC_PMEVCNTR(17) PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20)
-                    PC_PMEVCNTR(21) PC_PMEVCNTR(22) PC_PMEVCNTR(23)
-                        PC_PMEVCNTR(24) PC_PMEVCNTR(25) PC_PMEVCNTR(26)
-                            PC_PMEVCNTR(27) PC_PMEVCNTR(28) PC_PMEVCNTR(29)
+    PC_PMEVCNTR(4)
+    PC_PMEVCNTR(5) PC_PMEVCNTR(6) PC_PMEVCNTR(7) PC_PMEVCNTR(8) PC_PMEVCNTR(9)
+        PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13)
+            PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17)
+                PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
+                    PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24)
+                        PC_PMEVCNTR(25) PC_PMEVCNTR(26) PC_PMEVCNTR(27)
+                            PC_PMEVCNTR(28) PC_PMEVCNTR(29)
                                 PC_PMEVCNTR(30) case 31
         : __asm__ volatile("mrs %0, pmccntr_el0"
                            : "=r"(v));
@@ -120,10 +113,25 @@ void RequestUserAccess(Attr& attr, bool wide) {
 #endif
 }
 
-absl::StatusOr<UserReader> UserReader::MapPage(const Event& event) {
+absl::Status UserReader::CheckMappable(const Event& event, bool group_member) {
   if (!event.is_open()) {
     return absl::FailedPreconditionError(
         "UserReader::Map: the event is not open");
+  }
+  if (!group_member && (event.attr().read_format & PERF_FORMAT_GROUP)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "UserReader::Map: '", event.label(),
+        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
+        "event per reader (or MapGroupMember, without the read(2) "
+        "fallback)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<UserReader> UserReader::MapPage(const Event& event,
+                                               bool group_member) {
+  if (absl::Status ok = CheckMappable(event, group_member); !ok.ok()) {
+    return ok;
   }
   const long page_size = sysconf(_SC_PAGESIZE);
   void* page = mmap(nullptr, page_size, PROT_READ, MAP_SHARED, event.fd(), 0);
@@ -133,25 +141,35 @@ absl::StatusOr<UserReader> UserReader::MapPage(const Event& event) {
         err, absl::StrCat("mmap of the perf_event_mmap_page of '",
                           event.label(), "'"));
   }
-  return UserReader(&event, page, static_cast<size_t>(page_size));
+  UserReader reader(&event, page, static_cast<size_t>(page_size));
+  reader.group_member_ = group_member;
+  return reader;
 }
 
 absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
-  if (event.is_open() && (event.attr().read_format & PERF_FORMAT_GROUP)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "UserReader::Map: '", event.label(),
-        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
-        "event per reader (or MapGroupMember, without the read(2) "
-        "fallback)"));
-  }
-  return MapPage(event);
+  return MapPage(event, /*group_member=*/false);
 }
 
 absl::StatusOr<UserReader> UserReader::MapGroupMember(const Event& event) {
-  absl::StatusOr<UserReader> reader = MapPage(event);
-  if (reader.ok()) reader->group_member_ = true;
+  return MapPage(event, /*group_member=*/true);
+}
+
+namespace internal {
+
+absl::StatusOr<UserReader> UserReaderTestPeer::Make(
+    const Event& event, perf_event_mmap_page* page,
+    const UserReadHardware* hardware, bool group_member) {
+  if (absl::Status ok = UserReader::CheckMappable(event, group_member);
+      !ok.ok()) {
+    return ok;
+  }
+  UserReader reader(&event, page, 0);
+  reader.hardware_ = hardware;
+  reader.group_member_ = group_member;
   return reader;
 }
+
+}  // namespace internal
 
 UserReader::UserReader(const Event* event, void* page, size_t length)
     : event_(event), page_(page), length_(length) {}
@@ -160,15 +178,17 @@ UserReader::UserReader(UserReader&& other) noexcept
     : event_(std::exchange(other.event_, nullptr)),
       page_(std::exchange(other.page_, nullptr)),
       length_(std::exchange(other.length_, 0)),
+      hardware_(std::exchange(other.hardware_, nullptr)),
       group_member_(other.group_member_),
       last_path_(other.last_path_) {}
 
 UserReader& UserReader::operator=(UserReader&& other) noexcept {
   if (this != &other) {
-    if (page_ != nullptr) munmap(page_, length_);
+    if (page_ != nullptr && length_ != 0) munmap(page_, length_);
     event_ = std::exchange(other.event_, nullptr);
     page_ = std::exchange(other.page_, nullptr);
     length_ = std::exchange(other.length_, 0);
+    hardware_ = std::exchange(other.hardware_, nullptr);
     group_member_ = other.group_member_;
     last_path_ = other.last_path_;
   }
@@ -176,53 +196,27 @@ UserReader& UserReader::operator=(UserReader&& other) noexcept {
 }
 
 UserReader::~UserReader() {
-  if (page_ != nullptr) munmap(page_, length_);
+  if (page_ != nullptr && length_ != 0) munmap(page_, length_);
 }
 
 bool UserReader::user_space_capable() const {
-  return kHaveUserRead && page_ != nullptr && Page(page_)->cap_user_rdpmc != 0;
+  return (kHaveUserRead || hardware_ != nullptr) && page_ != nullptr &&
+         Page(page_)->cap_user_rdpmc != 0;
 }
 
 uint16_t UserReader::pmc_width() const {
-  return user_space_capable() ? ReadOnce(Page(page_)->pmc_width) : 0;
+  return user_space_capable() ? internal::ReadOnce(Page(page_)->pmc_width) : 0;
 }
 
 bool UserReader::TryReadUserSpace(UserReading* out) const {
-  if (!kHaveUserRead || page_ == nullptr) return false;
-  const perf_event_mmap_page* pc = Page(page_);
-  uint32_t seq;
-  UserReading r;
-  do {
-    seq = ReadOnce(pc->lock);
-    CompilerBarrier();
-    const uint32_t index = ReadOnce(pc->index);
-    // Times are needed for scaling: without cap_user_time, use read(2).
-    // A decision taken on a torn page only costs a read(2), which is
-    // always right.
-    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0) {
-      return false;
-    }
-    r.enabled = ReadOnce(pc->time_enabled);
-    r.running = ReadOnce(pc->time_running);
-    const uint16_t width = ReadOnce(pc->pmc_width);
-    r.value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
-              static_cast<uint64_t>(
-                  internal::SignExtend(ReadHardwareCounter(index - 1), width));
-    // Extrapolate the times to now.
-    uint64_t cycles = ReadTimeCycles();
-    if (pc->cap_user_time_short) {
-      const uint64_t base = ReadOnce(pc->time_cycles);
-      cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
-    }
-    const uint64_t delta = ReadOnce(pc->time_offset) +
-                           internal::CyclesToNs(cycles, ReadOnce(pc->time_mult),
-                                                ReadOnce(pc->time_shift));
-    r.enabled += delta;
-    r.running += delta;
-    CompilerBarrier();
-  } while (ReadOnce(pc->lock) != seq);
-  *out = r;
-  return true;
+  if (page_ == nullptr) return false;
+  if (hardware_ != nullptr) [[unlikely]] {
+    return internal::ReadMmapPage(Page(page_), hardware_->read_counter,
+                                  hardware_->read_time, out);
+  }
+  if (!kHaveUserRead) return false;
+  return internal::ReadMmapPage(Page(page_), ReadHardwareCounter,
+                                ReadTimeCycles, out);
 }
 
 absl::StatusOr<Count> UserReader::Read() {

@@ -27,6 +27,11 @@
 
 namespace perfcounters {
 
+namespace internal {
+struct UserReadHardware;
+class UserReaderTestPeer;
+}  // namespace internal
+
 // Which path produced a reading.
 enum class ReadPath {
   // rdpmc / mrs under the mmap page's seqlock.
@@ -89,11 +94,17 @@ class UserReader {
   ReadPath last_path() const { return last_path_; }
 
  private:
+  friend class internal::UserReaderTestPeer;
   UserReader(const Event* event, void* page, size_t length);
-  static absl::StatusOr<UserReader> MapPage(const Event& event);
+  static absl::Status CheckMappable(const Event& event, bool group_member);
+  static absl::StatusOr<UserReader> MapPage(const Event& event,
+                                            bool group_member);
   const Event* event_ = nullptr;
   void* page_ = nullptr;
+  // The mapping's length; 0 for a page the reader does not own (tests).
   size_t length_ = 0;
+  // Null: the real hardware; else a test's fakes.
+  const internal::UserReadHardware* hardware_ = nullptr;
   // Mapped with MapGroupMember(): no read(2) fallback in Read().
   bool group_member_ = false;
   ReadPath last_path_ = ReadPath::kSyscall;
