@@ -32,8 +32,12 @@ Attr Counting(Attr attr) {
   return attr;
 }
 
+// User space only, so that it opens at perf_event_paranoid 2.
 Attr SoftwareAttr(uint64_t config) {
-  return Counting(testing::SoftwareAttr(config));
+  Attr attr = Counting(testing::SoftwareAttr(config));
+  attr.exclude_kernel = true;
+  attr.exclude_hv = true;
+  return attr;
 }
 
 Attr InstructionsAttr(bool wide) {

@@ -17,8 +17,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "perfcounters/attr.h"
 #include "perfcounters/event.h"
 #include "perfcounters/user_read.h"
 
@@ -55,7 +58,8 @@ inline bool ReadMmapPage(const perf_event_mmap_page* pc,
     seq = ReadOnce(pc->lock);
     CompilerBarrier();
     const uint32_t index = ReadOnce(pc->index);
-    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0) {
+    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0 ||
+        ((index - 1) & kMetricsRdpmcIndex) != 0) {
       return false;
     }
     r.enabled = ReadOnce(pc->time_enabled);
@@ -80,6 +84,18 @@ inline bool ReadMmapPage(const perf_event_mmap_page* pc,
   return true;
 }
 
+// OK when an event opened for `target` by thread `opener_tid` counts thread
+// `caller_tid` on any CPU (the only case in which the caller's rdpmc/mrs
+// reads the event's counter), else FailedPrecondition naming `label`, what
+// the event counts, and read(2) as the way to read it.
+absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
+                                 pid_t caller_tid, const std::string& label);
+
+// Intel's topdown events, whatever the machine: on PERF_TYPE_RAW (the core
+// PMU, cpu_core's on hybrids), event code 0x00 with umask 0x04 (slots) or
+// 0x80..0x87 (the metrics), as the kernel's is_topdown_count() sees them.
+bool IsIntelTopdown(const Attr& attr);
+
 // Hardware reads for a UserReader under test.
 struct UserReadHardware {
   // rdpmc / mrs of hardware counter `counter` (the page's index - 1).
@@ -94,7 +110,7 @@ class UserReaderTestPeer {
   // A reader of `event` over `page` (the caller's, never unmapped) that
   // reads the hardware through `hardware` (the caller's; must outlive the
   // reader). Makes the checks of UserReader::Map (group_member false) or
-  // MapGroupMember (true), with the calling thread as the reader's.
+  // MapGroupMember (true); the calling thread is the reader's.
   static absl::StatusOr<UserReader> Make(const Event& event,
                                          perf_event_mmap_page* page,
                                          const UserReadHardware* hardware,
