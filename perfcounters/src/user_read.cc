@@ -49,7 +49,8 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
     PC_PMEVCNTR(4)
     PC_PMEVCNTR(5)
     PC_PMEVCNTR(6)
-    PC_PMEVCNTR(7) PC_PMEVCNTR(8) PC_PMEVCNTR(9) PC_PMEVCNTR(10) PC_PMEVCNTR(11)
+    PC_PMEVCNTR(7)
+    PC_PMEVCNTR(8) PC_PMEVCNTR(9) PC_PMEVCNTR(10) PC_PMEVCNTR(11)
         PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14) PC_PMEVCNTR(15)
             PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18) PC_PMEVCNTR(19)
                 PC_PMEVCNTR(20) PC_PMEVCNTR(21) PC_PMEVCNTR(22) PC_PMEVCNTR(23)
@@ -178,10 +179,15 @@ const char* ReadPathName(ReadPath path) {
 }
 
 const char* ReadSyscallOnlyReason(const Attr& attr) {
-  if (attr.type == PERF_TYPE_SOFTWARE || attr.type == PERF_TYPE_TRACEPOINT ||
-      attr.type == PERF_TYPE_BREAKPOINT) {
-    return "a software, tracepoint or breakpoint event (never on a hardware "
-           "counter)";
+  switch (attr.type) {
+    case PERF_TYPE_SOFTWARE:
+      return "a software event (never on a hardware counter)";
+    case PERF_TYPE_TRACEPOINT:
+      return "a tracepoint (never on a hardware counter)";
+    case PERF_TYPE_BREAKPOINT:
+      return "a breakpoint (never on a hardware counter)";
+    default:
+      break;
   }
   if (kTopdownArch && internal::IsIntelTopdown(attr)) {
     return "a topdown event (slots, topdown-*: its metrics are not counts, "
