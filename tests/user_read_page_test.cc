@@ -64,20 +64,7 @@ struct FakeHardware {
   std::vector<uint32_t> counters_read;
   int clock_reads = 0;
 
-  bool Read(const perf_event_mmap_page& page, UserReading* out) {
-    return internal::ReadMmapPage(
-        &page,
-        [this](uint32_t c) {
-          counters_read.push_back(c);
-          return counter(c);
-        },
-        [this] {
-          ++clock_reads;
-          return now;
-        },
-        out);
-  }
-  // The same fakes for a UserReader.
+  // The fakes as a UserReader takes them.
   internal::UserReadHardware ForReader() {
     return {[this](uint32_t c) {
               counters_read.push_back(c);
@@ -87,6 +74,11 @@ struct FakeHardware {
               ++clock_reads;
               return now;
             }};
+  }
+  bool Read(const perf_event_mmap_page& page, UserReading* out) {
+    const internal::UserReadHardware fakes = ForReader();
+    return internal::ReadMmapPage(&page, fakes.read_counter, fakes.read_time,
+                                  out);
   }
 };
 
@@ -284,14 +276,26 @@ Attr DummyAttr() {
   return attr;
 }
 
-TEST(FakePageReaderTest, ReadsFromUserSpaceWhereThePageAllows) {
-  absl::StatusOr<Event> event = Event::Open(DummyAttr(), "dummy");
-  ASSERT_TRUE(event.ok()) << event.status();
-  perf_event_mmap_page page = RunningPage();
-  FakeHardware hw;
-  const internal::UserReadHardware fakes = hw.ForReader();
-  absl::StatusOr<UserReader> reader =
-      internal::UserReaderTestPeer::Make(*event, &page, &fakes);
+// A real software event for the read(2) fallback, a fake page and fake
+// hardware for the user-space path.
+class FakePageReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    event_ = Event::Open(DummyAttr(), "dummy");
+    ASSERT_TRUE(event_.ok()) << event_.status();
+    fakes_ = hw_.ForReader();
+  }
+  absl::StatusOr<UserReader> MakeReader() {
+    return internal::UserReaderTestPeer::Make(*event_, &page_, &fakes_);
+  }
+  absl::StatusOr<Event> event_ = absl::UnknownError("not opened");
+  perf_event_mmap_page page_ = RunningPage();
+  FakeHardware hw_;
+  internal::UserReadHardware fakes_;
+};
+
+TEST_F(FakePageReaderTest, ReadsFromUserSpaceWhereThePageAllows) {
+  absl::StatusOr<UserReader> reader = MakeReader();
   ASSERT_TRUE(reader.ok()) << reader.status();
   EXPECT_TRUE(reader->user_space_capable());
   EXPECT_EQ(reader->pmc_width(), 48);
@@ -301,21 +305,15 @@ TEST(FakePageReaderTest, ReadsFromUserSpaceWhereThePageAllows) {
   EXPECT_EQ(count->value, 1'500u);
   EXPECT_EQ(count->enabled, 5'100u);
   EXPECT_EQ(count->running, 4'100u);
-  EXPECT_EQ(count->id, event->id());  // read_format has PERF_FORMAT_ID
+  EXPECT_EQ(count->id, event_->id());  // read_format has PERF_FORMAT_ID
   EXPECT_EQ(count->label, "dummy");
 }
 
 // Defect 3 of issue 18: a page with cap_user_rdpmc but without
 // cap_user_time is not user-space capable (every read would be read(2)).
-TEST(FakePageReaderTest, WithoutUserTimeTheReaderIsNotUserSpaceCapable) {
-  absl::StatusOr<Event> event = Event::Open(DummyAttr(), "dummy");
-  ASSERT_TRUE(event.ok()) << event.status();
-  perf_event_mmap_page page = RunningPage();
-  page.cap_user_time = 0;
-  FakeHardware hw;
-  const internal::UserReadHardware fakes = hw.ForReader();
-  absl::StatusOr<UserReader> reader =
-      internal::UserReaderTestPeer::Make(*event, &page, &fakes);
+TEST_F(FakePageReaderTest, WithoutUserTimeTheReaderIsNotUserSpaceCapable) {
+  page_.cap_user_time = 0;
+  absl::StatusOr<UserReader> reader = MakeReader();
   ASSERT_TRUE(reader.ok()) << reader.status();
   EXPECT_FALSE(reader->user_space_capable());
   EXPECT_EQ(reader->pmc_width(), 0);
@@ -323,19 +321,13 @@ TEST(FakePageReaderTest, WithoutUserTimeTheReaderIsNotUserSpaceCapable) {
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);
   EXPECT_EQ(count->value, 0u);  // the dummy event's real count
-  EXPECT_THAT(hw.counters_read, IsEmpty());
+  EXPECT_THAT(hw_.counters_read, IsEmpty());
 }
 
 // A reader mapped on one thread and used on another: rdpmc there would read
 // the other thread's CPU's counter. The read goes to read(2) instead.
-TEST(FakePageReaderTest, AnotherThreadsReadTakesReadSyscall) {
-  absl::StatusOr<Event> event = Event::Open(DummyAttr(), "dummy");
-  ASSERT_TRUE(event.ok()) << event.status();
-  perf_event_mmap_page page = RunningPage();
-  FakeHardware hw;
-  const internal::UserReadHardware fakes = hw.ForReader();
-  absl::StatusOr<UserReader> reader =
-      internal::UserReaderTestPeer::Make(*event, &page, &fakes);
+TEST_F(FakePageReaderTest, AnotherThreadsReadTakesReadSyscall) {
+  absl::StatusOr<UserReader> reader = MakeReader();
   ASSERT_TRUE(reader.ok()) << reader.status();
   bool user = true;
   absl::StatusOr<Count> count = absl::UnknownError("not run");
@@ -349,7 +341,7 @@ TEST(FakePageReaderTest, AnotherThreadsReadTakesReadSyscall) {
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);
   EXPECT_EQ(count->value, 0u);
-  EXPECT_THAT(hw.counters_read, IsEmpty());
+  EXPECT_THAT(hw_.counters_read, IsEmpty());
   // The owning thread still reads from user space.
   EXPECT_TRUE(reader->TryReadUserSpace(&r));
 }
@@ -357,7 +349,7 @@ TEST(FakePageReaderTest, AnotherThreadsReadTakesReadSyscall) {
 // Defect 1 of issue 18: events that do not count the calling thread. The
 // fake page says the counter is readable (as x86's does, whoever reads it);
 // the reader must refuse before any rdpmc.
-TEST(FakePageReaderTest, EventOfAnotherThreadIsRefused) {
+TEST_F(FakePageReaderTest, EventOfAnotherThreadIsRefused) {
   pid_t tid = 0;
   bool done = false;
   std::mutex mu;
@@ -381,12 +373,9 @@ TEST(FakePageReaderTest, EventOfAnotherThreadIsRefused) {
   cv.notify_all();
   other.join();
   ASSERT_TRUE(event.ok()) << event.status();
-  perf_event_mmap_page page = RunningPage();
-  FakeHardware hw;
-  const internal::UserReadHardware fakes = hw.ForReader();
   for (bool member : {false, true}) {
     absl::StatusOr<UserReader> reader =
-        internal::UserReaderTestPeer::Make(*event, &page, &fakes, member);
+        internal::UserReaderTestPeer::Make(*event, &page_, &fakes_, member);
     ASSERT_FALSE(reader.ok());
     EXPECT_TRUE(absl::IsFailedPrecondition(reader.status())) << reader.status();
     EXPECT_THAT(Message(reader.status()),
@@ -396,7 +385,7 @@ TEST(FakePageReaderTest, EventOfAnotherThreadIsRefused) {
   // The real Map says the same.
   absl::StatusOr<UserReader> mapped = UserReader::Map(*event);
   EXPECT_TRUE(absl::IsFailedPrecondition(mapped.status())) << mapped.status();
-  EXPECT_THAT(hw.counters_read, IsEmpty());
+  EXPECT_THAT(hw_.counters_read, IsEmpty());
 }
 
 TEST(UserReadTargetTest, OnlyTheCallingThreadOnAnyCpuIsSelfMonitoring) {
