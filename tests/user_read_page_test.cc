@@ -208,24 +208,19 @@ TEST(ReadMmapPageTest, IndexZeroFallsBack) {
 
 // cap_user_rdpmc without cap_user_time (a KVM guest with kvm-clock, an
 // unstable TSC): the count alone could be read, but not the times a Count
-// needs. The read falls back and the clock is never read.
-TEST(ReadMmapPageTest, RdpmcWithoutUserTimeFallsBack) {
-  perf_event_mmap_page page = RunningPage();
-  page.cap_user_time = 0;
-  FakeHardware hw;
-  UserReading r;
-  EXPECT_FALSE(hw.Read(page, &r));
-  EXPECT_THAT(hw.counters_read, IsEmpty());
-  EXPECT_EQ(hw.clock_reads, 0);
-}
-
-TEST(ReadMmapPageTest, NoUserRdpmcFallsBack) {
-  perf_event_mmap_page page = RunningPage();
-  page.cap_user_rdpmc = 0;
-  FakeHardware hw;
-  UserReading r;
-  EXPECT_FALSE(hw.Read(page, &r));
-  EXPECT_THAT(hw.counters_read, IsEmpty());
+// needs. The read falls back, and neither counter nor clock is read; the
+// same without cap_user_rdpmc.
+TEST(ReadMmapPageTest, MissingUserTimeOrRdpmcFallsBack) {
+  for (bool time : {false, true}) {
+    perf_event_mmap_page page = RunningPage();
+    page.cap_user_time = time;
+    page.cap_user_rdpmc = !time;
+    FakeHardware hw;
+    UserReading r;
+    EXPECT_FALSE(hw.Read(page, &r)) << "cap_user_time " << time;
+    EXPECT_THAT(hw.counters_read, IsEmpty());
+    EXPECT_EQ(hw.clock_reads, 0);
+  }
 }
 
 // cap_user_time_short (arm64: a 56-bit generic timer, or narrower): the
