@@ -220,6 +220,8 @@ TEST(HardwareTest, MultiplexedEventsScaleToTheTruth) {
   const int capacity = InstructionsCapacity();
   ASSERT_GT(capacity, 0);
   const int n_events = 2 * capacity;
+  std::printf("the PMU counts %d instructions:u events at once; %d events\n",
+              capacity, n_events);
   constexpr uint64_t kIterations = 100'000'000;
   std::vector<Group> groups;
   for (int i = 0; i < n_events; ++i) {
