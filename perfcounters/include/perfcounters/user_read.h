@@ -37,8 +37,6 @@
 #ifndef PERFCOUNTERS_USER_READ_H_
 #define PERFCOUNTERS_USER_READ_H_
 
-#include <pthread.h>
-
 #include <cstdint>
 
 #include "absl/status/statusor.h"
@@ -143,9 +141,10 @@ class UserReader {
   size_t length_ = 0;
   // Null: the real hardware; else a test's fakes.
   const internal::UserReadHardware* hardware_ = nullptr;
-  // The thread that mapped the page, and the process's fork generation
-  // then (it changes in a child after fork()).
-  pthread_t owner_{};
+  // The thread that mapped the page (the address of a thread-local of
+  // it), and the process's fork generation then (it changes in a child
+  // after fork()).
+  const void* owner_ = nullptr;
   uint64_t fork_generation_ = 0;
   // A topdown event: never read from user space.
   bool syscall_only_ = false;
