@@ -19,22 +19,15 @@
 namespace perfcounters {
 namespace {
 
-// Events that never sit on a hardware counter: their pages never offer a
-// user-space read, so their groups are not mapped at all.
-bool NeverOnACounter(const Attr& attr) {
-  return attr.type == PERF_TYPE_SOFTWARE || attr.type == PERF_TYPE_TRACEPOINT ||
-         attr.type == PERF_TYPE_BREAKPOINT;
-}
-
 // Maps every member of `group` for user-space reads; empty with *why set
 // when the group cannot be read from user space.
 std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
   std::vector<UserReader> readers;
+  // Groups with an event that is never read from user space (software,
+  // topdown) are not mapped at all.
   for (const Event& e : group.events()) {
-    if (NeverOnACounter(e.attr())) {
-      *why = absl::StrCat(e.label(),
-                          " is a software event (never on a hardware "
-                          "counter): read(2)");
+    if (const char* reason = ReadSyscallOnlyReason(e.attr())) {
+      *why = absl::StrCat(e.label(), " is ", reason, ": read(2)");
       return {};
     }
   }
@@ -47,8 +40,10 @@ std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
     if (!r->user_space_capable()) {
       *why = absl::StrCat(
           "the kernel offers no user-space reads of ", e.label(),
-          " (cap_user_rdpmc = 0; arm64 needs kernel.perf_user_access=1, "
-          "x86-64 /sys/bus/event_source/devices/cpu/rdpmc >= 1): read(2)");
+          " (cap_user_rdpmc or cap_user_time is 0; arm64 needs "
+          "kernel.perf_user_access=1, x86-64 <pmu>/rdpmc >= 1 "
+          "(/sys/bus/event_source/devices/cpu/rdpmc, on hybrids cpu_core/ "
+          "and cpu_atom/) and a stable TSC): read(2)");
       return {};
     }
     readers.push_back(*std::move(r));
