@@ -415,7 +415,14 @@ class Handler {
                                " is infinite; expected a finite number (or "
                                "NaN/null for not counted)"));
     } else {
-      return true;  // other strings/booleans are not counters (labels etc.)
+      // Not a number: said, not dropped silently (a counter written as a
+      // string, "cycles": "1234", is no counter).
+      Warn(absl::StrCat(EntryPath(), ".", key_, " is ", KindName(kind),
+                        kind == Kind::kString
+                            ? absl::StrCat(" (\"", Shorten(text), "\")")
+                            : std::string(),
+                        ", not a number: not used as a counter"));
+      return true;
     }
     entry_.counters.push_back(counter);
     return true;
@@ -443,11 +450,55 @@ class Handler {
     return it->second;
   }
 
+  void Warn(std::string message) {
+    ++out_.warning_count;
+    if (out_.warnings.size() < kMaxWarnings) {
+      out_.warnings.push_back(EscapeControlBytes(message));
+    }
+  }
+
+  static std::string Shorten(absl::string_view text) {
+    if (text.size() <= 40) return std::string(text);
+    return absl::StrCat(text.substr(0, 37), "...");
+  }
+
+  // Warnings about a complete entry: no times, or a repeated name.
+  void CheckEntry() {
+    const bool sample_entry = entry_.run_type == RunType::kIteration ||
+                              entry_.aggregate_name == "mean" ||
+                              entry_.aggregate_name == "median";
+    if (sample_entry && !entry_.error_occurred && !entry_.skipped &&
+        !raw_real_ && !raw_cpu_) {
+      Warn(absl::StrCat(EntryPath(),
+                        " has no real_time and no cpu_time: its times are "
+                        "absent"));
+    }
+    std::string key =
+        absl::StrCat(entry_.run_name, "\n",
+                     entry_.run_type == RunType::kIteration
+                         ? absl::StrCat("#", entry_.repetition_index)
+                         : entry_.aggregate_name);
+    auto [it, inserted] =
+        seen_.try_emplace(std::move(key), out_.entries.size());
+    if (!inserted) {
+      Warn(absl::StrCat(
+          EntryPath(), " repeats benchmarks[", it->second, "]: the same name, ",
+          entry_.run_type == RunType::kIteration
+              ? (entry_.repetition_index < 0
+                     ? std::string("iteration entry without repetition_index")
+                     : absl::StrCat("repetition_index ",
+                                    entry_.repetition_index))
+              : absl::StrCat("aggregate ", entry_.aggregate_name),
+          "; both are used as samples (two runs in one file?)"));
+    }
+  }
+
   bool FinishEntry() {
     if (entry_.name.empty()) {
       return Fail(absl::StrCat(EntryPath(), " has no \"name\""));
     }
     if (entry_.run_name.empty()) entry_.run_name = entry_.name;
+    CheckEntry();
     const double scale = *NanosecondsPer(time_unit_);
     auto convert = [&](const std::optional<double>& raw, const char* what,
                        std::optional<double>& dest) {
@@ -481,6 +532,8 @@ class Handler {
   std::string time_unit_ = "ns";
   absl::flat_hash_map<std::string, uint32_t> names_;
   std::vector<std::pair<std::string, Field>> recent_keys_;
+  // (run_name, repetition or aggregate) -> index of its first entry.
+  absl::flat_hash_map<std::string, size_t> seen_;
   std::string error_;
 };
 
@@ -634,7 +687,12 @@ absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(absl::string_view text,
   return ParseOwned(copy, source);
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+namespace {
+
+// Opens `path` for reading and checks what it is: a regular file of at most
+// `max_bytes`, or a pipe (whose size is checked while reading).
+absl::StatusOr<FILE*> OpenInput(const std::string& path, uint64_t max_bytes,
+                                struct stat* st) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     const int err = errno;
@@ -644,9 +702,50 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
     if (err == EACCES) return absl::PermissionDeniedError(message);
     return absl::InvalidArgumentError(message);
   }
-  std::string data;
+  if (fstat(fileno(f), st) != 0) {
+    const int err = errno;
+    std::fclose(f);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot stat: ", std::strerror(err)));
+  }
+  const char* kind = nullptr;
+  if (S_ISDIR(st->st_mode)) kind = "a directory";
+  if (S_ISCHR(st->st_mode)) kind = "a character device";
+  if (S_ISBLK(st->st_mode)) kind = "a block device";
+  if (S_ISSOCK(st->st_mode)) kind = "a socket";
+  if (kind != nullptr) {
+    std::fclose(f);
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is ", kind,
+        ", not a file; expected Google Benchmark JSON output (a regular file "
+        "or a pipe)"));
+  }
+  if (S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) > max_bytes) {
+    std::fclose(f);
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is ", st->st_size, " bytes, more than the limit of ",
+        max_bytes, " (--max-input-mb)"));
+  }
+  return f;
+}
+
+absl::Status TooLong(const std::string& path, uint64_t max_bytes) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": more than ", max_bytes,
+                   " bytes (the limit, --max-input-mb) and still going; "
+                   "expected Google Benchmark JSON output"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes) {
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
+  if (!opened.ok()) return opened.status();
+  FILE* f = *opened;
+  std::string data;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
     data.resize(static_cast<size_t>(st.st_size));
     data.resize(std::fread(data.data(), 1, data.size(), f));
   }
@@ -654,6 +753,10 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   size_t n;
   while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
     data.append(buffer, n);
+    if (data.size() > max_bytes) {
+      std::fclose(f);
+      return TooLong(path, max_bytes);
+    }
   }
   const bool failed = std::ferror(f) != 0;
   const int err = errno;
@@ -665,10 +768,13 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   return data;
 }
 
-absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
+absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path,
+                                                uint64_t max_bytes) {
   struct stat st;
-  if (f != nullptr && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
+  if (!opened.ok()) return opened.status();
+  FILE* f = *opened;
+  if (S_ISREG(st.st_mode)) {
     // The common case: read straight into simdjson's padded buffer.
     simdjson::padded_string padded(static_cast<size_t>(st.st_size));
     const size_t n = std::fread(padded.data(), 1, padded.size(), f);
@@ -676,14 +782,36 @@ absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path) {
         n == padded.size() && std::fgetc(f) == EOF && !std::ferror(f);
     std::fclose(f);
     if (complete) return ParseOwned(padded, path);
-  } else if (f != nullptr) {
+  } else {
     std::fclose(f);
   }
   // Pipes, files that changed size, errors: the general reader.
-  absl::StatusOr<std::string> text = ReadFileToString(path);
+  absl::StatusOr<std::string> text = ReadFileToString(path, max_bytes);
   if (!text.ok()) return text.status();
   simdjson::padded_string padded(text->data(), text->size());
   return ParseOwned(padded, path);
+}
+
+std::string EscapeControlBytes(absl::string_view text) {
+  size_t special = 0;
+  for (unsigned char c : text) special += (c < 0x20 || c == 0x7f);
+  if (special == 0) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + special * 3);
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace perfcounters::tools
