@@ -137,7 +137,9 @@ TEST_F(CompareGates, EveryFormatStatesTheExitStatus) {
     const RunResult md = Run(args);
     EXPECT_EQ(md.code, c.code);
     EXPECT_THAT(md.out, HasSubstr(absl::StrCat("(exit ", c.code, ")")));
-    if (c.code != 0) EXPECT_THAT(md.out, Not(HasSubstr("passed (exit 0)")));
+    if (c.code != 0) {
+      EXPECT_THAT(md.out, Not(HasSubstr("passed (exit 0)")));
+    }
 
     args = c.args;
     args.insert(args.end(), {"--color", "never"});
