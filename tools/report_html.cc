@@ -61,10 +61,9 @@ svg text { font-size: 11px; fill: #59636e; }
 std::string Pct(double v) {
   if (v == 0) return "0%";
   const double a = std::fabs(v);
-  return absl::StrFormat(a >= 10  ? "%+.0f%%"
-                         : a >= 1 ? "%+.1f%%"
-                                  : "%+.2f%%",
-                         v);
+  if (a >= 10) return absl::StrFormat("%+.0f%%", v);
+  if (a >= 1) return absl::StrFormat("%+.1f%%", v);
+  return absl::StrFormat("%+.2f%%", v);
 }
 
 // 1, 2, 5 x 10^k at or above `v`.
