@@ -4,6 +4,7 @@
 #ifndef PERFCOUNTERS_TOOLS_COMMANDS_H_
 #define PERFCOUNTERS_TOOLS_COMMANDS_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct CompareArgs {
   std::string format = "table";
   std::string color = "auto";
   bool fail_on_missing = false;
+  bool allow_unchecked = false;
+  double alpha = 0.05;
+  bool only_changed = false;
+  size_t max_rows = 0;
+  // Empty: standard output.
+  std::string output;
+  double max_input_mb = 512;
 };
 int RunCompare(const CompareArgs& args);
 
@@ -33,6 +41,12 @@ struct ReportArgs {
   std::vector<std::string> runs;
   std::string output;
   std::string title = "perfcounters report";
+  // Gates on the first vs the last run, shown at the top of the page.
+  std::vector<std::string> gates;
+  double alpha = 0.05;
+  bool fail_on_missing = false;
+  bool allow_unchecked = false;
+  double max_input_mb = 512;
 };
 int RunReport(const ReportArgs& args);
 

@@ -29,6 +29,26 @@ int main(int argc, char** argv) {
   cmp->add_flag("--fail-on-missing", compare.fail_on_missing,
                 "also fail when a gate cannot be evaluated on a benchmark "
                 "(metric absent or not counted, benchmark on one side only)");
+  cmp->add_flag("--allow-unchecked-gates", compare.allow_unchecked,
+                "accept a gate that checked nothing (otherwise exit 2)");
+  cmp->add_option("--alpha", compare.alpha,
+                  "significance level of the U test a relative gate's "
+                  "change must also pass (with repetitions)")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  cmp->add_flag("--only-changed", compare.only_changed,
+                "table and markdown: only significant changes of >= 1 % "
+                "(0.1 % for exact counters) and gate violations");
+  cmp->add_option("--max-rows", compare.max_rows,
+                  "table and markdown: at most N rows (0: no limit)")
+      ->capture_default_str();
+  cmp->add_option("-o,--output", compare.output,
+                  "write the output to this file (replaced whole, never an "
+                  "input; - is stdout)");
+  cmp->add_option("--max-input-mb", compare.max_input_mb,
+                  "refuse input files larger than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1e6));
   cmp->footer(kGateHelp);
 
   ReportArgs report;
@@ -38,9 +58,26 @@ int main(int argc, char** argv) {
       "counter per benchmark across runs");
   rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order")
       ->required();
-  rep->add_option("-o,--output", report.output, "the HTML file to write")
+  rep->add_option("-o,--output", report.output,
+                  "the HTML file to write (replaced whole, never an input; - "
+                  "is stdout)")
       ->required();
   rep->add_option("--title", report.title, "page title")->capture_default_str();
+  rep->add_option("--fail-on", report.gates,
+                  "gate on the first vs the last run, as compare's; the "
+                  "results head the page and set the exit code (repeatable)");
+  rep->add_option("--alpha", report.alpha,
+                  "significance level (U test) for gates and changes")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  rep->add_flag("--fail-on-missing", report.fail_on_missing,
+                "as compare --fail-on-missing");
+  rep->add_flag("--allow-unchecked-gates", report.allow_unchecked,
+                "as compare --allow-unchecked-gates");
+  rep->add_option("--max-input-mb", report.max_input_mb,
+                  "refuse input files larger than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1e6));
 
   ListArgs list;
   CLI::App* lst = app.add_subcommand(
