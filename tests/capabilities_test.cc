@@ -208,11 +208,19 @@ TEST(ExplainOpenErrorTest, PermissionNamesTheSysctlAndTheFix) {
             "1: add the :u modifier to count user space only, or run `sysctl "
             "kernel.perf_event_paranoid=1`, or grant CAP_PERFMON");
 
+  // Above 2, kernel counting is still what is refused first (upstream
+  // kernels treat 3 as 2): the advice names :u, and Debian's level 3.
   caps.paranoid = 4;
   s = ExplainOpenError(EPERM, CyclesSpec(), false, caps);
   EXPECT_TRUE(absl::IsPermissionDenied(s));
   EXPECT_THAT(Message(s), HasSubstr("(EPERM)"));
-  EXPECT_THAT(Message(s), HasSubstr("level 4 forbids perf_event_open"));
+  EXPECT_THAT(Message(s), HasSubstr("add the :u modifier"));
+  EXPECT_THAT(Message(s), HasSubstr("Debian's patch also need level 2"));
+  EventSpec user_only = CyclesSpec();
+  user_only.attr.exclude_kernel = true;
+  s = ExplainOpenError(EPERM, user_only, false, caps);
+  EXPECT_THAT(Message(s), HasSubstr("level 4 (on kernels with Debian's "
+                                    "patch) forbids perf_event_open"));
 
   caps.paranoid = 1;
   EventSpec user = CyclesSpec();

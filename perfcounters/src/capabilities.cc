@@ -144,11 +144,16 @@ std::string ParanoidAdvice(const EventSpec& spec, const Capabilities& caps) {
     return advice;
   }
   absl::StrAppend(&advice, " and the process lacks CAP_PERFMON/CAP_SYS_ADMIN");
-  if (caps.paranoid && *caps.paranoid >= 3) {
+  // Upstream kernels treat levels above 2 as 2; Debian-patched ones forbid
+  // unprivileged perf_event_open entirely at 3. Kernel counting is refused
+  // at both, so that advice comes first: lowering 3 to 2 alone does not
+  // let an event that includes the kernel open.
+  if (caps.paranoid && *caps.paranoid >= 3 && spec.attr.exclude_kernel) {
     absl::StrAppend(&advice, "; level ", *caps.paranoid,
-                    " forbids perf_event_open to unprivileged users: run "
-                    "`sysctl kernel.perf_event_paranoid=2` (own threads, user "
-                    "space) or grant CAP_PERFMON");
+                    " (on kernels with Debian's patch) forbids perf_event_open "
+                    "to unprivileged users: run `sysctl "
+                    "kernel.perf_event_paranoid=2` (own threads, user space "
+                    "only) or grant CAP_PERFMON");
     return advice;
   }
   if (!spec.attr.exclude_kernel && (!caps.paranoid || *caps.paranoid >= 2)) {
@@ -156,6 +161,11 @@ std::string ParanoidAdvice(const EventSpec& spec, const Capabilities& caps) {
                     "; counting kernel code needs level <= 1: add the :u "
                     "modifier to count user space only, or run `sysctl "
                     "kernel.perf_event_paranoid=1`, or grant CAP_PERFMON");
+    if (caps.paranoid && *caps.paranoid >= 3) {
+      absl::StrAppend(&advice,
+                      " (:u works at level 3 on upstream kernels; kernels "
+                      "with Debian's patch also need level 2 for it)");
+    }
     return advice;
   }
   absl::StrAppend(&advice,

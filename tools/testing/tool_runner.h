@@ -117,6 +117,32 @@ inline RunResult RunTool(const std::string& shell_args,
   return r;
 }
 
+// Runs a shell command line (already quoted for sh); its exit code and
+// outputs.
+inline RunResult RunShell(const std::string& cmd) {
+  const std::string out = ScratchPath("sh.stdout");
+  const std::string err = ScratchPath("sh.stderr");
+  const int status = std::system(
+      absl::StrCat(cmd, " >", Quote(out), " 2>", Quote(err)).c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+// The path of perf (the linux-perf package) when it is installed and can
+// count here; empty otherwise. Tests that compare with perf skip without it.
+inline std::string PerfPath() {
+  for (const char* p : {"/usr/bin/perf", "/usr/local/bin/perf"}) {
+    if (Exists(p) &&
+        RunShell(absl::StrCat(p, " stat -e task-clock true")).code == 0) {
+      return p;
+    }
+  }
+  return "";
+}
+
 // Compares with a golden file; PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it.
 inline void ExpectGolden(const std::string& actual, const std::string& name) {
   const std::string path = kTestdata + "/" + name;
@@ -129,6 +155,14 @@ inline void ExpectGolden(const std::string& actual, const std::string& name) {
 }
 
 }  // namespace perfcounters::tools::testing
+
+// Declares `var`, perf's path, or skips the test when perf is missing.
+#define PERFCOUNTERS_REQUIRE_PERF(var)                                    \
+  const std::string var = ::perfcounters::tools::testing::PerfPath();     \
+  if (var.empty()) {                                                      \
+    GTEST_SKIP() << "needs perf (apt-get install linux-perf) to compare " \
+                    "with";                                               \
+  }
 
 // Skips where the source tree's test data is absent (the arm64 machine).
 #define PERFCOUNTERS_REQUIRE_TESTDATA()                                     \
