@@ -40,16 +40,7 @@ namespace {
 const bool kHelper = [] {
   const char* n = std::getenv("PERFCOUNTERS_TOUCH_PAGES");
   if (n == nullptr) return false;
-  const long pages = std::atol(n);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages > 0) {
-    char* p =
-        static_cast<char*>(mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (p == MAP_FAILED) _exit(3);
-    madvise(p, pages * page, MADV_NOHUGEPAGE);  // one fault per page
-    for (long i = 0; i < pages; ++i) p[i * page] = 1;
-  }
+  if (!perfcounters::tools::testing::TouchFreshPages(std::atol(n))) _exit(3);
   if (const char* runs = std::getenv("PERFCOUNTERS_RUNS_FILE")) {
     const int fd = open(runs, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (fd < 0 || write(fd, "r", 1) != 1) _exit(4);
@@ -206,37 +197,41 @@ int SomeCpu() {
   return cpu;
 }
 
-// Sum of `-x, -e context-switches` values over `runs` runs of `true`.
-double ContextSwitches(const std::string& tool, int runs, int cpu) {
-  double sum = 0;
-  for (int i = 0; i < runs; ++i) {
-    const RunResult r =
-        Shell(absl::StrCat("taskset -c ", cpu, " ", tool,
-                           " stat -x, -e context-switches -- true"));
-    EXPECT_EQ(r.code, 0) << r.err;
-    const std::vector<CsvLine> lines = ParseCsv(r.err, false);
-    EXPECT_EQ(lines.size(), 1u) << r.err;
-    if (lines.size() == 1) sum += Number(lines[0].value);
-  }
-  return sum;
+// The `-x, -e context-switches` value of one run of `true` on `cpu`.
+double ContextSwitchesOfTrue(const std::string& tool, int cpu) {
+  const RunResult r = Shell(absl::StrCat(
+      "taskset -c ", cpu, " ", tool, " stat -x, -e context-switches -- true"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::vector<CsvLine> lines = ParseCsv(r.err, false);
+  EXPECT_EQ(lines.size(), 1u) << r.err;
+  return lines.size() == 1 ? Number(lines[0].value) : 0;
 }
 
 // stat starts the child as perf does (ready/go pipes, enable_on_exec) and
 // sleeps in waitpid from before the exec: it does not preempt what it
-// counts. Both tools count `true` pinned to one CPU, alternately.
+// counts (before, it woke at the exec: 1 switch in 18 of 20 runs). Both
+// tools count `true` pinned to one CPU, run by run alternately, 30 runs
+// each. Other processes' load preempts both alike; on a busy machine that
+// noise can exceed the allowance of 2, so up to 3 rounds of 30 are made
+// and one within it passes (a tool that adds a switch per run exceeds it in
+// every round).
 TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
   PERFCOUNTERS_REQUIRE_PERF(perf);
   const int cpu = SomeCpu();
-  double ours = 0, theirs = 0;
-  for (int round = 0; round < 3; ++round) {
-    ours += ContextSwitches(Quote(ToolPath()), 10, cpu);
-    theirs += ContextSwitches(perf, 10, cpu);
+  bool within = false;
+  for (int round = 0; round < 3 && !within; ++round) {
+    double ours = 0, theirs = 0;
+    for (int i = 0; i < 30; ++i) {
+      ours += ContextSwitchesOfTrue(Quote(ToolPath()), cpu);
+      theirs += ContextSwitchesOfTrue(perf, cpu);
+    }
+    std::printf(
+        "context-switches of `true` on CPU %d over 30 runs: ours "
+        "%.0f, perf %.0f\n",
+        cpu, ours, theirs);
+    within = ours <= theirs + 2;
   }
-  std::printf(
-      "context-switches of `true` on CPU %d over 30 runs: ours %.0f, "
-      "perf %.0f\n",
-      cpu, ours, theirs);
-  EXPECT_LE(ours, theirs + 2);
+  EXPECT_TRUE(within) << "more context switches than perf in 3 rounds";
 }
 
 TEST(Stat, OptionsEndAtTheCommand) {
@@ -248,9 +243,9 @@ TEST(Stat, OptionsEndAtTheCommand) {
   EXPECT_EQ(r.out, "-l /\n");
   EXPECT_THAT(r.err, HasSubstr("Performance counter stats for 'echo -l /'"));
   // Attached values and "--".
-  r = RunTool("stat -etask-clock -x, -r2 -- echo -e");
+  r = RunTool("stat -etask-clock -x, -r2 -- echo -r");
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "-e\n-e\n");
+  EXPECT_EQ(r.out, "-r\n-r\n");
   const std::vector<CsvLine> lines = ParseCsv(r.err, true);
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].fields, 8u) << "the variance field with -r";

@@ -77,6 +77,11 @@ class StopSignals {
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < std::size(kStopSignals); ++i) {
       sigaction(kStopSignals[i], &sa, &old_[i]);
+      // A signal the caller ignores (SIGINT for a background job) stays
+      // ignored, by stat and by the command.
+      if (old_[i].sa_handler == SIG_IGN) {
+        sigaction(kStopSignals[i], &old_[i], nullptr);
+      }
     }
   }
   ~StopSignals() {
@@ -177,7 +182,11 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
-    for (int sig : kStopSignals) signal(sig, SIG_DFL);
+    for (int sig : kStopSignals) {
+      struct sigaction now {};
+      sigaction(sig, nullptr, &now);
+      if (now.sa_handler == OnStopSignal) signal(sig, SIG_DFL);
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     close(ready_r.fd);

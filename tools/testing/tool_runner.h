@@ -9,6 +9,7 @@
 #ifndef PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
 #define PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,6 +91,20 @@ struct ScratchCleaner {
   }
 };
 inline ScratchCleaner scratch_cleaner;
+
+// Touches `pages` fresh anonymous pages, one page fault each: the workload
+// the tests' `stat` runs count. False when the memory cannot be mapped.
+inline bool TouchFreshPages(long pages) {
+  if (pages <= 0) return true;
+  const long page = sysconf(_SC_PAGESIZE);
+  char* p =
+      static_cast<char*>(mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (p == MAP_FAILED) return false;
+  madvise(p, pages * page, MADV_NOHUGEPAGE);  // one fault per page
+  for (long i = 0; i < pages; ++i) p[i * page] = 1;
+  return true;
+}
 
 // What a run of the command gave.
 struct RunResult {
