@@ -145,7 +145,9 @@ void ExpectSameCsv(const std::string& perf, const std::string& ours,
     EXPECT_EQ(Decimals(o[i].running), 2u);
     EXPECT_EQ(Decimals(o[i].runtime), 0u);
     EXPECT_GT(Number(o[i].runtime), 0);
-    if (with_variance) EXPECT_TRUE(absl::EndsWith(o[i].variance, "%"));
+    if (with_variance) {
+      EXPECT_TRUE(absl::EndsWith(o[i].variance, "%"));
+    }
     if (!p[i].metric.empty()) {
       EXPECT_EQ(Decimals(o[i].metric), Decimals(p[i].metric));
     }

@@ -194,8 +194,9 @@ std::string FormatStatCsv(const StatResult& r, const std::string& x) {
   std::string out;
   for (const StatSeries& s : r.series) {
     const Metric m = MetricOf(s, r);
-    absl::StrAppend(&out, StatusValue(s), x,
-                    s.values.empty() ? "" : DisplayOf(s).unit, x, s.spec.label);
+    // perf writes the unit for <not counted>/<not supported> lines too.
+    absl::StrAppend(&out, StatusValue(s), x, DisplayOf(s).unit, x,
+                    s.spec.label);
     if (r.runs_done > 1) {
       absl::StrAppendFormat(&out, "%s%.2f%%", x, SpreadPct(s.values));
     }
@@ -218,7 +219,7 @@ std::string FormatStatJsonLines(const StatResult& r) {
     absl::StrAppend(
         &out, "{\"counter-value\" : ", nlohmann::json(value).dump(),
         ", \"unit\" : ",
-        nlohmann::json(s.values.empty() ? "" : DisplayOf(s).unit).dump(),
+        nlohmann::json(DisplayOf(s).unit).dump(),
         ", \"event\" : ", nlohmann::json(s.spec.label).dump());
     if (r.runs_done > 1) {
       absl::StrAppendFormat(&out, ", \"variance\" : %.2f", SpreadPct(s.values));
