@@ -155,7 +155,9 @@ void OpenOne(std::vector<StatSeries>& series, size_t i,
       const bool has_modifiers =
           s.spec.label.find_first_of(":/") != std::string::npos;
       s.spec.label += has_modifiers ? "u" : ":u";
-      fallback_paranoid = ProbeCapabilities().paranoid.value_or(-1);
+      if (fallback_paranoid == 0) {
+        fallback_paranoid = ProbeCapabilities().paranoid.value_or(-1);
+      }
       e = std::move(user);
     }
   }
