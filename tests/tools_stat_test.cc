@@ -213,15 +213,16 @@ double ContextSwitchesOfTrue(const std::string& tool, int cpu) {
 // sleeps in waitpid from before the exec: it does not preempt what it
 // counts (before, it woke at the exec: 1 switch in 18 of 20 runs). Both
 // tools count `true` pinned to one CPU, run by run alternately, 30 runs
-// each. Other processes' load preempts both alike; on a busy machine that
-// noise can exceed the allowance of 2, so up to 3 rounds of 30 are made
-// and one within it passes (a tool that adds a switch per run exceeds it in
-// every round).
+// each. Both count about 1 per run (the exiting task's last switch) plus
+// noise from other processes; on this busy 2-core machine a round of 30
+// missed the allowance of 2 in about 1 of 3 rounds, so up to 5 rounds are
+// made and one within it passes (a tool that adds a switch per run is ~30
+// over in every round).
 TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
   PERFCOUNTERS_REQUIRE_PERF(perf);
   const int cpu = SomeCpu();
   bool within = false;
-  for (int round = 0; round < 3 && !within; ++round) {
+  for (int round = 0; round < 5 && !within; ++round) {
     double ours = 0, theirs = 0;
     for (int i = 0; i < 30; ++i) {
       ours += ContextSwitchesOfTrue(Quote(ToolPath()), cpu);
@@ -233,7 +234,7 @@ TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
         cpu, ours, theirs);
     within = ours <= theirs + 2;
   }
-  EXPECT_TRUE(within) << "more context switches than perf in 3 rounds";
+  EXPECT_TRUE(within) << "more context switches than perf in 5 rounds";
 }
 
 TEST(Stat, OptionsEndAtTheCommand) {
