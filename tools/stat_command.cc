@@ -28,6 +28,7 @@
 // never leaves the child running. The child also gets SIGKILL if stat dies
 // without a chance to forward (PR_SET_PDEATHSIG).
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -197,6 +198,10 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
     close(ready_w.fd);  // ready
     char c;
     if (read(go_r.fd, &c, 1) != 1) _exit(127);  // stat gave up
+    // The "go" may have woken us on stat's CPU before stat got to waitpid:
+    // let it go to sleep there first, so it does not preempt the command
+    // once the counters run (a context switch perf's child can suffer).
+    sched_yield();
     std::vector<char*> argv;
     for (const std::string& a : command) {
       argv.push_back(const_cast<char*>(a.c_str()));
