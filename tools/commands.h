@@ -54,7 +54,8 @@ int RunReport(const ReportArgs& args);
 struct ListArgs {
   std::string pattern;
   bool json = false;
-  bool tracepoints = false;
+  bool tracepoints = false;        // list tracepoints (from tracefs)
+  bool check_tracepoints = false;  // and open each (slow: tens of ms each)
 };
 int RunList(const ListArgs& args);
 
@@ -71,7 +72,9 @@ struct StatArgs {
       "instructions,branches,branch-misses";
   int repeat = 1;
   std::string separator;
-  bool json = false;
+  bool json = false;        // one JSON object (stdout, or -o)
+  bool json_lines = false;  // perf's -j: a JSON object per event
+  std::string output;       // -o FILE: the counts go there
   std::vector<std::string> command;
 };
 int RunStat(const StatArgs& args);

@@ -1,10 +1,51 @@
 // main.cc: the `perfcounters` command: parses the command line with CLI11
 // and runs a subcommand (commands.h).
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
+
+namespace {
+
+// `perfcounters stat OPTIONS [--] COMMAND...`: the options end at the first
+// argument that is not an option (or at "--"); everything from there on is
+// the command's, as perf stat reads its command line. Returns how many of
+// argv's arguments CLI11 gets; the command goes to `command`.
+int SplitStatCommandLine(int argc, char** argv,
+                         std::vector<std::string>& command) {
+  if (argc < 2 || std::strcmp(argv[1], "stat") != 0) return argc;
+  constexpr std::string_view kShortWithValue = "erxo";
+  const std::vector<std::string_view> long_with_value = {
+      "--events", "--repeat", "--field-separator", "--output"};
+  int i = 2;
+  while (i < argc) {
+    const std::string_view a = argv[i];
+    if (a == "--") {
+      for (int j = i + 1; j < argc; ++j) command.emplace_back(argv[j]);
+      return i;
+    }
+    if (a.size() < 2 || a[0] != '-') break;  // the command
+    if (a[1] == '-') {
+      bool takes_value = false;
+      for (std::string_view name : long_with_value) takes_value |= a == name;
+      i += takes_value ? 2 : 1;
+    } else {
+      // -e LIST, -eLIST, -x, (a value) or a flag such as -j.
+      i += kShortWithValue.find(a[1]) != std::string_view::npos && a.size() == 2
+               ? 2
+               : 1;
+    }
+  }
+  if (i > argc) return argc;  // a value is missing: CLI11 says so
+  for (int j = i; j < argc; ++j) command.emplace_back(argv[j]);
+  return i;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace perfcounters::tools;
@@ -81,12 +122,18 @@ int main(int argc, char** argv) {
 
   ListArgs list;
   CLI::App* lst = app.add_subcommand(
-      "list", "List every event known here, each tried: available, or why not");
+      "list",
+      "List every event known here, each tried: available, or why not "
+      "(tracepoints only with --check)");
   lst->add_option("PATTERN", list.pattern,
-                  "substring, or glob with * ? [ ] (case-insensitive)");
+                  "substring, or glob with * ? [ ] (case-insensitive), matched "
+                  "against names, aliases and descriptions");
   lst->add_flag("--json", list.json, "JSON output");
   lst->add_flag("--tracepoints", list.tracepoints,
-                "also list (and try) every tracepoint");
+                "also list every tracepoint (from tracefs, not opened)");
+  lst->add_flag("--check", list.check_tracepoints,
+                "list the tracepoints and open each, with progress on stderr "
+                "(slow: the kernel takes tens of ms to close one)");
 
   EncodeArgs encode;
   CLI::App* enc = app.add_subcommand(
@@ -104,16 +151,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   st->add_option("-x,--field-separator", stat.separator,
                  "CSV-like output with this separator (as perf -x)");
-  st->add_flag("--json", stat.json, "JSON output");
-  st->add_option("COMMAND", stat.command, "the command and its arguments")
-      ->required();
-  st->prefix_command();
+  st->add_flag("-j,--json-output", stat.json_lines,
+               "perf's JSON lines: one JSON object per event");
+  st->add_flag("--json", stat.json,
+               "one JSON object, on stdout after the command has finished");
+  st->add_option("-o,--output", stat.output,
+                 "write the counts to this file (as perf -o)");
   st->footer(
-      "Counts go to stderr (as perf stat). Exit code: the command's; 2 when "
-      "it cannot be executed or the arguments are bad.");
+      "Usage: perfcounters stat [OPTIONS] [--] COMMAND [ARGS...]. Options end "
+      "at the first argument that is not one: the rest is the "
+      "command's. Counts go to stderr (as perf stat), --json to stdout, -o "
+      "FILE to FILE. Exit code: the command's (128+N when a signal killed "
+      "it); 2 when it cannot be executed or the arguments are bad.");
 
+  const int cli_argc = SplitStatCommandLine(argc, argv, stat.command);
   try {
-    app.parse(argc, argv);
+    app.parse(cli_argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
@@ -122,13 +175,6 @@ int main(int argc, char** argv) {
   if (rep->parsed()) return RunReport(report);
   if (lst->parsed()) return RunList(list);
   if (enc->parsed()) return RunEncode(encode);
-  if (st->parsed()) {
-    if (stat.json && !stat.separator.empty()) {
-      std::fprintf(stderr,
-                   "perfcounters stat: -x and --json exclude each other\n");
-      return kExitUsage;
-    }
-    return RunStat(stat);
-  }
+  if (st->parsed()) return RunStat(stat);
   return kExitUsage;
 }
