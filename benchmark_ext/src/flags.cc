@@ -94,7 +94,9 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
          {std::pair<absl::string_view, bool*>("perf_counters_strict",
                                               &flags.strict),
           std::pair<absl::string_view, bool*>("perf_counters_calibrate",
-                                              &flags.calibrate)}) {
+                                              &flags.calibrate),
+          std::pair<absl::string_view, bool*>("perf_counters_verbose",
+                                              &flags.verbose)}) {
       if (ours || !MatchFlag(arg, name, &value)) continue;
       if (value.has_value()) {
         absl::StatusOr<bool> b = ParseBool(name, *value);
@@ -163,6 +165,12 @@ std::string FlagsHelp() {
         JSON context (perfcounters.calibration.<name>). A batch that counts
         less than the measurement itself, or than 10x its spread, gets a
         warning naming the benchmark.
+  --perf_counters_verbose[=true|false]
+        Show on the console what the JSON/CSV output always has: every
+        perfcounters.* context line (calibration, per-group read paths,
+        unavailable events), the read path with its reasons, and the
+        table's <name>.not_counted columns and counters at full precision.
+        Without it the console keeps the events and the read path.
   PERFCOUNTERS_EVENTS=LIST (environment)
         Used when neither flag is given; a flag overrides it, and the main
         says so on stderr.
