@@ -62,13 +62,13 @@ absl::flat_hash_set<std::string>* g_warned = nullptr;  // guarded by g_mu
 }  // namespace
 
 std::vector<ReasonLine> GroupUnavailable(const bench::Plan& plan,
-                                         const Capabilities& caps) {
+                                         const Capabilities* caps) {
   std::vector<ReasonLine> lines;
   for (const bench::Unavailable& u : plan.unavailable) {
     std::string reason = CleanReason(u.key, u.reason);
-    if (!caps.has_hardware_pmu() &&
+    if (caps != nullptr && !caps->has_hardware_pmu() &&
         absl::StrContains(reason, "no hardware PMU in sysfs")) {
-      reason = NoPmuReason(caps);
+      reason = NoPmuReason(*caps);
     }
     ReasonLine* line = nullptr;
     for (ReasonLine& l : lines) {
@@ -81,6 +81,14 @@ std::vector<ReasonLine> GroupUnavailable(const bench::Plan& plan,
     line->keys.push_back(u.key);
   }
   return lines;
+}
+
+std::string UnavailableContext(const bench::Plan& plan) {
+  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
+                       [](std::string* out, const ReasonLine& line) {
+                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
+                                         ": ", line.reason);
+                       });
 }
 
 void WarnNotCounted(const std::vector<std::string>& keys,
@@ -223,8 +231,9 @@ void DisplayReporter::WarnAboutPausedTimer(const std::vector<Run>& runs) {
 std::string DescribeUnavailable(const bench::Plan& plan) {
   if (plan.unavailable.empty()) return "";
   std::string out;
+  const Capabilities caps = ProbeCapabilities();
   for (const bench_internal::ReasonLine& line :
-       bench_internal::GroupUnavailable(plan, ProbeCapabilities())) {
+       bench_internal::GroupUnavailable(plan, &caps)) {
     absl::StrAppend(&out,
                     "perfcounters: warning: ", absl::StrJoin(line.keys, ", "),
                     ": not counted — ", line.reason, "\n");

@@ -34,11 +34,15 @@ struct ReasonLine {
 
 // The plan's unavailable events grouped by reason, in request order. Each
 // reason loses the event's own name in front ("cycles: ...") and group
-// bookkeeping that says nothing ("[member 1 of 1 in group {cycles}]"); an
-// event missing because the machine has no hardware PMU at all gets a short
-// reason that says what to do (from `caps`).
+// bookkeeping that says nothing ("[member 1 of 1 in group {cycles}]").
+// With `caps`, an event missing because the machine has no hardware PMU at
+// all gets a short reason that says so (the console's); without, the
+// kernel's and the probe's full reason stays (the JSON context's).
 std::vector<ReasonLine> GroupUnavailable(const bench::Plan& plan,
-                                         const Capabilities& caps);
+                                         const Capabilities* caps);
+
+// The `perfcounters.unavailable` context value: "a, b: reason; c: reason".
+std::string UnavailableContext(const bench::Plan& plan);
 
 // Prints "perfcounters: warning: a, b: <what>" to stderr for those of
 // `keys` not warned about with the same `what` before in this process (one

@@ -110,12 +110,8 @@ int BenchmarkMain(int argc, char** argv) {
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
-      benchmark::AddCustomContext(
-          "perfcounters.unavailable",
-          absl::StrJoin(plan->unavailable, "; ",
-                        [](std::string* out, const bench::Unavailable& u) {
-                          absl::StrAppend(out, u.key, ": ", u.reason);
-                        }));
+      benchmark::AddCustomContext("perfcounters.unavailable",
+                                  bench_internal::UnavailableContext(*plan));
     }
   }
   if (flags->strict && !plan->unavailable.empty()) {
