@@ -140,8 +140,9 @@ std::string FlagsHelp() {
         and iTLB-load-miss-rate bring in their inputs. A name without
         modifiers counts user space only; add :k, :uk, ... to change that.
         Values are per iteration, scaled for multiplexing; <name>.coverage
-        is shown when an event was multiplexed and <name>.not_counted=1
-        when it was not counted at all (the value is then absent, not 0).
+        is shown when an event was multiplexed, and <name>.not_counted=1
+        (JSON/CSV; the console warns instead) when it was not counted at
+        all (the value is then absent, not 0).
   --benchmark_perf_counters=LIST
         The same as --perf_counters (giving both is an error; a flag given
         twice: the last one wins).
@@ -156,8 +157,7 @@ std::string FlagsHelp() {
         which some event is not on a counter (multiplexed out) falls back
         to read(2). syscall: always read(2). user: as auto, but refuse to
         run when some group cannot be read from user space at all. The
-        path in use is printed at start and recorded in the JSON context
-        (perfcounters.read_path).
+        path in use is shown in the context (perfcounters.read_path).
   --perf_counters_calibrate[=true|false]
         Measure the counts of the measurement itself (empty start/stop
         pairs, the minimum over 33, per thread) and subtract them once per
