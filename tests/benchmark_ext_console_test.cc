@@ -180,8 +180,17 @@ bool NoHardwarePmu() {
   return !perfcounters::ProbeCapabilities().has_hardware_pmu();
 }
 
+// The golden outputs count task-clock and page-faults, which an ordinary
+// user cannot open at some kernel.perf_event_paranoid levels.
+#define REQUIRE_SOFTWARE_EVENTS()                                          \
+  for (const char* e : {"task-clock", "page-faults"}) {                    \
+    const std::string why = perfcounters::testing::WhyEventUnavailable(e); \
+    if (!why.empty()) GTEST_SKIP() << "needs " << e << ": " << why;        \
+  }
+
 TEST(ConsoleGolden, NoPmu) {
   if (!NoHardwarePmu()) GTEST_SKIP() << "this machine has a hardware PMU";
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample({kEvents});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   ExpectGolden(o, "pages_bench.no_pmu.txt");
@@ -190,6 +199,7 @@ TEST(ConsoleGolden, NoPmu) {
 
 TEST(ConsoleGolden, NoPmuTabular) {
   if (!NoHardwarePmu()) GTEST_SKIP() << "this machine has a hardware PMU";
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample({kEvents, "--benchmark_counters_tabular=true"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   ExpectGolden(o, "pages_bench.no_pmu.tabular.txt");
@@ -197,6 +207,7 @@ TEST(ConsoleGolden, NoPmuTabular) {
 
 TEST(ConsoleGolden, FullPmu) {
   PERFCOUNTERS_REQUIRE_HW_PMU();
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample({kEvents});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   ExpectGolden(o, "pages_bench.pmu.txt");
@@ -206,6 +217,7 @@ TEST(ConsoleGolden, FullPmu) {
 
 TEST(ConsoleGolden, FullPmuTabular) {
   PERFCOUNTERS_REQUIRE_HW_PMU();
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample({kEvents, "--benchmark_counters_tabular=true"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   ExpectGolden(o, "pages_bench.pmu.tabular.txt");
@@ -213,6 +225,7 @@ TEST(ConsoleGolden, FullPmuTabular) {
 
 // The file output keeps what the console leaves out.
 TEST(Console, JsonKeepsEverything) {
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample({kEvents, "--benchmark_filter=Reused"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   ASSERT_TRUE(o.json.is_object()) << o.err;
@@ -235,6 +248,7 @@ TEST(Console, JsonKeepsEverything) {
 }
 
 TEST(Console, VerboseShowsEverything) {
+  REQUIRE_SOFTWARE_EVENTS();
   const Output o = RunExample(
       {kEvents, "--benchmark_filter=Reused", "--perf_counters_verbose"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
