@@ -2,16 +2,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
-#include "measure_internal.h"
+#include "console.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
@@ -19,56 +17,6 @@
 
 namespace perfcounters {
 namespace {
-
-// gbench's display reporter, followed after each benchmark's runs by the
-// warnings about batches too small for the measurement's own noise, named
-// after the benchmark (once per benchmark and counter).
-class NamingReporter : public benchmark::BenchmarkReporter {
- public:
-  explicit NamingReporter(benchmark::BenchmarkReporter* inner)
-      : inner_(inner) {}
-  bool ReportContext(const Context& context) override {
-    return inner_->ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    inner_->ReportRuns(runs);
-    WarnAboutPausedTimer(runs);
-    const std::vector<std::string> noise = bench_internal::TakeNoiseWarnings();
-    if (noise.empty() || runs.empty()) return;
-    const std::string name = runs.front().benchmark_name();
-    for (const std::string& w : noise) {
-      const std::string key = w.substr(0, w.find(" counted "));
-      if (!warned_.insert(name + "\n" + key).second) continue;
-      std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                   w.c_str());
-    }
-  }
-  void Finalize() override { inner_->Finalize(); }
-
- private:
-  // gbench's state.PauseTiming() does not stop the counters: the last
-  // batch's counted CPU time against gbench's timed CPU time of the last
-  // run (the same batch when the iterations agree).
-  void WarnAboutPausedTimer(const std::vector<Run>& runs) {
-    const std::optional<bench_internal::CountedTime> counted =
-        bench_internal::TakeCountedTime();
-    if (!counted.has_value() || runs.empty()) return;
-    const Run& run = runs.back();
-    if (run.run_type != Run::RT_Iteration ||
-        run.iterations != counted->iterations) {
-      return;
-    }
-    const std::string warning = bench_internal::PausedTimerWarning(
-        counted->seconds, run.cpu_accumulated_time);
-    const std::string name = run.benchmark_name();
-    if (warning.empty() || !warned_.insert(name + "\npaused").second) return;
-    std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                 warning.c_str());
-  }
-
-  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
-  absl::flat_hash_set<std::string> warned_;
-};
 
 // Prints the read path and records it and the calibration in the JSON
 // context. False (after an error message) when --perf_counters_read=user
@@ -106,7 +54,8 @@ bool DescribeSetup(const bench::Flags& flags) {
                              ? "; calibrated (the measurement's own counts "
                                "are subtracted)"
                              : "; not calibrated");
-  std::fprintf(stderr, "%s\n", note.c_str());
+  // On the console only when asked: the JSON/CSV context has it all.
+  if (flags.verbose) std::fprintf(stderr, "%s\n", note.c_str());
   benchmark::AddCustomContext("perfcounters.calibrate",
                               flags.calibrate ? "true" : "false");
   for (const auto& [key, cost] : setup.calibration) {
@@ -159,12 +108,8 @@ int BenchmarkMain(int argc, char** argv) {
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
-      benchmark::AddCustomContext(
-          "perfcounters.unavailable",
-          absl::StrJoin(plan->unavailable, "; ",
-                        [](std::string* out, const Unavailable& u) {
-                          absl::StrAppend(out, u.key, ": ", u.reason);
-                        }));
+      benchmark::AddCustomContext("perfcounters.unavailable",
+                                  bench_internal::UnavailableContext(*plan));
     }
   }
   if (flags->strict && !plan->unavailable.empty()) {
@@ -176,7 +121,10 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
-  NamingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  bench_internal::DisplayReporter reporter(
+      std::unique_ptr<benchmark::BenchmarkReporter>(
+          benchmark::CreateDefaultDisplayReporter()),
+      flags->verbose);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (flags->strict && AnyCounterNotCounted()) {

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "console.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/capabilities.h"
@@ -213,13 +214,13 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   const CounterSet& set = c.counters.set();
   for (size_t g = 0; g < set.group_count(); ++g) {
     if (set.group_status(g).ok()) continue;
+    std::vector<std::string> keys;
     for (const PlannedEvent& e : config->plan.groups[g].events) {
-      WarnOnce(e.key + "/thread-open",
-               absl::StrCat(e.key,
-                            " could not be opened on a benchmark thread, "
-                            "so it is not counted in that run: ",
-                            set.group_status(g).message()));
+      keys.push_back(e.key);
     }
+    WarnNotCounted(keys, absl::StrCat("could not be opened on a benchmark "
+                                      "thread, so not counted in that run: ",
+                                      set.group_status(g).message()));
   }
   return &c;
 }
@@ -311,29 +312,35 @@ void Report(const Config& config, benchmark::State& state) {
                           "counters are marked not counted"));
     run.not_counted.assign(run.not_counted.size(), true);
   }
+  std::vector<std::string> not_counted;
   for (size_t i = 0; i < config.keys.size(); ++i) {
     const std::string& key = config.keys[i];
     if (run.not_counted[i]) {
       state.counters[key + ".not_counted"] = benchmark::Counter(1);
       MarkNotCounted();
-      WarnOnce(
-          key + "/run",
-          absl::StrCat(key, " was not counted in a run (",
-                       run.short_of_descriptors
-                           ? "a benchmark thread had too few free file "
-                             "descriptors to open it, see above"
-                           : "its group never ran on the PMU, or could "
-                             "not be read",
-                       "); reported as ", key, ".not_counted=1, never as 0"));
+      not_counted.push_back(key);
       continue;
     }
+    // Counts: gbench shows them with k/M/G (powers of 1000).
     state.counters[key] =
-        benchmark::Counter(run.scaled[i], benchmark::Counter::kAvgIterations);
+        benchmark::Counter(run.scaled[i], benchmark::Counter::kAvgIterations,
+                           benchmark::Counter::kIs1000);
     if (run.running[i] < run.enabled[i]) {
       state.counters[key + ".coverage"] =
           benchmark::Counter(static_cast<double>(run.running[i]) /
                              static_cast<double>(run.enabled[i]));
     }
+  }
+  if (!not_counted.empty()) {
+    WarnNotCounted(not_counted,
+                   absl::StrCat("not counted in a run (",
+                                run.short_of_descriptors
+                                    ? "a benchmark thread had too few free "
+                                      "file descriptors to open it, see above"
+                                    : "the group never ran on the PMU, or "
+                                      "could not be read",
+                                "); never reported as 0 (JSON/CSV: "
+                                "<name>.not_counted=1)"));
   }
   for (const Unavailable& u : config.plan.unavailable) {
     state.counters[u.key + ".not_counted"] = benchmark::Counter(1);
@@ -491,27 +498,6 @@ Plan CurrentBenchmarkPlan() {
   std::lock_guard<std::mutex> lock(bench_internal::g_config_mu);
   if (bench_internal::g_config == nullptr) return Plan();
   return bench_internal::g_config->plan;
-}
-
-std::string DescribeUnavailable(const Plan& plan) {
-  if (plan.unavailable.empty()) return "";
-  std::string out;
-  for (const Unavailable& u : plan.unavailable) {
-    absl::StrAppend(&out, "perfcounters: warning: ", u.key,
-                    " is not available and will not be counted (reported as ",
-                    u.key, ".not_counted=1): ", u.reason, "\n");
-  }
-  const Capabilities caps = ProbeCapabilities();
-  if (!caps.has_hardware_pmu()) {
-    absl::StrAppend(&out,
-                    "perfcounters: note: this machine exposes no hardware PMU",
-                    caps.hypervisor ? " (it is a virtual machine whose "
-                                      "hypervisor passes none through)"
-                                    : "",
-                    "; only software events (task-clock, page-faults, "
-                    "context-switches, ...) can be counted here\n");
-  }
-  return out;
 }
 
 bool AnyCounterNotCounted() {

@@ -86,9 +86,10 @@ MeasurementSetup PrepareCallingThread();
 // The plan of the events currently configured (empty when none).
 Plan CurrentBenchmarkPlan();
 
-// Human-readable warnings for a plan: one line per event that cannot be
-// counted, with the reason, plus a summary of the machine (no hardware PMU,
-// paranoid level) when any is missing. Empty when everything opened.
+// Human-readable warnings for a plan: one line per distinct reason why
+// events cannot be counted, naming every event it applies to ("cycles,
+// instructions: not counted — no hardware PMU here ..."). Empty when
+// everything opened.
 std::string DescribeUnavailable(const Plan& plan);
 
 // True once some requested counter was not counted (unavailable, or its
