@@ -29,13 +29,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/plan.h"
 #include "perfcounters/capabilities.h"
 #include "support/hw.h"
 
 namespace {
 
-using ::perfcounters::bench::Plan;
+using ::perfcounters::Plan;
 using ::perfcounters::bench_internal::GroupUnavailable;
 using ::perfcounters::bench_internal::ReasonLine;
 using ::perfcounters::bench_internal::TidyForConsole;
@@ -265,7 +265,7 @@ TEST(Console, VerboseShowsEverything) {
 }
 
 // A plan whose unavailable events have the reasons the planner writes.
-Plan PlanWith(std::vector<perfcounters::bench::Unavailable> unavailable) {
+Plan PlanWith(std::vector<perfcounters::Unavailable> unavailable) {
   Plan plan;
   plan.unavailable = std::move(unavailable);
   for (const auto& u : plan.unavailable) plan.requested_keys.push_back(u.key);
