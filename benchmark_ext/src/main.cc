@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -25,8 +26,8 @@ namespace {
 // after the benchmark (once per benchmark and counter).
 class NamingReporter : public benchmark::BenchmarkReporter {
  public:
-  explicit NamingReporter(benchmark::BenchmarkReporter* inner)
-      : inner_(inner) {}
+  explicit NamingReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner)
+      : inner_(std::move(inner)) {}
   bool ReportContext(const Context& context) override {
     return inner_->ReportContext(context);
   }
@@ -178,7 +179,11 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
-  NamingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  // CreateDefaultDisplayReporter() returns an owning raw pointer up to gbench
+  // 1.9.5 and a std::unique_ptr after it (gbench PR #2265): direct
+  // initialization takes either.
+  NamingReporter reporter(std::unique_ptr<benchmark::BenchmarkReporter>(
+      benchmark::CreateDefaultDisplayReporter()));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (flags->strict && AnyCounterNotCounted()) {
