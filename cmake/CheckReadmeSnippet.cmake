@@ -6,16 +6,8 @@
 # project" snippets are the ones tests/consumer/run builds.
 file(READ "${README}" readme)
 file(READ "${FILE}" text)
-set(marker "<!-- snippet: ${REL} -->\n```cmake\n")
-string(FIND "${readme}" "${marker}" start)
-if(start EQUAL -1)
-  message(FATAL_ERROR "README.md has no block marked '<!-- snippet: ${REL} -->'")
-endif()
-string(LENGTH "${marker}" marker_len)
-math(EXPR start "${start} + ${marker_len}")
-string(SUBSTRING "${readme}" ${start} -1 rest)
-string(FIND "${rest}" "```" end)
-string(SUBSTRING "${rest}" 0 ${end} block)
+include(${CMAKE_CURRENT_LIST_DIR}/ReadmeBlock.cmake)
+perfcounters_readme_block(block "${readme}" "snippet: ${REL}" cmake)
 
 string(REGEX MATCH "# readme: [^\n]*\n" open "${text}")
 if(NOT open)

@@ -18,11 +18,12 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(PERFCOUNTERS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perfcounters)
-
-install(TARGETS perfcounters EXPORT perfcountersTargets
+set(_pc_lib_destinations
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(TARGETS perfcounters EXPORT perfcountersTargets ${_pc_lib_destinations})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/perfcounters/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT perfcountersTargets NAMESPACE perfcounters::
@@ -31,10 +32,7 @@ set(PERFCOUNTERS_PC_FILES perfcounters)
 
 if(TARGET perfcounters_benchmark)
   install(TARGETS perfcounters_benchmark perfcounters_benchmark_main
-    EXPORT perfcountersBenchmarkTargets
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    EXPORT perfcountersBenchmarkTargets ${_pc_lib_destinations})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/benchmark_ext/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(EXPORT perfcountersBenchmarkTargets NAMESPACE perfcounters::
