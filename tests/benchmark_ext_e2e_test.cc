@@ -221,8 +221,8 @@ TEST(BenchmarkE2E, GbenchsOwnMainTakesTheEventsFromTheEnvironment) {
 // With gbench's own main, a bad PERFCOUNTERS_EVENTS stops the program at the
 // first Measure, before its loop: exit status 1, the error, no result.
 TEST(BenchmarkE2E, GbenchsOwnMainStopsOnABadEnvironmentList) {
-  Result r =
-      RunBench({kMinTime}, {{"PERFCOUNTERS_EVENTS", "cyclez"}}, kOwnMainBench);
+  Result r = RunBench(
+      {kMinTime}, WithEnv({{"PERFCOUNTERS_EVENTS", "cyclez"}}, kOwnMainBench));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err,
               HasSubstr("perfcounters: error: PERFCOUNTERS_EVENTS=cyclez"));
