@@ -18,6 +18,9 @@ perfcounters_main_packages=(
 # The test suite on top of that.
 perfcounters_test_packages=(
   libgtest-dev libgmock-dev
+  # one compile of the core library serves the test, gbench-version and
+  # consumer build trees (CMake uses ccache when it is installed)
+  ccache
   # encode_test cross-checks EncodeAttr against perf stat -vv
   linux-perf
   # the report test: headless browser, and its screenshot decoded
