@@ -218,6 +218,19 @@ TEST(BenchmarkE2E, GbenchsOwnMainTakesTheEventsFromTheEnvironment) {
       << r.out;
 }
 
+// With gbench's own main, a bad PERFCOUNTERS_EVENTS stops the program at the
+// first Measure, before its loop: exit status 1, the error, no result.
+TEST(BenchmarkE2E, GbenchsOwnMainStopsOnABadEnvironmentList) {
+  Result r = RunBench(
+      {kMinTime}, WithEnv({{"PERFCOUNTERS_EVENTS", "cyclez"}}, kOwnMainBench));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err,
+              HasSubstr("perfcounters: error: PERFCOUNTERS_EVENTS=cyclez"));
+  EXPECT_THAT(r.err, HasSubstr("stopped before the first measured benchmark"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchThreePages")));
+  EXPECT_TRUE(r.Entry("BM_TouchThreePages").is_null());
+}
+
 TEST(BenchmarkE2E, NoEventsNoCounters) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime});
   ASSERT_EQ(r.exit_code, 0) << r.err;

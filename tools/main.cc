@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "perfcounters: hardware performance counters for C++ microbenchmarks"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "perfcounters " PERFCOUNTERS_VERSION);
 
   CompareArgs compare;
   CLI::App* cmp = app.add_subcommand(

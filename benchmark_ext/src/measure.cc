@@ -509,9 +509,16 @@ Measure::Measure(benchmark::State& state) : state_(state) {
   absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
       bench_internal::CurrentConfig();
   if (!config.ok()) {
-    bench_internal::WarnOnce("config", std::string(config.status().message()));
-    state_.SkipWithError(std::string(config.status().message()).c_str());
-    return;
+    // Only a bad PERFCOUNTERS_EVENTS in a program with its own main (e.g.
+    // gbench's BENCHMARK_MAIN()) gets here: perfcounters' main rejects it
+    // before running anything. Stop at the first Measure, before its loop,
+    // rather than turn every benchmark into an error row and exit 0.
+    std::fprintf(stderr,
+                 "perfcounters: error: %s; stopped before the first measured "
+                 "benchmark\n",
+                 std::string(config.status().message()).c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
   }
   if (*config == nullptr) return;
   counters_ = bench_internal::CountersFor(*config);
