@@ -176,16 +176,16 @@ TEST_F(CompareOutput, DevicesEndlessPipesAndHugeFilesAreRefused) {
   }
   // An endless pipe stops at the limit.
   RunResult r = testing::RunTool(
-      "compare /dev/stdin base.json --max-input-mb 1 < /dev/zero", dir_);
+      "compare /proc/self/fd/0 base.json --max-input-mb 1 < /dev/zero", dir_);
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("is a character device"));
   const std::string cmd = absl::StrCat(
       "cd ", Quote(dir_), " && yes | timeout 60 ", Quote(testing::ToolPath()),
-      " compare /dev/stdin base.json --max-input-mb 1 2>err.txt");
+      " compare /proc/self/fd/0 base.json --max-input-mb 1 2>err.txt");
   const int status = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_THAT(Slurp(dir_ + "/err.txt"),
-              HasSubstr("/dev/stdin: more than 1048576 bytes (the limit, "
+              HasSubstr("/proc/self/fd/0: more than 1048576 bytes (the limit, "
                         "--max-input-mb) and still going"));
   // A regular file over the limit is refused before it is read.
   Write("big.json", std::string(2 << 20, ' '));
