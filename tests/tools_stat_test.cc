@@ -345,9 +345,10 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
     GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
                     "drop to nobody";
   }
-  if (std::system("command -v setpriv >/dev/null 2>&1") != 0) {
-    // The emulated arm64 machine's busybox has none.
-    GTEST_SKIP() << "needs setpriv (util-linux) to run as nobody";
+  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
+      0) {
+    // The emulated arm64 machine's busybox setpriv has no --reuid.
+    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }
   const std::string before = Slurp(kParanoid);
   {
