@@ -75,8 +75,8 @@ Display DisplayOf(const StatSeries& s) {
 
 std::string Value(const StatSeries& s) {
   const Display d = DisplayOf(s);
-  return absl::StrFormat(d.fractional ? "%.2f" : "%.0f",
-                         Mean(s.values) * d.factor);
+  const double v = Mean(s.values) * d.factor;
+  return d.fractional ? absl::StrFormat("%.2f", v) : absl::StrFormat("%.0f", v);
 }
 
 // A derived metric: perf's number and unit.
@@ -216,11 +216,9 @@ std::string FormatStatJsonLines(const StatResult& r) {
         s.values.empty()
             ? StatusValue(s)
             : absl::StrFormat("%f", Mean(s.values) * DisplayOf(s).factor);
-    absl::StrAppend(
-        &out, "{\"counter-value\" : ", nlohmann::json(value).dump(),
-        ", \"unit\" : ",
-        nlohmann::json(DisplayOf(s).unit).dump(),
-        ", \"event\" : ", nlohmann::json(s.spec.label).dump());
+    absl::StrAppend(&out, "{\"counter-value\" : ", nlohmann::json(value).dump(),
+                    ", \"unit\" : ", nlohmann::json(DisplayOf(s).unit).dump(),
+                    ", \"event\" : ", nlohmann::json(s.spec.label).dump());
     if (r.runs_done > 1) {
       absl::StrAppendFormat(&out, ", \"variance\" : %.2f", SpreadPct(s.values));
     }
