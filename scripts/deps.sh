@@ -7,6 +7,8 @@ set -euo pipefail
 perfcounters_host_packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  # vendor event names (INST_RETIRED:ANY_P, mem_load_retired.l3_miss); optional
+  libpfm4-dev
   # encode_test cross-checks EncodeAttr against perf stat -vv
   linux-perf
   # tools: fast JSON loading (compare/report), headless browser for the report test

@@ -41,12 +41,24 @@ struct ListArgs {
   std::string pattern;
   bool json = false;
   bool tracepoints = false;
+  // Only the vendor events (libpfm4's table for this CPU).
+  bool vendor = false;
+  // Use this libpfm4 table instead of the detected one (e.g. "icl").
+  std::string table;
 };
 int RunList(const ListArgs& args);
+
+// vendor_list.cc: the vendor events of `list` (a section after perf's
+// events, or alone when `section` is false), and --table for list/encode
+// (false after printing why the table cannot be used).
+int PrintVendorEvents(const ListArgs& args, bool section);
+bool ChooseVendorTable(const std::string& table, const char* command);
 
 // Arguments of `perfcounters encode`.
 struct EncodeArgs {
   std::vector<std::string> events;
+  // Resolve vendor names with this libpfm4 table (e.g. "skl").
+  std::string table;
 };
 int RunEncode(const EncodeArgs& args);
 

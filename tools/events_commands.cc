@@ -63,6 +63,8 @@ void Try(Listed& e, const ParseOptions& options) {
 }  // namespace
 
 int RunList(const ListArgs& args) {
+  if (!ChooseVendorTable(args.table, "list")) return kExitUsage;
+  if (args.vendor) return PrintVendorEvents(args, /*section=*/false);
   // Every listed name is parsed: read sysfs and tracefs once for all of them.
   ParseOptions options;
   options.catalog = EventCatalog::Create();
@@ -143,10 +145,12 @@ int RunList(const ListArgs& args) {
     }
     std::printf("%s\n", line.c_str());
   }
-  return kExitOk;
+  std::fflush(stdout);
+  return PrintVendorEvents(args, /*section=*/true);
 }
 
 int RunEncode(const EncodeArgs& args) {
+  if (!ChooseVendorTable(args.table, "encode")) return kExitUsage;
   std::string out;
   for (const std::string& text : args.events) {
     absl::StatusOr<std::vector<GroupSpec>> groups = ParseEventList(text);
@@ -160,7 +164,11 @@ int RunEncode(const EncodeArgs& args) {
         absl::StrAppend(
             &out, "# ", e.label,
             e.text != e.label ? absl::StrCat(" (", e.text, ")") : "",
-            g.user_group ? "  [group member]" : "", "\n", EncodeAttr(e.attr));
+            g.user_group ? "  [group member]" : "",
+            e.vendor_table.empty()
+                ? ""
+                : absl::StrCat("  [libpfm4 table ", e.vendor_table, "]"),
+            "\n", EncodeAttr(e.attr));
         if (!out.empty() && out.back() != '\n') out += '\n';
       }
     }

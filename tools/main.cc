@@ -50,12 +50,20 @@ int main(int argc, char** argv) {
   lst->add_flag("--json", list.json, "JSON output");
   lst->add_flag("--tracepoints", list.tracepoints,
                 "also list (and try) every tracepoint");
+  lst->add_flag("--vendor", list.vendor,
+                "only the vendor events (libpfm4's table for this CPU), "
+                "with descriptions and umasks");
+  lst->add_option("--table", list.table,
+                  "list this libpfm4 table's vendor events instead "
+                  "(e.g. skl, icl, amd64_fam19h_zen3)");
 
   EncodeArgs encode;
   CLI::App* enc = app.add_subcommand(
       "encode", "Print the perf_event_attr each event opens, as perf stat -vv");
   enc->add_option("EVENT", encode.events, "events in perf's -e grammar")
       ->required();
+  enc->add_option("--table", encode.table,
+                  "resolve vendor names with this libpfm4 table (e.g. skl)");
 
   StatArgs stat;
   CLI::App* st = app.add_subcommand(
