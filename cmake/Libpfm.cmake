@@ -33,7 +33,7 @@ if(PERFCOUNTERS_WITH_LIBPFM)
       "libpfm4-dev (scripts/deps.sh does), or -DPERFCOUNTERS_WITH_LIBPFM=OFF")
   endif()
   if(NOT TARGET perfcounters::libpfm)
-    add_library(perfcounters::libpfm UNKNOWN IMPORTED)
+    add_library(perfcounters::libpfm UNKNOWN IMPORTED GLOBAL)
     set_target_properties(perfcounters::libpfm PROPERTIES
       IMPORTED_LOCATION "${PERFCOUNTERS_LIBPFM_LIBRARY}"
       INTERFACE_INCLUDE_DIRECTORIES "${PERFCOUNTERS_LIBPFM_INCLUDE_DIR}")

@@ -107,13 +107,12 @@ int PrintVendorEvents(const ListArgs& args, bool section) {
   }
   std::string text;
   if (section) text = "\n";
-  absl::StrAppend(
-      &text, "vendor events (libpfm4 table",
-      tables->size() == 1 ? " " : "s ",
-      tables->empty() ? "none: libpfm4 knows no table for this CPU"
-                      : absl::StrJoin(*tables, ", "),
-      "); write EVENT:UMASK, table::EVENT:UMASK or event.umask, "
-      "modifiers after ':'\n");
+  absl::StrAppend(&text, "vendor events (libpfm4 table",
+                  tables->size() == 1 ? " " : "s ",
+                  tables->empty() ? "none: libpfm4 knows no table for this CPU"
+                                  : absl::StrJoin(*tables, ", "),
+                  "); write EVENT:UMASK, table::EVENT:UMASK or event.umask, "
+                  "modifiers after ':'\n");
   for (const VendorEventInfo& e : shown) {
     absl::StrAppendFormat(&text, "%s::%s  [0x%x]  %s\n", e.table, e.name,
                           e.code, e.description);

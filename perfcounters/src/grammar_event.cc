@@ -306,9 +306,8 @@ absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
                                              size_t offset) {
   // Vendor names (grammar_vendor.cc) come last: only what perf's forms
   // cannot be, or do not know.
-  const bool perf_only =
-      text.empty() || IStartsWith(text, "mem:") ||
-      text.find('/') != std::string_view::npos;
+  const bool perf_only = text.empty() || IStartsWith(text, "mem:") ||
+                         text.find('/') != std::string_view::npos;
   if (!perf_only && IsVendorSyntax(text)) {
     return ParseVendorEvent(ctx, text, offset);
   }

@@ -107,8 +107,7 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
 // event `text` names, else the error that explains best (perf_error
 // itself when libpfm4 knows no such event, or this build lacks it).
 absl::StatusOr<ParsedEvent> VendorFallback(const ParseContext& ctx,
-                                           std::string_view text,
-                                           size_t offset,
+                                           std::string_view text, size_t offset,
                                            const absl::Status& perf_error);
 
 }  // namespace perfcounters::internal

@@ -93,8 +93,9 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
 
   absl::StatusOr<VendorEncoding> encoding = EncodeVendorEvent(pfm_name);
   if (!encoding.ok()) {
-    return absl::Status(encoding.status().code(),
-                        Cat(AtPrefix(ctx, offset), encoding.status().message()));
+    return absl::Status(
+        encoding.status().code(),
+        Cat(AtPrefix(ctx, offset), encoding.status().message()));
   }
   ParsedEvent event;
   event.spec.text = std::string(text);
@@ -103,11 +104,11 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
   const uint32_t type = encoding->attr.type;
   event.cpu_pmu = encoding->core && type != PERF_TYPE_SOFTWARE &&
                   type != PERF_TYPE_TRACEPOINT && type != PERF_TYPE_BREAKPOINT;
-  event.spec.pmu = event.cpu_pmu                    ? "cpu"
-                   : type == PERF_TYPE_SOFTWARE     ? "software"
-                   : type == PERF_TYPE_TRACEPOINT   ? "tracepoint"
-                   : type == PERF_TYPE_BREAKPOINT   ? "breakpoint"
-                                                    : encoding->table;
+  event.spec.pmu = event.cpu_pmu                  ? "cpu"
+                   : type == PERF_TYPE_SOFTWARE   ? "software"
+                   : type == PERF_TYPE_TRACEPOINT ? "tracepoint"
+                   : type == PERF_TYPE_BREAKPOINT ? "breakpoint"
+                                                  : encoding->table;
   // The label is what the user typed: perf's modifiers, when they come
   // last, are kept apart so that group modifiers append as for any event.
   event.base_label =
@@ -126,8 +127,7 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
 }
 
 absl::StatusOr<ParsedEvent> VendorFallback(const ParseContext& ctx,
-                                           std::string_view text,
-                                           size_t offset,
+                                           std::string_view text, size_t offset,
                                            const absl::Status& perf_error) {
   if (absl::IsInvalidArgument(perf_error)) return perf_error;
   const std::string_view first = text.substr(0, text.find(':'));
@@ -135,8 +135,8 @@ absl::StatusOr<ParsedEvent> VendorFallback(const ParseContext& ctx,
     return perf_error;  // a tracepoint category: not a vendor name
   }
   if (!HaveLibpfm()) {
-    return absl::Status(perf_error.code(), Cat(perf_error.message(), "; ",
-                                               NoLibpfmMessage()));
+    return absl::Status(perf_error.code(),
+                        Cat(perf_error.message(), "; ", NoLibpfmMessage()));
   }
   absl::StatusOr<ParsedEvent> vendor = ParseVendorEvent(ctx, text, offset);
   if (vendor.ok() || !absl::IsNotFound(vendor.status())) return vendor;

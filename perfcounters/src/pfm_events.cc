@@ -1,6 +1,8 @@
 // pfm_events.cc: vendor event names through libpfm4 (vendor_events.h).
 // libpfm4's state is process-wide and not thread-safe, so every call holds
 // one mutex. Built without libpfm4, every function says so.
+#include "pfm_events.h"
+
 #include <linux/perf_event.h>  // before libpfm's copy, which then steps aside
 
 #include <cstdlib>
@@ -15,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "edit_distance.h"
 #include "perfcounters/vendor_events.h"
-#include "pfm_events.h"
 #include "text_util.h"
 
 #if PERFCOUNTERS_HAVE_LIBPFM
@@ -146,8 +147,8 @@ absl::Status Ready(State& state) {
     }
   }
   if (state.init_ret != PFM_SUCCESS) {
-    return absl::UnavailableError(Cat("libpfm4 failed to initialize: ",
-                                      pfm_strerror(state.init_ret)));
+    return absl::UnavailableError(
+        Cat("libpfm4 failed to initialize: ", pfm_strerror(state.init_ret)));
   }
   return absl::OkStatus();
 }
@@ -325,9 +326,8 @@ absl::Status EncodeError(int ret, std::string_view name,
         Cat(what, " needs a umask (or the ones given do not combine)", known,
             "; write it as ", info.ok() ? info->name : "EVENT", ":UMASK"));
   }
-  return absl::InvalidArgumentError(
-      Cat("libpfm4 cannot encode '", name, "' (", what,
-          "): ", pfm_strerror(ret), known));
+  return absl::InvalidArgumentError(Cat("libpfm4 cannot encode '", name, "' (",
+                                        what, "): ", pfm_strerror(ret), known));
 }
 
 }  // namespace
@@ -341,7 +341,8 @@ absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
   const std::string pfm_name = internal::ToLibpfmName(name);
   if (pfm_name.empty() || pfm_name[0] == ':') {
     return absl::InvalidArgumentError(
-        Cat("no event name in '", name, "'; write EVENT[:UMASK] or "
+        Cat("no event name in '", name,
+            "'; write EVENT[:UMASK] or "
             "table::EVENT[:UMASK], e.g. INST_RETIRED:ANY_P"));
   }
   const size_t qual = pfm_name.find("::");
@@ -428,9 +429,9 @@ absl::StatusOr<std::vector<VendorEventInfo>> ListVendorEvents(
     }
   }
   if (!found) {
-    return absl::NotFoundError(Cat("libpfm4 table '", table,
-                                   "' is not in use here (tables in use: ",
-                                   TableList(state), ")"));
+    return absl::NotFoundError(
+        Cat("libpfm4 table '", table,
+            "' is not in use here (tables in use: ", TableList(state), ")"));
   }
   return out;
 }
