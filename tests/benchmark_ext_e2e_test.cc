@@ -387,7 +387,7 @@ TEST(BenchmarkE2EHardware, LibpfmNamesGiveTheGenericNamesPerIterationValues) {
       perfcounters::VendorTables();
   ASSERT_TRUE(tables.ok()) << tables.status();
   std::map<std::string, std::string> env;
-  if (tables->empty()) env["LIBPFM_FORCE_PMU"] = "arm_cortex_a57";
+  if (tables->empty()) env["LIBPFM_FORCE_PMU"] = "arm_ac57";
   const std::string name = "BM_TwoInsnLoopFixed/10000/iterations:64";
   const std::vector<std::string> common = {
       "--perf_counters_calibrate=false",
@@ -404,10 +404,11 @@ TEST(BenchmarkE2EHardware, LibpfmNamesGiveTheGenericNamesPerIterationValues) {
   const nlohmann::json& v = vendor.Entry(name);
   ASSERT_TRUE(g.is_object()) << generic.out;
   ASSERT_TRUE(v.is_object()) << vendor.out;
-  std::printf("per iteration: instructions %.4f INST_RETIRED %.4f, "
-              "cycles %.4f CPU_CYCLES %.4f\n",
-              PerIteration(g, "instructions"), PerIteration(v, "INST_RETIRED"),
-              PerIteration(g, "cycles"), PerIteration(v, "CPU_CYCLES"));
+  std::printf(
+      "per iteration: instructions %.4f INST_RETIRED %.4f, "
+      "cycles %.4f CPU_CYCLES %.4f\n",
+      PerIteration(g, "instructions"), PerIteration(v, "INST_RETIRED"),
+      PerIteration(g, "cycles"), PerIteration(v, "CPU_CYCLES"));
   EXPECT_GE(PerIteration(g, "instructions"), 20000.0);
   EXPECT_EQ(PerIteration(v, "INST_RETIRED"), PerIteration(g, "instructions"));
   EXPECT_EQ(PerIteration(v, "CPU_CYCLES"), PerIteration(g, "cycles"));

@@ -48,9 +48,9 @@ struct ListArgs {
 };
 int RunList(const ListArgs& args);
 
-// vendor_list.cc: the vendor events of `list` (a section after perf's
-// events, or alone when `section` is false), and --table for list/encode
-// (false after printing why the table cannot be used).
+// vendor_list.cc: the vendor events of `list` (a text section after perf's
+// events, or alone, also as JSON, when `section` is false), and --table for
+// list/encode (false after printing why the table cannot be used).
 int PrintVendorEvents(const ListArgs& args, bool section);
 bool ChooseVendorTable(const std::string& table, const char* command);
 

@@ -63,6 +63,8 @@ bool ChooseVendorTable(const std::string& table, const char* command) {
 }
 
 int PrintVendorEvents(const ListArgs& args, bool section) {
+  // perf's JSON list stays one array; vendor events in JSON: --vendor.
+  if (section && args.json) return kExitOk;
   absl::StatusOr<std::vector<VendorEventInfo>> events = ListVendorEvents();
   absl::StatusOr<std::vector<std::string>> tables = VendorTables();
   if (!events.ok() || !tables.ok()) {

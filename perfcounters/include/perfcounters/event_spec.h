@@ -34,7 +34,7 @@ struct EventSpec {
   std::string unit;
   // For a vendor event name resolved through libpfm4 (vendor_events.h):
   // the table that resolved it, e.g. "skl", "icl", "amd64_fam19h_zen3",
-  // "arm_cortex_a57". Empty for every other form.
+  // "arm_ac57". Empty for every other form.
   std::string vendor_table;
 
   friend bool operator==(const EventSpec&, const EventSpec&) = default;

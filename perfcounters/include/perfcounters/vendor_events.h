@@ -41,7 +41,7 @@ struct VendorEncoding {
   // pinned, exclusive, ...). Never exclude_* bits: levels are the grammar's.
   Attr attr;
   // The libpfm4 table that resolved the name, e.g. "skl", "icl",
-  // "amd64_fam19h_zen3", "arm_cortex_a57", or "perf" (libpfm's generic
+  // "amd64_fam19h_zen3", "arm_ac57", or "perf" (libpfm's generic
   // names).
   std::string table;
   // libpfm's fully qualified spelling, e.g. "skl::INST_RETIRED:ANY_P".
