@@ -111,20 +111,27 @@ const Model kZen3{"amd64_fam19h_zen3",
                       {"LS_DISPATCH.LD_DISPATCH", 0x0129},
                   }};
 
-// Arm: the architected PMUv3 event numbers.
+// Arm: the PMUv3 event numbers of the Cortex-A57 TRM (libpfm4's names;
+// Arm's architected names in comments where they differ).
 const Model kCortexA57{"arm_ac57",
                        false,
                        {
                            {"INST_RETIRED", 0x08},
                            {"CPU_CYCLES", 0x11},
                            {"L1I_CACHE_REFILL", 0x01},
+                           {"L1I_TLB_REFILL", 0x02},
                            {"L1D_CACHE_REFILL", 0x03},
-                           {"L1D_CACHE", 0x04},
-                           {"BR_MIS_PRED", 0x10},
-                           {"BR_PRED", 0x12},
-                           {"MEM_ACCESS", 0x13},
-                           {"L2D_CACHE", 0x16},
+                           {"L1D_CACHE_ACCESS", 0x04},  // L1D_CACHE
+                           {"L1D_TLB_REFILL", 0x05},
+                           {"EXCEPTION_TAKEN", 0x09},   // EXC_TAKEN
+                           {"BRANCH_MISPRED", 0x10},    // BR_MIS_PRED
+                           {"BRANCH_PRED", 0x12},       // BR_PRED
+                           {"DATA_MEM_ACCESS", 0x13},   // MEM_ACCESS
+                           {"L2D_CACHE_ACCESS", 0x16},  // L2D_CACHE
                            {"L2D_CACHE_REFILL", 0x17},
+                           {"BUS_ACCESS", 0x19},
+                           {"INST_SPEC_EXEC", 0x1b},   // INST_SPEC
+                           {"L1D_READ_ACCESS", 0x40},  // L1D_CACHE_RD
                        }};
 
 constexpr bool kX86 =
