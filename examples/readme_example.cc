@@ -1,40 +1,38 @@
-// The library example from README.md (tests/CMakeLists.txt checks that the
-// two stay identical, and runs it).
+// The library example from README.md (examples/CMakeLists.txt checks that
+// the two stay identical, and runs it).
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "perfcounters/perfcounters.h"
 
-int Fail(const absl::Status& status) {
-  std::fprintf(stderr, "%s\n", status.ToString().c_str());
-  return 1;
-}
-
 int main() {
-  // Parse events in perf's grammar; plain names count user space only.
-  perfcounters::ParseOptions options;
-  options.default_user_only = true;
-  auto groups =
-      perfcounters::ParseEventList("{task-clock,page-faults}", options);
-  if (!groups.ok()) return Fail(groups.status());
+  // Events in perf's grammar, plain names user space only; `ipc` and the
+  // other derived metrics bring in their inputs.
+  auto counters = perfcounters::Counters::Open("task-clock,page-faults");
+  if (!counters.ok()) {  // a name that does not parse, with close names
+    std::fprintf(stderr, "%s\n", counters.status().ToString().c_str());
+    return 1;
+  }
 
-  auto group = perfcounters::Group::Open(groups->front());
-  if (!group.ok()) return Fail(group.status());  // explains why, e.g. no PMU
+  counters->Start();  // as often as you like: the intervals add up
+  std::vector<char> memory(1 << 24, 1);  // 16 MiB of fresh pages
+  counters->Stop();
 
-  // Reset, enable, run, disable, and read the whole group in one read(2).
-  auto reading = group->Measure([] { std::vector<char> mem(1 << 24, 1); });
-  if (!reading.ok()) return Fail(reading.status());
-
-  // Scale for multiplexing; an event that never ran is "not counted", not 0.
-  std::vector<perfcounters::ScaledCount> counts = perfcounters::Scale(*reading);
-  for (size_t i = 0; i < counts.size(); ++i) {
-    const char* label = reading->values[i].label.c_str();
-    if (counts[i].counted()) {
-      std::printf("%-12s %14.0f  (on the PMU %.0f%% of the time)\n", label,
-                  counts[i].value(), 100 * counts[i].coverage());
+  // Scaled for multiplexing, the Start/Stop cost subtracted; an event this
+  // machine cannot count is "not counted", with the reason, never 0.
+  for (const perfcounters::CounterValue& c : counters->Values()) {
+    if (c.counted) {
+      std::printf("%-12s %14.0f  (on the PMU %.0f%% of the time)\n",
+                  c.label.c_str(), c.value, 100 * c.coverage);
     } else {
-      std::printf("%-12s %14s\n", label, "<not counted>");
+      std::printf("%-12s <not counted: %s>\n", c.label.c_str(),
+                  c.not_counted_reason.c_str());
     }
+  }
+  for (const perfcounters::MetricValue& m : counters->DerivedMetrics()) {
+    std::printf("%-12s %14.3f  %s\n", m.name.c_str(), m.value,
+                std::string(m.metric->unit).c_str());
   }
   return 0;
 }

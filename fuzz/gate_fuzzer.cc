@@ -1,7 +1,9 @@
 // gate_fuzzer.cc: libFuzzer target for the `perfcounters compare` gate parser
 // (tools/compare.h, ParseGate). Arbitrary text is parsed as a gate against
 // the metrics of a fixed comparison of two small gbench files; a gate that
-// parses is evaluated on that comparison and rendered.
+// parses is evaluated on that comparison (the first input byte picks alpha,
+// --fail-on-missing, --allow-unchecked-gates and the output options) and
+// rendered. Invariant: the exit code agrees with what the gate found.
 //
 // Gates are command-line arguments, so inputs are capped at 256 bytes. The
 // FILTER part is an RE2 expression (tools/name_filter.h), matched in linear
@@ -61,18 +63,37 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > 256) return 0;
-  const absl::string_view text(reinterpret_cast<const char*>(data), size);
+  if (size > 256 || size == 0) return 0;
+  // The first byte picks the options; the rest is the gate.
+  const uint8_t flags = data[0];
+  const absl::string_view text(reinterpret_cast<const char*>(data) + 1,
+                               size - 1);
   absl::StatusOr<perfcounters::tools::Gate> gate =
       perfcounters::tools::ParseGate(text, *metrics);
   if (!gate.ok()) {
     if (gate.status().message().empty()) std::abort();
     return 0;
   }
+  perfcounters::tools::GateOptions options;
+  options.alpha = (flags & 1) ? 0.5 : 0.05;
+  options.fail_on_missing = (flags & 2) != 0;
+  options.allow_unchecked = (flags & 4) != 0;
   const std::vector<perfcounters::tools::GateResult> results =
-      perfcounters::tools::EvaluateGates(*comparison, {*gate});
+      perfcounters::tools::EvaluateGates(*comparison, {*gate}, options);
   if (results.size() != 1) std::abort();
-  (void)perfcounters::tools::Render(*comparison, results,
-                                    perfcounters::tools::Format::kJson, false);
+  // One verdict: the status agrees with what was found.
+  const perfcounters::tools::GateResult& r = results[0];
+  const int code = perfcounters::tools::ExitCode(results);
+  if (r.matched == 0 && code != 2) std::abort();
+  if (!r.violations.empty() && code == 0) std::abort();
+  if (r.checked == 0 && !options.allow_unchecked && code != 2) std::abort();
+  perfcounters::tools::RenderOptions render;
+  render.format = static_cast<perfcounters::tools::Format>((flags >> 3) % 3);
+  render.only_changed = (flags & 0x20) != 0;
+  render.max_rows = (flags & 0x40) ? 1 : 0;
+  render.max_chars = (flags & 0x80) ? 600 : render.max_chars;
+  const std::string out =
+      perfcounters::tools::Render(*comparison, results, render);
+  if (out.empty()) std::abort();
   return 0;
 }

@@ -3,7 +3,8 @@
 // then summarized and compared with itself (tools/compare.h), which walks
 // every entry, counter and statistic the loader produced.
 //
-// Invariants: every error says what is wrong; every counter index points
+// Invariants: every error says what is wrong; warnings are capped; every
+// counter index points
 // into counter_names; a file compared with itself changes by 0% wherever a
 // change is computed.
 #include <cmath>
@@ -22,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!file.ok()) {
     if (file.status().message().empty()) std::abort();
     return 0;
+  }
+  if (file->warnings.size() > perfcounters::tools::kMaxWarnings ||
+      file->warnings.size() > file->warning_count) {
+    std::abort();
   }
   for (const perfcounters::tools::RunEntry& entry : file->entries) {
     for (const perfcounters::tools::CounterValue& c : entry.counters) {

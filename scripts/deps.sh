@@ -1,26 +1,49 @@
 #!/usr/bin/env bash
 # deps.sh: installs, with apt-get, the Debian 12 packages the project needs and
-# that are missing. Sourced by scripts/main and scripts/test; safe to re-run.
-# Set PERFCOUNTERS_NO_APT=1 to skip (then you install them yourself).
+# that are missing. Sourced by scripts/main (perfcounters_install_deps main:
+# library, Google Benchmark integration, examples, command) and scripts/test
+# (perfcounters_install_deps test: all that plus what the test suite needs);
+# safe to re-run. Set PERFCOUNTERS_NO_APT=1 to skip (then you install them
+# yourself).
 set -euo pipefail
 
-perfcounters_host_packages=(
+# The library, benchmark_ext, the examples and the perfcounters command.
+perfcounters_main_packages=(
   build-essential cmake ninja-build pkg-config
-  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  libabsl-dev libbenchmark-dev
+  # tools: command line, JSON (fast loading for compare/report), name filters
+  nlohmann-json3-dev libcli11-dev libsimdjson-dev libre2-dev
   # vendor event names (INST_RETIRED:ANY_P, mem_load_retired.l3_miss); optional
   libpfm4-dev
+)
+
+# The test suite on top of that.
+perfcounters_test_packages=(
+  libgtest-dev libgmock-dev
+  # one compile of the core library serves the test, gbench-version and
+  # consumer build trees (CMake uses ccache when it is installed)
+  ccache
   # encode_test cross-checks EncodeAttr against perf stat -vv
   linux-perf
-  # tools: fast JSON loading (compare/report), headless browser for the report test
-  libsimdjson-dev libre2-dev chromium libpng-dev
+  # the report test: headless browser, and its screenshot decoded
+  chromium libpng-dev
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )
 
+# perfcounters_install_deps main|test [PACKAGE]...
 perfcounters_install_deps() {
   [[ ${PERFCOUNTERS_NO_APT:-0} == 1 ]] && return 0
+  local set=${1:-test}
+  (($#)) && shift
+  local wanted=("${perfcounters_main_packages[@]}")
+  case $set in
+    main) ;;
+    test) wanted+=("${perfcounters_test_packages[@]}") ;;
+    *) echo "deps: unknown package set '$set' (main or test)" >&2; return 2 ;;
+  esac
   local missing=() p
-  for p in "${perfcounters_host_packages[@]}" "$@"; do
+  for p in "${wanted[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   ((${#missing[@]})) || return 0

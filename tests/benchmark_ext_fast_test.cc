@@ -1,7 +1,8 @@
 // benchmark_ext_fast_test.cc: CounterSet, the snapshots behind
-// perfcounters::Measure — the read(2) path with real software events here,
-// the user-space path and its cost in guest instructions in the emulated
-// arm64 machine (hardware tests skip natively).
+// perfcounters::Counters and Measure — the read(2) path with real software
+// events here, the user-space path and the cost of Counters' Start/Stop in
+// guest instructions in the emulated arm64 machine (hardware tests skip
+// natively).
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,7 +14,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "perfcounters/benchmark_counters.h"
+#include "perfcounters/counter_set.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
@@ -23,9 +25,10 @@
 
 namespace {
 
+using perfcounters::Counters;
+using perfcounters::CounterSet;
 using perfcounters::EventSpec;
-using perfcounters::bench::CounterSet;
-using perfcounters::bench::ReadMode;
+using perfcounters::ReadMode;
 using ::testing::HasSubstr;
 
 EventSpec Spec(const char* text) {
@@ -48,10 +51,10 @@ void TouchFreshPages(int pages) {
 }
 
 TEST(ReadMode, ParsesItsThreeNamesAndNamesThemInErrors) {
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("auto"), ReadMode::kAuto);
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("syscall"), ReadMode::kSyscall);
-  EXPECT_EQ(*perfcounters::bench::ParseReadMode("user"), ReadMode::kUser);
-  absl::StatusOr<ReadMode> bad = perfcounters::bench::ParseReadMode("rdpmc");
+  EXPECT_EQ(*perfcounters::ParseReadMode("auto"), ReadMode::kAuto);
+  EXPECT_EQ(*perfcounters::ParseReadMode("syscall"), ReadMode::kSyscall);
+  EXPECT_EQ(*perfcounters::ParseReadMode("user"), ReadMode::kUser);
+  absl::StatusOr<ReadMode> bad = perfcounters::ParseReadMode("rdpmc");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("--perf_counters_read=rdpmc"));
@@ -100,7 +103,7 @@ TEST(CounterSet, CalibrationOfPageFaultsIsZeroAndOfTaskClockPositive) {
       {{Spec("page-faults")}, {Spec("task-clock")}}, ReadMode::kAuto);
   ASSERT_TRUE(set.group_status(0).ok());
   ASSERT_TRUE(set.group_status(1).ok());
-  const std::vector<perfcounters::bench::BracketCost> cost = set.Calibrate(33);
+  const std::vector<perfcounters::BracketCost> cost = set.Calibrate(33);
   ASSERT_EQ(cost.size(), 2u);
   ASSERT_TRUE(cost[0].valid);
   // An empty bracket touches no new page (the buffers are preallocated).
@@ -138,6 +141,18 @@ TEST(CounterSet, AGroupThatCannotOpenIsReportedNotFatal) {
 
 // --- Hardware: run in the emulated arm64 machine (skip natively).
 
+// The core type the hardware tests below time: a Counters of `events`
+// (one group) read on `mode`'s path, without calibration (the tests
+// measure the raw bracket).
+Counters OpenCounters(const char* events, ReadMode mode) {
+  perfcounters::CountersOptions options;
+  options.read_mode = mode;
+  options.calibrate = false;
+  absl::StatusOr<Counters> counters = Counters::Open(events, options);
+  EXPECT_TRUE(counters.ok()) << counters.status();
+  return *std::move(counters);
+}
+
 // Whether `set`'s one group opened, and reads on the path `mode` asked for.
 ::testing::AssertionResult OpenOnItsPath(const CounterSet& set, ReadMode mode) {
   if (!set.group_status(0).ok()) {
@@ -157,11 +172,12 @@ TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
   uint64_t counted[2] = {0, 0};
   int i = 0;
   for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
-    CounterSet set = CounterSet::Open({{Spec("instructions:u")}}, mode);
+    Counters counters = OpenCounters("instructions:u", mode);
+    const CounterSet& set = counters.set();
     ASSERT_TRUE(OpenOnItsPath(set, mode));
-    set.Start();
+    counters.Start();
     perfcounters::testing::TwoInstructionLoop(kLoops);
-    set.Stop();
+    counters.Stop();
     ASSERT_FALSE(set.failed(0));
     EXPECT_EQ(set.user_snapshots(), mode == ReadMode::kUser ? 2u : 0u);
     counted[i++] = set.raw(0);
@@ -179,13 +195,13 @@ TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
 
 // Guest instructions, kernel included, of `pairs` Start+Stop pairs:
 // an `instructions:uk` event of its own around them.
-uint64_t BracketInstructions(CounterSet& set, const perfcounters::Event& outer,
-                             int pairs) {
+uint64_t BracketInstructions(Counters& counters,
+                             const perfcounters::Event& outer, int pairs) {
   EXPECT_TRUE(outer.Reset().ok());
   EXPECT_TRUE(outer.Enable().ok());
   for (int i = 0; i < pairs; ++i) {
-    set.Start();
-    set.Stop();
+    counters.Start();
+    counters.Stop();
   }
   EXPECT_TRUE(outer.Disable().ok());
   absl::StatusOr<perfcounters::Count> c = outer.ReadCount();
@@ -207,11 +223,12 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMostAFifthOfTheSyscallOne) {
   double per_pair[2] = {0, 0};
   int i = 0;
   for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
-    CounterSet set = CounterSet::Open({{Spec("instructions:u")}}, mode);
+    Counters counters = OpenCounters("instructions:u", mode);
+    const CounterSet& set = counters.set();
     ASSERT_TRUE(OpenOnItsPath(set, mode));
-    BracketInstructions(set, *outer, kPairs);  // warm up
-    const uint64_t none = BracketInstructions(set, *outer, 0);
-    const uint64_t with = BracketInstructions(set, *outer, kPairs);
+    BracketInstructions(counters, *outer, kPairs);  // warm up
+    const uint64_t none = BracketInstructions(counters, *outer, 0);
+    const uint64_t with = BracketInstructions(counters, *outer, kPairs);
     ASSERT_GT(with, none);
     ASSERT_FALSE(set.failed(0));
     per_pair[i++] = static_cast<double>(with - none) / kPairs;
@@ -237,15 +254,14 @@ TEST(CounterSetHardware, SyscallBracketCostsAtMostTwoRawReadsPlus5Percent) {
     absl::StatusOr<perfcounters::Event> outer =
         perfcounters::Event::Open(outer_spec);
     ASSERT_TRUE(outer.ok()) << outer.status();
-    CounterSet set =
-        CounterSet::Open({{Spec("instructions:u")}}, ReadMode::kSyscall);
-    ASSERT_TRUE(set.group_status(0).ok()) << set.group_status(0);
+    Counters counters = OpenCounters("instructions:u", ReadMode::kSyscall);
+    ASSERT_TRUE(OpenOnItsPath(counters.set(), ReadMode::kSyscall));
     constexpr int kPairs = 200;
-    BracketInstructions(set, *outer, kPairs);  // warm up
-    const uint64_t none = BracketInstructions(set, *outer, 0);
-    per_pair[0][k] =
-        static_cast<double>(BracketInstructions(set, *outer, kPairs) - none) /
-        kPairs;
+    BracketInstructions(counters, *outer, kPairs);  // warm up
+    const uint64_t none = BracketInstructions(counters, *outer, 0);
+    per_pair[0][k] = static_cast<double>(
+                         BracketInstructions(counters, *outer, kPairs) - none) /
+                     kPairs;
     // Two bare read(2)s of a group of the same event.
     perfcounters::GroupOptions options;
     options.start_disabled = false;

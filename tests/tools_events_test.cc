@@ -8,18 +8,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "perfcounters/tracepoint.h"
 #include "perfcounters/vendor_events.h"
 #include "support/hw.h"
 #include "support/sanitizers.h"
@@ -32,16 +36,7 @@ namespace {
 const bool kTouchHelper = [] {
   const char* n = std::getenv("PERFCOUNTERS_TOUCH_PAGES");
   if (n == nullptr) return false;
-  const long pages = std::atol(n);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages > 0) {
-    char* p =
-        static_cast<char*>(mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (p == MAP_FAILED) _exit(3);
-    madvise(p, pages * page, MADV_NOHUGEPAGE);  // one fault per page
-    for (long i = 0; i < pages; ++i) p[i * page] = 1;
-  }
+  if (!perfcounters::tools::testing::TouchFreshPages(std::atol(n))) _exit(3);
   _exit(0);
 }();
 
@@ -100,9 +95,9 @@ TEST(Stat, TableExitCodeAndNotSupported) {
 TEST(Stat, JsonOutput) {
   const RunResult r = RunTool("stat --json -r 2 -e page-faults -- true");
   EXPECT_EQ(r.code, 0);
-  EXPECT_THAT(r.err, HasSubstr("\"runs\": 2"));
-  EXPECT_THAT(r.err, HasSubstr("\"event\": \"page-faults\""));
-  EXPECT_THAT(r.err, HasSubstr("\"status\": \"counted\""));
+  EXPECT_THAT(r.out, HasSubstr("\"runs\": 2"));
+  EXPECT_THAT(r.out, HasSubstr("\"event\": \"page-faults\""));
+  EXPECT_THAT(r.out, HasSubstr("\"status\": \"counted\""));
 }
 
 // `stat --json` output of `events` over this binary touching no pages.
@@ -111,8 +106,8 @@ nlohmann::json StatJson(const std::string& events) {
       RunTool(absl::StrCat("stat --json -e '", events, "' -- ", SelfExe()),
               "PERFCOUNTERS_TOUCH_PAGES=0");
   EXPECT_EQ(r.code, 0) << r.err;
-  nlohmann::json j = nlohmann::json::parse(r.err, nullptr, false);
-  EXPECT_FALSE(j.is_discarded()) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out;
   return j;
 }
 
@@ -196,7 +191,9 @@ TEST(Stat, BadInput) {
                                "such file or directory"));
   r = RunTool("stat -e no-such-event -- true");
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("-e 'no-such-event'"));
+  EXPECT_THAT(r.err, StartsWith("perfcounters stat: -e: unknown event "
+                                "'no-such-event' at offset 0 in "
+                                "'no-such-event'"));
   r = RunTool("stat -r 0 -- true");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("-r must be >= 1"));
@@ -215,8 +212,181 @@ TEST(Encode, Golden) {
 TEST(Encode, BadEvent) {
   const RunResult r = RunTool("encode cycles:q");
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, StartsWith("perfcounters encode: 'cycles:q': "));
+  EXPECT_EQ(r.err,
+            "perfcounters encode: invalid modifier 'q' at offset 7 in "
+            "'cycles:q': valid modifiers are u (user), k (kernel), h "
+            "(hypervisor), G (guest), H (host), I (exclude idle), p/pp/ppp "
+            "(precise), D (pinned), e (exclusive), e.g. cycles:u or "
+            "cycles:kpp\n");
   EXPECT_EQ(r.out, "");
+}
+
+// --- encode against perf stat -vv ---
+
+// One perf_event_attr as printed: field -> value ("{ bp_addr, config1 }"
+// is config1), and what became of the open.
+struct AttrBlock {
+  std::map<std::string, uint64_t> fields;
+  // A field's value; 0 when not printed (both tools omit zero fields).
+  uint64_t Get(const std::string& name) const {
+    auto it = fields.find(name);
+    return it == fields.end() ? 0 : it->second;
+  }
+  // perf: the open failed and the next block retries the same event
+  // (a fallback), rather than giving up with a warning.
+  bool retried = false;
+};
+
+std::string FieldName(absl::string_view name) {
+  name = absl::StripAsciiWhitespace(name);
+  if (absl::ConsumePrefix(&name, "{")) {
+    absl::ConsumeSuffix(&name, "}");
+    const size_t comma = name.rfind(',');
+    name = absl::StripAsciiWhitespace(name.substr(comma + 1));
+  }
+  return std::string(name);
+}
+
+// Both tools' "perf_event_attr:" blocks, in order.
+std::vector<AttrBlock> ParseAttrBlocks(const std::string& text) {
+  std::vector<AttrBlock> blocks;
+  bool in_block = false;
+  bool failed = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line == "perf_event_attr:") {
+      if (!blocks.empty() && failed) blocks.back().retried = true;
+      blocks.emplace_back();
+      in_block = true;
+      failed = false;
+      continue;
+    }
+    if (absl::StartsWith(line, "sys_perf_event_open failed")) failed = true;
+    if (absl::StartsWith(line, "Warning:")) failed = false;
+    if (!absl::StartsWith(line, "  ")) {
+      in_block = false;
+      continue;
+    }
+    if (!in_block) continue;
+    // "  name     value [(NAME)]"; names may hold spaces inside { }.
+    const size_t brace = line.find('}');
+    const size_t split = line.find_first_not_of(
+        ' ', brace != absl::string_view::npos ? brace + 1 : 2);
+    const size_t gap = brace != absl::string_view::npos
+                           ? brace + 1
+                           : line.find(' ', line.find_first_not_of(' '));
+    if (gap == absl::string_view::npos || split == absl::string_view::npos) {
+      continue;
+    }
+    const std::string name = FieldName(line.substr(0, gap));
+    absl::string_view value = absl::StripAsciiWhitespace(line.substr(gap));
+    value = value.substr(0, value.find(' '));
+    uint64_t v = 0;
+    if (absl::ConsumePrefix(&value, "0x")) {
+      if (!absl::SimpleHexAtoi(value, &v)) continue;
+    } else if (!absl::SimpleAtoi(value, &v)) {
+      continue;
+    }
+    blocks.back().fields[name] = v;
+  }
+  return blocks;
+}
+
+// The fields that say which event is counted and how (perf stat's own
+// read_format, disabled, inherit, ... are not the event's; exclude_guest
+// is set by perf 6.1 on every event; period/freq perf stat drops).
+constexpr const char* kEventFields[] = {
+    "type",         "config",       "config1",        "config2",
+    "bp_type",      "exclude_user", "exclude_kernel", "exclude_hv",
+    "exclude_idle", "exclude_host", "precise_ip",     "pinned",
+    "exclusive"};
+
+// The forms of docs/grammar.md's Forms table (`...` spans of the first
+// column, placeholders dropped).
+std::vector<std::string> DocumentedForms() {
+  // kTestdata is <source>/tests/testdata/tools.
+  const std::string doc = perfcounters::tools::testing::Slurp(
+      perfcounters::tools::testing::kTestdata + "/../../../docs/grammar.md");
+  std::vector<std::string> forms;
+  bool in_forms = false;
+  for (absl::string_view line : absl::StrSplit(doc, '\n')) {
+    if (absl::StartsWith(line, "## ")) in_forms = line == "## Forms";
+    if (!in_forms || !absl::StartsWith(line, "| `")) continue;
+    const absl::string_view first = line.substr(1, line.find(" | ") - 1);
+    const std::vector<std::string> parts = absl::StrSplit(first, '`');
+    for (size_t i = 1; i < parts.size(); i += 2) {
+      if (parts[i] != "...") forms.push_back(parts[i]);
+    }
+  }
+  return forms;
+}
+
+TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
+  PERFCOUNTERS_REQUIRE_TESTDATA();
+  PERFCOUNTERS_REQUIRE_PERF(perf);
+  std::vector<std::string> forms = DocumentedForms();
+  ASSERT_GE(forms.size(), 30u) << "the Forms table of docs/grammar.md";
+  // The modifiers table, and the cases of issue 13.
+  for (const char* more :
+       {"cycles:u", "cycles:uk", "cycles:kpp", "task-clock:IpD",
+        "page-faults:G", "page-faults:H", "page-faults:e", "cs:u",
+        "{task-clock:k,page-faults}:u", "msr/config=0x2,event=0x1/",
+        "msr/event=0x1,event=0x2/", "msr/config=0x4,config=0x2/"}) {
+    forms.push_back(more);
+  }
+  int compared = 0;
+  for (const std::string& form : forms) {
+    SCOPED_TRACE(form);
+    if (geteuid() != 0 && absl::StrContains(form, ":sched")) continue;
+    const RunResult theirs = perfcounters::tools::testing::RunShell(
+        absl::StrCat(perf, " stat -vv -e ",
+                     perfcounters::tools::testing::Quote(form), " -- true"));
+    const RunResult ours = RunTool(
+        absl::StrCat("encode ", perfcounters::tools::testing::Quote(form)));
+    std::vector<AttrBlock> perf_events;
+    for (const AttrBlock& b : ParseAttrBlocks(theirs.err)) {
+      const bool retry_of_previous =
+          !perf_events.empty() && perf_events.back().retried;
+      if (!retry_of_previous) {
+        perf_events.push_back(b);
+      } else {
+        perf_events.back().retried = b.retried;  // keep skipping retries
+      }
+    }
+    if (perf_events.empty()) {
+      // Documented differences (docs/grammar.md): names are
+      // case-insensitive here; perf stat refuses freq=; perf 6.1 fails on
+      // a category glob with a plain name.
+      if (form != "CYCLES" && !absl::StrContains(form, "freq=") &&
+          form != "*:sched_switch") {
+        EXPECT_NE(ours.code, 0) << "perf rejects it, encode accepts it:\n"
+                                << theirs.err << ours.out;
+      }
+      continue;
+    }
+    ASSERT_EQ(ours.code, 0) << ours.err;
+    std::vector<AttrBlock> mine = ParseAttrBlocks(ours.out);
+    if (absl::StrContains(form, "*")) {
+      // Globs expand in name order here, in directory order in perf.
+      const auto by_config = [](const AttrBlock& a, const AttrBlock& b) {
+        return a.Get("config") < b.Get("config");
+      };
+      std::sort(mine.begin(), mine.end(), by_config);
+      std::sort(perf_events.begin(), perf_events.end(), by_config);
+    }
+    ASSERT_GE(mine.size(), perf_events.size()) << theirs.err << ours.out;
+    for (size_t i = 0; i < perf_events.size(); ++i) {
+      for (const char* field : kEventFields) {
+        EXPECT_EQ(mine[i].Get(field), perf_events[i].Get(field))
+            << "event " << i << " field " << field << "\nperf:\n"
+            << theirs.err << "\nencode:\n"
+            << ours.out;
+      }
+      ++compared;
+    }
+  }
+  std::printf("%zu forms, %d events compared with perf stat -vv\n",
+              forms.size(), compared);
+  EXPECT_GE(compared, 30);
 }
 
 TEST(List, SoftwareAvailableHardwareExplained) {
@@ -241,6 +411,64 @@ TEST(List, SoftwareAvailableHardwareExplained) {
       }
     }
   }
+}
+
+TEST(List, SearchesNamesAliasesAndDescriptions) {
+  RunResult r = RunTool("list cs");  // perf's alias of context-switches
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("context-switches "));
+  r = RunTool("list 'cache misses'");  // a description
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("cache-misses "));
+  r = RunTool("list PERF_COUNT_SW_PAGE_FAULTS_MIN");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("minor-faults "));
+  r = RunTool("list duration");
+  EXPECT_THAT(r.out, StartsWith("duration_time "));
+}
+
+TEST(List, AnInvalidPatternIsAnError) {
+  const RunResult r = RunTool("list '['");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("invalid pattern '[': the '[' at offset 0 is "
+                               "never closed"));
+  EXPECT_EQ(r.out, "");
+}
+
+// Tracepoints are listed from tracefs without opening them (each close
+// costs the kernel tens of ms); --check opens them, with progress.
+TEST(List, TracepointsComeFromTracefsUnopenedUnlessChecked) {
+  const absl::StatusOr<std::string> tracefs = perfcounters::FindTracefs();
+  if (!tracefs.ok()) GTEST_SKIP() << tracefs.status();
+  const RunResult all = RunTool("list --json --tracepoints");
+  ASSERT_EQ(all.code, 0) << all.err;
+  const nlohmann::json j = nlohmann::json::parse(all.out);
+  size_t tracepoints = 0;
+  for (const nlohmann::json& e : j) {
+    if (e["kind"] != "tracepoint") continue;
+    ++tracepoints;
+    EXPECT_EQ(e["checked"], false) << e.dump();
+    EXPECT_FALSE(e.contains("available")) << e.dump();
+  }
+  size_t on_disk = 0;
+  absl::StatusOr<std::vector<std::string>> cats =
+      perfcounters::ListTracepointCategories();
+  ASSERT_TRUE(cats.ok()) << cats.status();
+  for (const std::string& c : *cats) {
+    on_disk += perfcounters::ListTracepoints(c)
+                   .value_or(std::vector<std::string>{})
+                   .size();
+  }
+  std::printf("%zu tracepoints listed (%zu in tracefs)\n", tracepoints,
+              on_disk);
+  EXPECT_EQ(tracepoints, on_disk);
+  EXPECT_GT(tracepoints, 0u);
+
+  const RunResult checked = RunTool("list --check 'sched:sched_switch'");
+  ASSERT_EQ(checked.code, 0) << checked.err;
+  EXPECT_THAT(checked.err, HasSubstr("opening tracepoint 1 of 1"));
+  EXPECT_THAT(checked.out, HasSubstr("sched:sched_switch"));
+  EXPECT_THAT(checked.out, Not(HasSubstr("not checked")));
 }
 
 TEST(List, GoldenJsonForAPattern) {

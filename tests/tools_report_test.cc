@@ -1,6 +1,11 @@
-// tools_report_test.cc: `perfcounters report` — golden HTML, and the page
-// rendered in headless Chromium: the screenshot shows the bars (the runs'
-// colours cover many pixels) and the DOM holds the expected series.
+// tools_report_test.cc: `perfcounters report` — golden HTML, and pages
+// rendered in headless Chromium at 1400 px: a 2-run report of the sample
+// files and a 200-benchmark report with known changes. The screenshots show
+// the bars (the runs' colours cover many pixels) and the DOM holds every
+// benchmark, sorted by the size of its change, with Δ%, p, error bars, a
+// unit on every axis, the not-counted metric once with its reason, and the
+// gate results at the top. Also: output files (never over an input, - for
+// stdout, the reason when a path cannot be written) and same-named inputs.
 #include <png.h>
 #include <sys/wait.h>
 
@@ -8,7 +13,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,8 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "report.h"
 #include "testing/tool_runner.h"
 
 namespace {
@@ -24,6 +30,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::RunResult;
 using perfcounters::tools::testing::Slurp;
 
 const std::string& kData = perfcounters::tools::testing::kTestdata;
@@ -33,20 +40,84 @@ int Shell(const std::string& cmd) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+RunResult Tool(const std::string& args, const std::string& dir) {
+  return perfcounters::tools::testing::RunTool(args, dir);
+}
+
+// 200 benchmarks x 5 repetitions. In `next`, benchmark i changes by
+// change(i) % (fully separated, so p = 0.008); cycles are not counted
+// (with the reason in the context, as benchmark_ext writes it).
+double Change(int i) {
+  if (i % 20 == 3) return 4.0 + i / 20;  // +4 % .. +13 %
+  if (i % 25 == 7) return -3.0;
+  return 0;
+}
+std::string TwoHundred(bool next) {
+  nlohmann::ordered_json root;
+  root["context"] = {
+      {"date", "2026-11-30"},
+      {"host_name", "ci"},
+      {"perfcounters.unavailable",
+       "cycles: not supported by this machine's PMU (ENOENT): no hardware "
+       "PMU in sysfs"}};
+  root["benchmarks"] = nlohmann::ordered_json::array();
+  for (int i = 0; i < 200; ++i) {
+    const std::string name =
+        i % 9 == 0 ? absl::StrCat(
+                         "BM_Sort<std::vector<std::pair<int, "
+                         "std::string>>>/range:",
+                         i, "/threads:1/real_time/iterations:1000")
+                   : absl::StrCat("BM_hash/", i);
+    const double factor = next ? 1 + Change(i) / 100 : 1;
+    for (int r = 0; r < 5; ++r) {
+      const double t = (1000 + 10 * i) * factor * (1 + 0.002 * r);
+      root["benchmarks"].push_back({{"name", name},
+                                    {"run_name", name},
+                                    {"run_type", "iteration"},
+                                    {"repetition_index", r},
+                                    {"iterations", 1000},
+                                    {"real_time", t * 1.01},
+                                    {"cpu_time", t},
+                                    {"time_unit", "ns"},
+                                    {"instructions", 3000.0 * factor},
+                                    {"task-clock", t * 0.99},
+                                    {"cycles.not_counted", 1}});
+    }
+  }
+  return root.dump();
+}
+
 class ReportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    PERFCOUNTERS_REQUIRE_TESTDATA();
-    if (dir_ != nullptr) return;
+  static void SetUpTestSuite() {
     dir_ = new std::string(
         perfcounters::tools::testing::ScratchPath("report_test"));
-    ASSERT_EQ(Shell("rm -rf " + *dir_ + " && mkdir -p " + *dir_), 0);
-    const perfcounters::tools::testing::RunResult r =
-        perfcounters::tools::testing::RunTool(
-            absl::StrCat("report base.json new.json -o ",
-                         Quote(*dir_ + "/report.html")),
-            kData);
-    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_EQ(Shell("rm -rf " + *dir_ + " && mkdir -p " + *dir_ + "/a " +
+                    *dir_ + "/b"),
+              0);
+    std::ofstream(*dir_ + "/base200.json") << TwoHundred(false);
+    std::ofstream(*dir_ + "/new200.json") << TwoHundred(true);
+    std::ofstream(*dir_ + "/a/results.json") << TwoHundred(false);
+    std::ofstream(*dir_ + "/b/results.json") << TwoHundred(true);
+  }
+  void SetUp() override { PERFCOUNTERS_REQUIRE_TESTDATA(); }
+  // The 2-run report of the sample files.
+  static std::string TwoRuns() {
+    const std::string path = *dir_ + "/report.html";
+    const RunResult r =
+        Tool(absl::StrCat("report base.json new.json -o ", Quote(path)), kData);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return path;
+  }
+  // The 200-benchmark report with two gates (one fails).
+  static std::string TwoHundredRuns() {
+    const std::string path = *dir_ + "/report200.html";
+    const RunResult r = Tool(
+        "report base200.json new200.json -o report200.html --fail-on "
+        "'cpu_time>+10%' --fail-on 'instructions>+20%'",
+        *dir_);
+    EXPECT_EQ(r.code, 1) << r.err;  // the cpu_time gate fails
+    return path;
   }
   // Natively Chromium must be there (scripts/deps.sh installs it), so a
   // missing browser fails. Inside the emulated arm64 machine
@@ -57,27 +128,62 @@ class ReportTest : public ::testing::Test {
     return vm != nullptr && std::string(vm) == "1" &&
            Shell("command -v chromium >/dev/null 2>&1") != 0;
   }
-  // Runs headless Chromium on the report with `flags`; returns stdout.
-  static std::string Chromium(const std::string& flags) {
+  // Runs headless Chromium on `page` with `flags`; returns stdout.
+  static std::string Chromium(const std::string& page,
+                              const std::string& flags) {
     const std::string profile = *dir_ + "/profile";
     Shell("rm -rf " + profile);
     const std::string out = *dir_ + "/chromium.out";
     const int code = Shell(absl::StrCat(
         "timeout 120 chromium --headless --no-sandbox --disable-gpu "
         "--disable-quic --no-first-run --disable-background-networking "
-        "--disable-component-update --disable-sync --user-data-dir=",
-        profile, " ", flags, " file://", *dir_, "/report.html >", out, " 2>",
-        *dir_, "/chromium.err"));
+        "--disable-component-update --disable-sync --hide-scrollbars "
+        "--user-data-dir=",
+        profile, " ", flags, " file://", page, " >", out, " 2>", *dir_,
+        "/chromium.err"));
     EXPECT_EQ(code, 0) << "chromium failed (scripts/deps.sh installs it): "
                        << Slurp(*dir_ + "/chromium.err");
     return Slurp(out);
+  }
+  // A 1400 px wide screenshot of `page`: pixels per colour. Kept in
+  // $PERFCOUNTERS_SCREENSHOTS (a directory) when that is set.
+  static std::map<std::string, size_t> Screenshot(const std::string& page,
+                                                  int height,
+                                                  const std::string& name) {
+    const std::string png = *dir_ + "/" + name;
+    std::remove(png.c_str());
+    Chromium(page, absl::StrCat("--window-size=1400,", height,
+                                " --screenshot=", png));
+    if (const char* keep = std::getenv("PERFCOUNTERS_SCREENSHOTS")) {
+      Shell(absl::StrCat("cp ", Quote(png), " ", Quote(keep)));
+    }
+    png_image image{};
+    image.version = PNG_IMAGE_VERSION;
+    std::map<std::string, size_t> colours;
+    if (!png_image_begin_read_from_file(&image, png.c_str())) {
+      ADD_FAILURE() << "no screenshot: " << image.message;
+      return colours;
+    }
+    image.format = PNG_FORMAT_RGB;
+    std::vector<unsigned char> pixels(PNG_IMAGE_SIZE(image));
+    EXPECT_TRUE(
+        png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr));
+    EXPECT_EQ(image.width, 1400u);
+    size_t not_white = 0;
+    for (size_t i = 0; i + 2 < pixels.size(); i += 3) {
+      const int r = pixels[i], g = pixels[i + 1], b = pixels[i + 2];
+      if (r < 250 || g < 250 || b < 250) ++not_white;
+      colours[absl::StrFormat("#%02X%02X%02X", r, g, b)]++;
+    }
+    EXPECT_GT(not_white, pixels.size() / 3 / 20) << "the page looks blank";
+    return colours;
   }
   static std::string* dir_;
 };
 std::string* ReportTest::dir_ = nullptr;
 
 TEST_F(ReportTest, GoldenAndSelfContained) {
-  const std::string html = Slurp(*dir_ + "/report.html");
+  const std::string html = Slurp(TwoRuns());
   perfcounters::tools::testing::ExpectGolden(html, "report.html");
   EXPECT_THAT(html, Not(HasSubstr("http:")));
   EXPECT_THAT(html, Not(HasSubstr("https:")));
@@ -85,63 +191,114 @@ TEST_F(ReportTest, GoldenAndSelfContained) {
   EXPECT_THAT(html, Not(HasSubstr("<link")));
 }
 
-TEST_F(ReportTest, DomHasTheSeries) {
+TEST_F(ReportTest, TwoRunsInChromium) {
   if (NoBrowserHere()) {
     GTEST_SKIP() << "no Chromium in the emulated arm64 machine; the native run "
                     "renders the report";
   }
-  const std::string dom = Chromium("--dump-dom");
-  ASSERT_THAT(dom, HasSubstr("<svg class=\"chart\" data-metric=\"IPC\""));
-  for (const char* run : {"base.json", "new.json"}) {
-    EXPECT_THAT(dom, HasSubstr(absl::StrCat("<g class=\"series\" data-run=\"",
-                                            run, "\"")));
-  }
-  // IPC of BM_sort/1024: 6000/3000 in base, 6060/3300 in new.
-  EXPECT_THAT(dom, HasSubstr("data-run=\"base.json\" "
-                             "data-benchmark=\"BM_sort/1024\" "
-                             "data-metric=\"IPC\" data-value=\"2\""));
-  EXPECT_THAT(dom, HasSubstr(absl::StrCat(
-                       "data-run=\"new.json\" data-benchmark=\"BM_sort/1024\" "
-                       "data-metric=\"IPC\" data-value=\"",
-                       absl::StrFormat("%.17g", 6060.0 / 3300.0), "\"")));
-  // cycles were not counted for BM_copy in base: a label, not a bar.
-  EXPECT_THAT(dom, HasSubstr("data-benchmark=\"BM_copy\" x=\"")) << dom;
-  EXPECT_THAT(dom, HasSubstr(">not counted</text>"));
-  EXPECT_THAT(dom, Not(HasSubstr("data-run=\"base.json\" "
-                                 "data-benchmark=\"BM_copy\" "
-                                 "data-metric=\"cycles\"")));
+  const std::string page = TwoRuns();
+  const std::string dom = Chromium(page, "--dump-dom");
+  ASSERT_THAT(dom, HasSubstr("<section id=\"m-IPC\" class=\"metric\""));
+  // IPC of BM_sort/1024: 6000/3000 in base, 6060/3300 in new (-8.18 %, p
+  // 0.1 with 3 vs 3).
+  EXPECT_THAT(dom,
+              HasSubstr(absl::StrCat("data-run=\"new.json\" data-value=\"",
+                                     absl::StrFormat("%.17g", 6060.0 / 3300.0),
+                                     "\" data-change=\"-8.18182\"")));
+  EXPECT_THAT(dom, HasSubstr("<td data-change=\"\">-8.18%</td><td>0.100</td>"));
+  // cycles were not counted for BM_copy in base: said, not drawn.
+  EXPECT_THAT(dom, HasSubstr("<td class=\"na\">not counted</td>"));
+  // Units: times with their unit in every cell, the axis in %.
+  EXPECT_THAT(dom, HasSubstr("1.000 us"));
+  EXPECT_THAT(dom, HasSubstr("Δ median vs base.json (%)"));
+  const auto colours = Screenshot(page, 1600, "report2.png");
+  // The new run's colour (Okabe-Ito orange) fills the bars.
+  EXPECT_GT(colours.at("#E69F00"), 3000u);
 }
 
-TEST_F(ReportTest, ScreenshotShowsTheBars) {
+TEST_F(ReportTest, TwoHundredBenchmarksInChromium) {
   if (NoBrowserHere()) {
     GTEST_SKIP() << "no Chromium in the emulated arm64 machine; the native run "
                     "renders the report";
   }
-  const std::string png = *dir_ + "/shot.png";
-  std::remove(png.c_str());
-  Chromium(absl::StrCat("--window-size=1000,1400 --screenshot=", png));
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  ASSERT_TRUE(png_image_begin_read_from_file(&image, png.c_str()))
-      << "no screenshot: " << image.message;
-  image.format = PNG_FORMAT_RGB;
-  std::vector<unsigned char> pixels(PNG_IMAGE_SIZE(image));
-  ASSERT_TRUE(
-      png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr));
-  ASSERT_EQ(image.width, 1000u);
-  std::map<std::string, size_t> colours;
-  size_t not_white = 0;
-  for (size_t i = 0; i + 2 < pixels.size(); i += 3) {
-    const int r = pixels[i], g = pixels[i + 1], b = pixels[i + 2];
-    if (r < 250 || g < 250 || b < 250) ++not_white;
-    colours[absl::StrFormat("#%02X%02X%02X", r, g, b)]++;
+  const std::string page = TwoHundredRuns();
+  const std::string dom = Chromium(page, "--dump-dom");
+  // The gates head the page, with the verdict the exit status gave.
+  const size_t gates = dom.find("<section id=\"gates\">");
+  const size_t first_metric = dom.find("<section id=\"m-");
+  ASSERT_NE(gates, std::string::npos);
+  EXPECT_LT(gates, first_metric);
+  EXPECT_THAT(dom, HasSubstr("data-exit-code=\"1\">FAILED: a gate was "
+                             "violated (exit 1)"));
+  // cycles: one line with the reason, no chart; IPC likewise (its input).
+  EXPECT_THAT(dom, HasSubstr("<b>cycles</b>: not counted in any run — "
+                             "base200.json: cycles: not supported by this "
+                             "machine's PMU (ENOENT)"));
+  EXPECT_THAT(dom, HasSubstr("<b>IPC</b>: not counted in any run"));
+  EXPECT_THAT(dom, Not(HasSubstr("id=\"m-cycles\"")));
+  // Every benchmark is in every metric's section, the first 50 in the open
+  // table and the rest in collapsed pages; the largest change comes first.
+  for (const char* metric :
+       {"real_time", "cpu_time", "instructions", "task-clock"}) {
+    SCOPED_TRACE(metric);
+    const size_t begin = dom.find(absl::StrCat("<section id=\"m-", metric));
+    ASSERT_NE(begin, std::string::npos);
+    const size_t end = dom.find("</section>", begin);
+    const std::string section = dom.substr(begin, end - begin);
+    size_t rows = 0;
+    for (size_t p = section.find("<tr data-benchmark="); p != std::string::npos;
+         p = section.find("<tr data-benchmark=", p + 1)) {
+      ++rows;
+    }
+    EXPECT_EQ(rows, 200u);
+    EXPECT_THAT(section, HasSubstr("<summary>Benchmarks 51–200 of 200"));
+    // The largest change: i = 183 (+13 %).
+    const size_t first_row = section.find("<tr data-benchmark=\"");
+    EXPECT_EQ(section.substr(first_row, 33),
+              "<tr data-benchmark=\"BM_hash/183\">");
+    EXPECT_THAT(section, HasSubstr("+13.00%"));
+    // Error bars.
+    EXPECT_THAT(section, HasSubstr("class=\"whisker\""));
   }
-  const size_t total = pixels.size() / 3;
-  EXPECT_GT(not_white, total / 20) << "the page looks blank";
-  // The first two runs' colours (Okabe-Ito blue and orange) fill the bars:
-  // a bar is 12 px high and hundreds wide, several are on screen.
-  EXPECT_GT(colours["#0072B2"], 10000u);
-  EXPECT_GT(colours["#E69F00"], 10000u);
+  // Full names in the cell and on hover.
+  EXPECT_THAT(dom, HasSubstr("title=\"BM_Sort&lt;std::vector&lt;std::pair&lt;"
+                             "int, std::string&gt;&gt;&gt;/range:0/threads:1/"
+                             "real_time/iterations:1000\">"));
+  // task-clock is a time.
+  EXPECT_THAT(dom, HasSubstr("task-clock <span class=\"unit\">(time per "
+                             "iteration)</span>"));
+  const auto colours = Screenshot(page, 2400, "report200.png");
+  EXPECT_GT(colours.at("#E69F00"), 3000u);
+}
+
+TEST_F(ReportTest, SameFileNamesAreToldApart) {
+  const RunResult r =
+      Tool("report a/results.json b/results.json -o same.html", *dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = Slurp(*dir_ + "/same.html");
+  EXPECT_THAT(html, HasSubstr("data-run=\"a/results.json\""));
+  EXPECT_THAT(html, HasSubstr("data-run=\"b/results.json\""));
+  EXPECT_EQ(perfcounters::tools::RunLabels(
+                {"x/a/r.json", "y/a/r.json", "r2.json", "r2.json"}),
+            (std::vector<std::string>{"x/a/r.json", "y/a/r.json", "r2.json",
+                                      "r2.json #2"}));
+}
+
+TEST_F(ReportTest, OutputFiles) {
+  const std::string input = Slurp(*dir_ + "/base200.json");
+  RunResult r = Tool("report base200.json -o base200.json", *dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("refusing to write base200.json: it is the "
+                               "input file base200.json"));
+  EXPECT_EQ(Slurp(*dir_ + "/base200.json"), input);
+  r = Tool("report base200.json -o -", *dir_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_FALSE(perfcounters::tools::testing::Exists(*dir_ + "/-"));
+  r = Tool("report base200.json -o /proc/version/x.html", *dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cannot write /proc/version/x.html"));
+  EXPECT_THAT(r.err, HasSubstr("Not a directory"));
 }
 
 }  // namespace

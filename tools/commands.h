@@ -4,6 +4,7 @@
 #ifndef PERFCOUNTERS_TOOLS_COMMANDS_H_
 #define PERFCOUNTERS_TOOLS_COMMANDS_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct CompareArgs {
   std::string format = "table";
   std::string color = "auto";
   bool fail_on_missing = false;
+  bool allow_unchecked = false;
+  double alpha = 0.05;
+  bool only_changed = false;
+  size_t max_rows = 0;
+  // Empty: standard output.
+  std::string output;
+  double max_input_mb = 512;
 };
 int RunCompare(const CompareArgs& args);
 
@@ -33,6 +41,12 @@ struct ReportArgs {
   std::vector<std::string> runs;
   std::string output;
   std::string title = "perfcounters report";
+  // Gates on the first vs the last run, shown at the top of the page.
+  std::vector<std::string> gates;
+  double alpha = 0.05;
+  bool fail_on_missing = false;
+  bool allow_unchecked = false;
+  double max_input_mb = 512;
 };
 int RunReport(const ReportArgs& args);
 
@@ -40,13 +54,17 @@ int RunReport(const ReportArgs& args);
 struct ListArgs {
   std::string pattern;
   bool json = false;
-  bool tracepoints = false;
+  bool tracepoints = false;        // list tracepoints (from tracefs)
+  bool check_tracepoints = false;  // and open each (slow: tens of ms each)
   // Only the vendor events (libpfm4's table for this CPU).
   bool vendor = false;
   // Use this libpfm4 table instead of the detected one (e.g. "icl").
   std::string table;
 };
 int RunList(const ListArgs& args);
+// `list`'s PATTERN against one text: a case-insensitive substring, or a glob
+// with * ? [ ] (FNM_CASEFOLD); an empty pattern matches everything.
+bool MatchesListPattern(const std::string& text, const std::string& pattern);
 
 // vendor_list.cc: the vendor events of `list` (a text section after perf's
 // events, or alone, also as JSON, when `section` is false), and --table for
@@ -69,7 +87,9 @@ struct StatArgs {
       "instructions,branches,branch-misses";
   int repeat = 1;
   std::string separator;
-  bool json = false;
+  bool json = false;        // one JSON object (stdout, or -o)
+  bool json_lines = false;  // perf's -j: a JSON object per event
+  std::string output;       // -o FILE: the counts go there
   std::vector<std::string> command;
 };
 int RunStat(const StatArgs& args);

@@ -23,10 +23,6 @@ constexpr absl::string_view kRealTime = "real_time";
 constexpr absl::string_view kCpuTime = "cpu_time";
 constexpr absl::string_view kIpc = "IPC";
 
-bool IsTimeMetric(absl::string_view metric) {
-  return metric == kRealTime || metric == kCpuTime;
-}
-
 // The usable entries of one benchmark in one file.
 struct Group {
   absl::string_view name;
@@ -112,53 +108,86 @@ void AddSample(SideStats& s, const CounterValue* v) {
   }
 }
 
-// Derives IPC = instructions/cycles per entry for every modifier suffix
-// ("instructions:u" pairs with "cycles:u").
-void DeriveIpc(const BenchmarkFile& file,
-               const std::vector<const RunEntry*>& entries, bool aggregate,
-               MetricList& list) {
+// The metrics compare derives per repetition: NAME = numerator /
+// denominator, for each modifier suffix both counters share (IPC:u =
+// instructions:u / cycles:u). Only here, so that it can follow the core
+// library's derived-metrics table.
+struct Derivation {
+  absl::string_view name;
+  absl::string_view numerator;
+  absl::string_view denominator;
+};
+constexpr Derivation kDerivations[] = {
+    {kIpc, "instructions", "cycles"},
+    {kIpc, "instructions", "cpu-cycles"},
+};
+
+// One derived value, or nullopt when it is undefined.
+std::optional<double> Derive(double numerator, double denominator) {
+  if (!(denominator > 0)) return std::nullopt;
+  return numerator / denominator;
+}
+
+// Whether `name` is `base` or `base:MODIFIERS`; sets *suffix to ":MODIFIERS".
+bool SplitModifiers(absl::string_view name, absl::string_view base,
+                    absl::string_view* suffix) {
+  if (!absl::StartsWith(name, base)) return false;
+  *suffix = name.substr(base.size());
+  return suffix->empty() || (*suffix)[0] == ':';
+}
+
+// Adds the derived metrics of kDerivations to `list` (unless the file
+// carries IPC itself): present when both counters are present, counted in
+// the repetitions where both are counted.
+void AddDerivedMetrics(const BenchmarkFile& file,
+                       const std::vector<const RunEntry*>& entries,
+                       bool aggregate, MetricList& list) {
   for (const auto& [name, stats] : list) {
-    if (absl::EqualsIgnoreCase(
-            absl::string_view(name).substr(0, std::min<size_t>(name.size(), 3)),
-            "ipc") &&
-        (name.size() == 3 || name[3] == ':')) {
+    absl::string_view unused;
+    if (absl::StartsWithIgnoreCase(name, kIpc) &&
+        SplitModifiers(absl::string_view(name).substr(3), "", &unused)) {
       return;  // the file already carries IPC
     }
   }
-  std::vector<std::pair<std::string, std::string>> pairs;  // instr, cycles
-  for (const auto& [name, stats] : list) {
-    if (!absl::StartsWith(name, "instructions")) continue;
-    const std::string suffix = name.substr(12);
-    if (!suffix.empty() && suffix[0] != ':') continue;
-    for (const char* cycles : {"cycles", "cpu-cycles"}) {
-      const std::string c = absl::StrCat(cycles, suffix);
+  struct Pair {
+    std::string name, numerator, denominator;
+  };
+  std::vector<Pair> pairs;
+  for (const Derivation& d : kDerivations) {
+    for (const auto& [name, stats] : list) {
+      absl::string_view suffix;
+      if (!SplitModifiers(name, d.numerator, &suffix)) continue;
+      const std::string denominator = absl::StrCat(d.denominator, suffix);
       for (const auto& [other, unused] : list) {
-        if (other == c) pairs.emplace_back(name, c);
+        if (other == denominator) {
+          pairs.push_back({absl::StrCat(d.name, suffix), name, denominator});
+        }
       }
     }
   }
-  for (const auto& [instr_name, cycles_name] : pairs) {
-    SideStats ipc;
-    ipc.from_aggregate = aggregate;
+  for (const Pair& pair : pairs) {
+    SideStats derived;
+    derived.from_aggregate = aggregate;
     for (const RunEntry* e : entries) {
-      const CounterValue* instr = nullptr;
-      const CounterValue* cycles = nullptr;
+      const CounterValue* num = nullptr;
+      const CounterValue* den = nullptr;
       for (const CounterValue& c : e->counters) {
         const std::string& n = file.counter_names[c.name];
-        if (n == instr_name) instr = &c;
-        if (n == cycles_name) cycles = &c;
+        if (n == pair.numerator) num = &c;
+        if (n == pair.denominator) den = &c;
       }
-      if (instr == nullptr || cycles == nullptr) continue;
-      ipc.present = true;
-      if (instr->counted && cycles->counted && cycles->value > 0) {
-        ipc.samples.push_back(instr->value / cycles->value);
+      if (num == nullptr || den == nullptr) continue;
+      derived.present = true;
+      const std::optional<double> v = num->counted && den->counted
+                                          ? Derive(num->value, den->value)
+                                          : std::nullopt;
+      if (v) {
+        derived.samples.push_back(*v);
       } else {
-        ++ipc.not_counted;
+        ++derived.not_counted;
       }
     }
-    const std::string name = absl::StrCat(
-        kIpc, instr_name.substr(std::string("instructions").size()));
-    Slot(list, name) = std::move(ipc);
+    Slot(list, pair.name) = std::move(derived);
   }
 }
 
@@ -192,7 +221,7 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
       AddSample(Slot(list, name), &c);
     }
   }
-  DeriveIpc(file, entries, aggregate, list);
+  AddDerivedMetrics(file, entries, aggregate, list);
   for (auto& [name, s] : list) {
     s.from_aggregate = aggregate;
     if (!s.samples.empty()) s.median = Median(s.samples);
@@ -200,6 +229,14 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
   // Drop time metrics no entry carried.
   std::erase_if(list, [](const auto& m) { return !m.second.present; });
   return list;
+}
+
+// Whether a side's repetitions agree within kExactSpread.
+bool IsExact(const SideStats& s) {
+  if (s.samples.size() < 2 || !s.median) return false;
+  const auto [lo, hi] = std::minmax_element(s.samples.begin(), s.samples.end());
+  if (*hi == *lo) return true;
+  return *s.median != 0 && (*hi - *lo) / std::fabs(*s.median) <= kExactSpread;
 }
 
 MetricComparison CompareMetric(std::string name, SideStats base,
@@ -224,6 +261,15 @@ MetricComparison CompareMetric(std::string name, SideStats base,
     const MannWhitneyResult r = MannWhitneyU(m.base.samples, m.next.samples);
     m.p_value = r.p;
     m.p_method = r.method;
+  }
+  if (!m.change_pct) {
+    m.evidence = Evidence::kNone;
+  } else if (m.base.samples.size() < 2 || m.next.samples.size() < 2) {
+    m.evidence = Evidence::kOneSample;
+  } else if (IsExact(m.base) && IsExact(m.next)) {
+    m.evidence = Evidence::kExact;
+  } else {
+    m.evidence = Evidence::kUTest;
   }
   return m;
 }
@@ -418,9 +464,52 @@ std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file) {
   return out;
 }
 
+bool Significant(const MetricComparison& m, double alpha) {
+  switch (m.evidence) {
+    case Evidence::kNone:
+      return false;
+    case Evidence::kOneSample:
+      return true;
+    case Evidence::kExact: {
+      const auto [blo, bhi] =
+          std::minmax_element(m.base.samples.begin(), m.base.samples.end());
+      const auto [nlo, nhi] =
+          std::minmax_element(m.next.samples.begin(), m.next.samples.end());
+      return *nlo > *bhi || *nhi < *blo;
+    }
+    case Evidence::kUTest:
+      return m.p_value && *m.p_value < alpha;
+  }
+  return false;
+}
+
+double MinimumP(size_t n1, size_t n2) {
+  // 2 / C(n1 + n2, n1), computed as a product to stay finite.
+  double c = 1;
+  const size_t k = std::min(n1, n2), n = n1 + n2;
+  for (size_t i = 1; i <= k; ++i) {
+    c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+  }
+  return std::min(1.0, 2.0 / c);
+}
+
+std::vector<std::string> MeasuredMetrics(const Comparison& comparison) {
+  std::vector<std::string> names;
+  absl::flat_hash_map<std::string, bool> seen;
+  for (const BenchmarkComparison& bc : comparison.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      if (m.base.median && m.next.median &&
+          seen.try_emplace(m.metric, true).second) {
+        names.push_back(m.metric);
+      }
+    }
+  }
+  return names;
+}
+
 std::vector<std::string> MetricNames(const Comparison& comparison) {
   std::vector<std::string> names = {std::string(kRealTime),
-                                    std::string(kCpuTime), std::string(kIpc)};
+                                    std::string(kCpuTime)};
   // Owns its keys: views into `names` would dangle when it reallocates.
   absl::flat_hash_map<std::string, bool> seen;
   for (const std::string& n : names) seen[n] = true;
@@ -430,228 +519,6 @@ std::vector<std::string> MetricNames(const Comparison& comparison) {
     }
   }
   return names;
-}
-
-// ---- Gates.
-
-bool Gate::Violated(double value) const {
-  switch (op) {
-    case Op::kLess:
-      return value < threshold;
-    case Op::kLessEqual:
-      return value <= threshold;
-    case Op::kGreater:
-      return value > threshold;
-    case Op::kGreaterEqual:
-      return value >= threshold;
-  }
-  return false;
-}
-
-namespace {
-
-// The canonical name of a known metric (exact, else case-insensitive when
-// unique), or empty.
-std::string FindMetric(absl::string_view name,
-                       const std::vector<std::string>& known) {
-  std::string found;
-  int matches = 0;
-  for (const std::string& k : known) {
-    if (k == name) return k;
-    if (absl::EqualsIgnoreCase(k, name)) {
-      found = k;
-      ++matches;
-    }
-  }
-  return matches == 1 ? found : std::string();
-}
-
-constexpr absl::string_view kGateSyntax =
-    "gate syntax: [FILTER:]METRIC OP VALUE, OP one of < <= > >=, VALUE a "
-    "change in % (IPC<-2%, instructions>+0.5%) or an absolute limit "
-    "(IPC<1.2, cpu_time>1.5ms)";
-
-}  // namespace
-
-absl::StatusOr<Gate> ParseGate(absl::string_view text,
-                               const std::vector<std::string>& known_metrics) {
-  Gate gate;
-  gate.text = std::string(text);
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad gate '", text, "': ", why, "; ", kGateSyntax));
-  };
-  const size_t op_pos = text.find_first_of("<>");
-  if (op_pos == absl::string_view::npos) return bad("no comparison < or >");
-  absl::string_view left = absl::StripAsciiWhitespace(text.substr(0, op_pos));
-  absl::string_view right = text.substr(op_pos + 1);
-  const bool less = text[op_pos] == '<';
-  bool or_equal = false;
-  if (absl::ConsumePrefix(&right, "=")) or_equal = true;
-  gate.op = less ? (or_equal ? Gate::Op::kLessEqual : Gate::Op::kLess)
-                 : (or_equal ? Gate::Op::kGreaterEqual : Gate::Op::kGreater);
-  right = absl::StripAsciiWhitespace(right);
-  if (left.empty()) return bad("no metric before the comparison");
-  if (right.empty()) return bad("no value after the comparison");
-
-  // METRIC, or FILTER:METRIC (metric names may themselves contain ':').
-  std::string metric = FindMetric(left, known_metrics);
-  if (metric.empty()) {
-    for (size_t p = left.find(':'); p != absl::string_view::npos;
-         p = left.find(':', p + 1)) {
-      metric = FindMetric(absl::StripAsciiWhitespace(left.substr(p + 1)),
-                          known_metrics);
-      if (!metric.empty()) {
-        gate.filter_text = std::string(left.substr(0, p));
-        break;
-      }
-    }
-  }
-  if (metric.empty()) {
-    absl::string_view name = left;
-    if (size_t p = left.rfind(':'); p != absl::string_view::npos &&
-                                    FindMetric(left, known_metrics).empty()) {
-      name = left.substr(p + 1);
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", text, "': unknown metric '", name,
-        "'; metrics in these files: ", absl::StrJoin(known_metrics, ", ")));
-  }
-  gate.metric = metric;
-  if (gate.filter_text == "@geomean") {
-    gate.geomean = true;
-  } else if (!gate.filter_text.empty()) {
-    absl::StatusOr<NameFilter> filter = NameFilter::Create(gate.filter_text);
-    if (!filter.ok()) {
-      return bad(
-          absl::StrCat("the benchmark filter ", filter.status().message()));
-    }
-    gate.filter = *std::move(filter);
-  }
-
-  // VALUE: NUMBER% or NUMBER[UNIT].
-  absl::string_view number = right;
-  absl::string_view unit;
-  if (absl::ConsumeSuffix(&number, "%")) {
-    gate.relative = true;
-  } else {
-    size_t end = number.size();
-    while (end > 0 &&
-           (absl::ascii_isalpha(static_cast<unsigned char>(number[end - 1])) ||
-            static_cast<unsigned char>(number[end - 1]) >= 0x80)) {
-      --end;
-    }
-    unit = number.substr(end);
-    number = absl::StripAsciiWhitespace(number.substr(0, end));
-  }
-  absl::string_view digits = number;
-  absl::ConsumePrefix(&digits, "+");
-  double value = 0;
-  if (digits.empty() || !absl::SimpleAtod(digits, &value) ||
-      !std::isfinite(value) ||
-      absl::StrContains(absl::AsciiStrToLower(digits), "n")) {
-    return bad(absl::StrCat("'", right, "' is not a finite number"));
-  }
-  if (gate.relative) {
-    gate.threshold = value;
-  } else if (gate.geomean) {
-    return bad("@geomean gates compare changes; write the value in %");
-  } else if (IsTimeMetric(metric)) {
-    const std::string u = unit == "\xC2\xB5s" ? "us" : std::string(unit);
-    const std::optional<double> scale = NanosecondsPer(u);
-    if (!scale) {
-      return bad(absl::StrCat(
-          metric, " needs a unit: ns, us, ms or s (e.g. ", metric, ">1.5ms)",
-          unit.empty() ? "" : absl::StrCat(", not '", unit, "'")));
-    }
-    gate.threshold = value * *scale;
-  } else {
-    if (!unit.empty()) {
-      return bad(absl::StrCat("unit '", unit, "' given for ", metric,
-                              ", which has none (units are for real_time "
-                              "and cpu_time)"));
-    }
-    gate.threshold = value;
-  }
-  return gate;
-}
-
-std::vector<GateResult> EvaluateGates(const Comparison& comparison,
-                                      const std::vector<Gate>& gates) {
-  std::vector<GateResult> results;
-  for (const Gate& gate : gates) {
-    GateResult r;
-    r.gate = gate.text;
-    if (gate.geomean) {
-      bool found = false;
-      for (const GeomeanSummary& g : comparison.geomean) {
-        if (g.metric != gate.metric) continue;
-        found = true;
-        ++r.checked;
-        if (gate.Violated(g.change_pct)) {
-          r.violations.push_back({"@geomean", g.metric, g.change_pct});
-        }
-      }
-      if (!found) {
-        r.not_evaluated.push_back(
-            {"@geomean", absl::StrCat("no benchmark has ", gate.metric,
-                                      " counted on both sides")});
-      }
-      results.push_back(std::move(r));
-      continue;
-    }
-    for (const BenchmarkComparison& bc : comparison.benchmarks) {
-      if (gate.filter && !gate.filter->Matches(bc.name)) continue;
-      if (bc.pairing == Pairing::kBaseOnly && gate.relative) {
-        r.not_evaluated.push_back({bc.name, "only in the base file"});
-        continue;
-      }
-      if (bc.pairing == Pairing::kNewOnly && gate.relative) {
-        r.not_evaluated.push_back({bc.name, "only in the new file"});
-        continue;
-      }
-      if (bc.pairing == Pairing::kBaseOnly) {
-        r.not_evaluated.push_back({bc.name, "not in the new file"});
-        continue;
-      }
-      const MetricComparison* m = nullptr;
-      for (const MetricComparison& x : bc.metrics) {
-        if (x.metric == gate.metric) m = &x;
-      }
-      auto side_reason = [&](const SideStats& s, const char* side,
-                             const std::string& problem) {
-        if (!problem.empty()) return absl::StrCat(side, ": ", problem);
-        return absl::StrCat(gate.metric,
-                            s.present ? " not counted in " : " absent from ",
-                            side);
-      };
-      if (m == nullptr) {
-        r.not_evaluated.push_back(
-            {bc.name,
-             !bc.next_problem.empty()
-                 ? absl::StrCat("new: ", bc.next_problem)
-                 : absl::StrCat(gate.metric, " absent from both files")});
-        continue;
-      }
-      if (!m->next.median) {
-        r.not_evaluated.push_back(
-            {bc.name, side_reason(m->next, "new", bc.next_problem)});
-        continue;
-      }
-      if (gate.relative && !m->base.median) {
-        r.not_evaluated.push_back(
-            {bc.name, side_reason(m->base, "base", bc.base_problem)});
-        continue;
-      }
-      const double value = gate.relative ? *m->change_pct : *m->next.median;
-      ++r.checked;
-      if (gate.Violated(value)) {
-        r.violations.push_back({bc.name, gate.metric, value});
-      }
-    }
-    results.push_back(std::move(r));
-  }
-  return results;
 }
 
 }  // namespace perfcounters::tools

@@ -64,6 +64,19 @@ struct SideStats {
   bool from_aggregate = false;
 };
 
+// What a change of one metric rests on (see Significant()).
+enum class Evidence {
+  kNone,       // no change (a median is missing)
+  kOneSample,  // a side has one counted sample: no test is possible
+  kExact,      // both sides' repetitions agree within kExactSpread
+  kUTest,      // the Mann-Whitney U test
+};
+
+// Relative range (max - min) / |median| up to which a side's repetitions
+// count as exact: an exact counter (instructions of a deterministic loop)
+// varies by far less, a time by far more.
+inline constexpr double kExactSpread = 1e-4;
+
 // One metric of one benchmark, both sides.
 struct MetricComparison {
   std::string metric;
@@ -75,7 +88,18 @@ struct MetricComparison {
   // When both sides have >= 2 counted samples.
   std::optional<double> p_value;
   PMethod p_method = PMethod::kNone;
+  Evidence evidence = Evidence::kNone;
 };
+
+// Whether the change of `m` is more than noise at level `alpha`: kUTest:
+// p < alpha; kExact: the two sides' ranges do not overlap; kOneSample: true
+// (nothing to test: the verdict rests on one sample each); kNone: false.
+bool Significant(const MetricComparison& m, double alpha);
+
+// The smallest two-sided p the U test can give with n1 and n2 distinct
+// values (2 / C(n1 + n2, n1)): 0.1 for 3 vs 3, 0.029 for 4 vs 4, 0.0079
+// for 5 vs 5. With fewer than 4 repetitions a side it is >= 0.05.
+double MinimumP(size_t n1, size_t n2);
 
 // Which files a benchmark was found in.
 enum class Pairing { kBoth, kBaseOnly, kNewOnly };
@@ -128,8 +152,14 @@ struct BenchmarkMetrics {
 // Every benchmark of `file` (file order) with its metrics.
 std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file);
 
-// Every metric name found in a comparison (for gate validation).
+// Every metric name found in a comparison (for gate validation):
+// real_time, cpu_time, then the metrics of the files in order of first
+// appearance.
 std::vector<std::string> MetricNames(const Comparison& comparison);
+
+// The metrics that have a median on both sides for at least one benchmark
+// (what a relative gate can check).
+std::vector<std::string> MeasuredMetrics(const Comparison& comparison);
 
 // ---- Gates.
 
@@ -139,12 +169,17 @@ std::vector<std::string> MetricNames(const Comparison& comparison);
 // (IPC<-2%: IPC dropped more than 2%); otherwise it is an absolute limit on
 // the new median (cpu_time>1.5ms, IPC<1.2), with a unit (ns, us, ms, s)
 // required for real_time/cpu_time. FILTER is a regular expression searched
-// in benchmark names (like --benchmark_filter), or `@geomean` for the
-// geometric-mean summary (relative gates only).
+// in benchmark names (like --benchmark_filter), `=NAME` for exactly the
+// benchmark NAME (no regular expression: templates, brackets, + and * as
+// written), or `@geomean` for the geometric-mean summary (relative gates
+// only). The comparison is the last < or > of the text, so FILTER may
+// contain < and > (BM_f<std::vector<int>>/8:IPC<-2%).
 struct Gate {
   std::string text;
   std::string filter_text;
   std::optional<NameFilter> filter;
+  // For FILTER `=NAME`: NAME.
+  std::optional<std::string> exact_name;
   bool geomean = false;
   std::string metric;
   enum class Op { kLess, kLessEqual, kGreater, kGreaterEqual } op = Op::kLess;
@@ -155,21 +190,30 @@ struct Gate {
 
   // True when `value` satisfies the failure condition.
   bool Violated(double value) const;
+  // Whether the gate applies to benchmark `name`.
+  bool Applies(absl::string_view name) const;
 };
 
 // Parses a gate. `known_metrics` are the metric names of the comparison:
-// the metric must be one of them (real_time, cpu_time and IPC are always
-// known); since counter names may contain ':' (cycles:u), FILTER ends at the
-// first ':' after which a known metric name follows.
+// the metric must be one of them; since counter names may contain ':'
+// (cycles:u), FILTER ends at the first ':' after which a known metric name
+// follows. An unknown metric is an error listing the known ones (and
+// naming IPC:u when IPC was asked for and only IPC:u exists).
 absl::StatusOr<Gate> ParseGate(absl::string_view text,
                                const std::vector<std::string>& known_metrics);
 
-// A benchmark (or the geomean) that violated a gate.
+// A benchmark (or the geomean) whose change or value met a gate's
+// condition.
 struct GateViolation {
   std::string benchmark;  // "@geomean" for the summary
   std::string metric;
   // The value compared with the threshold (a change in % or a median).
   double value = 0;
+  // What the change rests on (kNone for absolute and @geomean gates).
+  Evidence evidence = Evidence::kNone;
+  std::optional<double> p;
+  // Smallest p these sample sizes allow (kUTest only).
+  double min_p = 0;
 };
 
 // A benchmark a gate applies to but could not be checked on, and why.
@@ -178,28 +222,133 @@ struct GateSkip {
   std::string reason;
 };
 
+// How a gate ended; the exit status follows from these (ExitCode()).
+enum class GateStatus {
+  kPassed,     // checked >= 1 pair, nothing violated
+  kFailed,     // violated (exit 1)
+  kMissing,    // not evaluated somewhere and --fail-on-missing (exit 1)
+  kUnchecked,  // checked nothing (exit 2, unless allowed)
+  kNoMatch,    // its FILTER matches no benchmark (exit 2)
+};
+
 // What one gate found.
 struct GateResult {
   std::string gate;
+  std::string metric;
+  bool relative = false;
+  // Benchmarks the gate's filter matched (in either file).
+  size_t matched = 0;
+  // (benchmark, metric) pairs with a value to compare.
   size_t checked = 0;
   std::vector<GateViolation> violations;
+  // Changes beyond the threshold that were not significant (p >= alpha, or
+  // overlapping exact ranges): they do not fail the run.
+  std::vector<GateViolation> not_significant;
   std::vector<GateSkip> not_evaluated;
+  // Checked pairs whose verdict rests on one sample a side.
+  size_t one_sample = 0;
+  GateStatus status = GateStatus::kPassed;
+  // For kUnchecked/kNoMatch: why, with the metrics the data has; for an
+  // allowed unchecked gate, that it was allowed.
+  std::string message;
 };
 
-// Evaluates every gate on every benchmark it applies to.
+// How gates are evaluated.
+struct GateOptions {
+  // A relative gate with repetitions trips only when the change is
+  // Significant() at this level.
+  double alpha = 0.05;
+  // A gate not evaluated on some benchmark fails the run.
+  bool fail_on_missing = false;
+  // A gate that checked nothing passes (with a note) instead of exit 2.
+  bool allow_unchecked = false;
+};
+
+// Evaluates every gate on every benchmark it applies to and sets each
+// result's status.
 std::vector<GateResult> EvaluateGates(const Comparison& comparison,
-                                      const std::vector<Gate>& gates);
+                                      const std::vector<Gate>& gates,
+                                      const GateOptions& options = {});
+
+// The exit status the gate results mean: 2 when a gate checked nothing (not
+// allowed) or matched no benchmark, else 1 when one failed, else 0.
+int ExitCode(const std::vector<GateResult>& results);
+
+// The short name of a status: passed, FAILED, ...
+const char* StatusName(GateStatus status);
 
 // ---- Output.
 
 // Output formats of `perfcounters compare`.
 enum class Format { kTable, kMarkdown, kJson };
 
-// Renders the comparison and gate results. `color` adds ANSI colours (only
-// for kTable).
+// GitHub's limit on a comment's length.
+inline constexpr size_t kMarkdownLimit = 65536;
+
+// How Render() writes.
+struct RenderOptions {
+  Format format = Format::kTable;
+  // ANSI colours (kTable only).
+  bool color = false;
+  // Table and markdown: only rows whose change is Significant() and at
+  // least 1 % (or violates a gate).
+  bool only_changed = false;
+  // Table and markdown: at most this many benchmark rows (0: no limit);
+  // what is left out is counted.
+  size_t max_rows = 0;
+  // Markdown: at most this many characters (rows that do not fit are left
+  // out and counted).
+  size_t max_chars = kMarkdownLimit - 1536;
+  // Significance level (what "changed" means, shown in notes).
+  double alpha = 0.05;
+  // Input warnings (shown in the JSON and markdown).
+  std::vector<std::string> warnings;
+};
+
+// Renders the comparison and the gate results; the verdict it states is
+// ExitCode(gates).
+std::string Render(const Comparison& comparison,
+                   const std::vector<GateResult>& gates,
+                   const RenderOptions& options);
+// The same with default options.
 std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates, Format format,
                    bool color);
+
+// ---- Shared by `compare` and `report`.
+
+// Parses gate texts against the metrics of `comparison` (ParseGate).
+absl::StatusOr<std::vector<Gate>> ParseGates(
+    const std::vector<std::string>& texts, const Comparison& comparison);
+
+// Prints `file`'s warnings to stderr as "perfcounters COMMAND: warning:".
+void PrintWarnings(const char* command, const BenchmarkFile& file);
+
+// `file`'s warnings, each prefixed with its source.
+std::vector<std::string> WarningLines(const BenchmarkFile& file);
+
+// Prints to stderr why each gate that is neither passed nor failed is so.
+void PrintGateErrors(const char* command,
+                     const std::vector<GateResult>& results);
+
+// "+1.23%", "+inf%", or "n/a" without a change.
+std::string FormatChange(const std::optional<double>& change);
+
+// The p column: the U test's p ("0.008", "<0.001"), "exact" for exact
+// counters, "n=1" where a side has one sample, "" without a change.
+std::string FormatP(const MetricComparison& m);
+
+// A change that matters: Significant() and at least 1 % (0.1 % for exact
+// counters).
+bool Changed(const MetricComparison& m, double alpha);
+
+// +1 when the change is a regression, -1 an improvement, 0 when the
+// metric's better direction is unknown or there is no change.
+int ChangeDirection(const MetricComparison& m);
+
+// Whether a metric's values are times in nanoseconds: real_time, cpu_time,
+// task-clock and cpu-clock (any modifiers).
+bool IsTimeValued(absl::string_view metric);
 
 // Formats a value of `metric` for people: times with a unit (1.23 us),
 // counts with 4 significant digits and SI suffix (12.35M), IPC and ratios

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "gbench_json.h"
+#include "output_file.h"
 
 namespace perfcounters::tools {
 
@@ -20,8 +21,9 @@ const char kGateHelp[] =
   VALUE without  absolute limit on the new median (times need ns/us/ms/s)
   METRIC         real_time, cpu_time, IPC (instructions/cycles), or any
                  counter in the files (cycles, instructions:u, page-faults...)
-  FILTER         regular expression searched in benchmark names, or
-                 @geomean for the geometric-mean summary
+  FILTER         regular expression searched in benchmark names (RE2),
+                 =NAME for exactly the benchmark NAME, or @geomean for
+                 the geometric-mean summary
 Examples:
   --fail-on 'IPC<-2%'                 IPC dropped by more than 2%
   --fail-on 'instructions>+0.5%'      instructions grew by more than 0.5%
@@ -29,11 +31,69 @@ Examples:
   --fail-on 'cpu_time>1.5ms'          cpu_time above 1.5 ms
   --fail-on 'BM_sort.*:IPC<-2%'       only benchmarks matching BM_sort.*
   --fail-on '@geomean:cpu_time>+1%'   overall cpu_time up by more than 1%
+  --fail-on '=BM_f<std::vector<int>>/8:IPC<-2%'   exactly this benchmark
+  --fail-on 'IPC:u<-2%'               IPC of instructions:u / cycles:u
+Noise: with repetitions a relative gate trips only when the change is also
+significant: U test p < --alpha (0.05), or for exact counters (repetitions
+agreeing within 0.01 %) ranges that do not overlap. With 3 repetitions a
+side p cannot go below 0.1: use >= 4 (5 recommended). With one sample a
+side the verdict rests on that sample (the output says so).
+A gate that checks nothing, or whose FILTER matches no benchmark, is an
+error (exit 2; --allow-unchecked-gates accepts the former).
 Exit codes: 0 no gate violated, 1 a gate violated, 2 bad usage or input.
 Statistics: medians over repetitions (or the median/mean aggregate when a
 file has only aggregates); p is the two-sided Mann-Whitney U test, exact
 without ties when a side has <= 8 values, else the normal approximation
 with tie and continuity correction; shown when both sides have >= 2 values.)";
+
+void PrintWarnings(const char* command, const BenchmarkFile& file) {
+  for (const std::string& w : file.warnings) {
+    std::fprintf(stderr, "perfcounters %s: warning: %s: %s\n", command,
+                 EscapeControlBytes(file.source).c_str(), w.c_str());
+  }
+  if (file.warning_count > file.warnings.size()) {
+    std::fprintf(stderr, "perfcounters %s: warning: %s: %zu more warnings\n",
+                 command, EscapeControlBytes(file.source).c_str(),
+                 file.warning_count - file.warnings.size());
+  }
+}
+
+std::vector<std::string> WarningLines(const BenchmarkFile& file) {
+  std::vector<std::string> lines;
+  for (const std::string& w : file.warnings) {
+    lines.push_back(absl::StrCat(file.source, ": ", w));
+  }
+  if (file.warning_count > file.warnings.size()) {
+    lines.push_back(absl::StrCat(file.source, ": ",
+                                 file.warning_count - file.warnings.size(),
+                                 " more warnings"));
+  }
+  return lines;
+}
+
+absl::StatusOr<std::vector<Gate>> ParseGates(
+    const std::vector<std::string>& texts, const Comparison& comparison) {
+  const std::vector<std::string> metrics = MetricNames(comparison);
+  std::vector<Gate> gates;
+  for (const std::string& text : texts) {
+    absl::StatusOr<Gate> gate = ParseGate(text, metrics);
+    if (!gate.ok()) return gate.status();
+    gates.push_back(*std::move(gate));
+  }
+  return gates;
+}
+
+void PrintGateErrors(const char* command,
+                     const std::vector<GateResult>& results) {
+  for (const GateResult& r : results) {
+    if (r.status == GateStatus::kPassed || r.status == GateStatus::kFailed) {
+      continue;
+    }
+    std::fprintf(stderr, "perfcounters %s: gate %s: %s\n", command,
+                 EscapeControlBytes(r.gate).c_str(),
+                 EscapeControlBytes(r.message).c_str());
+  }
+}
 
 int RunCompare(const CompareArgs& args) {
   CompareOptions options;
@@ -46,13 +106,16 @@ int RunCompare(const CompareArgs& args) {
     }
     options.filter = *std::move(filter);
   }
-  Format format;
+  RenderOptions render;
+  render.alpha = args.alpha;
+  render.only_changed = args.only_changed;
+  render.max_rows = args.max_rows;
   if (args.format == "table") {
-    format = Format::kTable;
+    render.format = Format::kTable;
   } else if (args.format == "markdown" || args.format == "md") {
-    format = Format::kMarkdown;
+    render.format = Format::kMarkdown;
   } else if (args.format == "json") {
-    format = Format::kJson;
+    render.format = Format::kJson;
   } else {
     std::fprintf(stderr,
                  "perfcounters compare: --format '%s' is unknown; use table, "
@@ -60,11 +123,12 @@ int RunCompare(const CompareArgs& args) {
                  args.format.c_str());
     return kExitUsage;
   }
-  bool color = false;
+  const bool to_stdout = args.output.empty() || args.output == "-";
   if (args.color == "always") {
-    color = true;
+    render.color = true;
   } else if (args.color == "auto") {
-    color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    render.color = to_stdout && isatty(STDOUT_FILENO) &&
+                   std::getenv("NO_COLOR") == nullptr;
   } else if (args.color != "never") {
     std::fprintf(stderr,
                  "perfcounters compare: --color '%s' is unknown; use auto, "
@@ -74,47 +138,56 @@ int RunCompare(const CompareArgs& args) {
   }
 
   // The two files are parsed in parallel.
+  const auto max_bytes = static_cast<uint64_t>(args.max_input_mb * 1048576.0);
   absl::StatusOr<BenchmarkFile> base;
-  std::thread base_loader([&] { base = LoadBenchmarkJson(args.base); });
-  absl::StatusOr<BenchmarkFile> next = LoadBenchmarkJson(args.next);
+  std::thread base_loader(
+      [&] { base = LoadBenchmarkJson(args.base, max_bytes); });
+  absl::StatusOr<BenchmarkFile> next = LoadBenchmarkJson(args.next, max_bytes);
   base_loader.join();
   for (const auto* f : {&base, &next}) {
     if (!f->ok()) {
       std::fprintf(stderr, "perfcounters compare: %s\n",
-                   std::string(f->status().message()).c_str());
+                   EscapeControlBytes(f->status().message()).c_str());
       return kExitUsage;
+    }
+  }
+  for (const auto* f : {&base, &next}) {
+    PrintWarnings("compare", **f);
+    for (std::string& w : WarningLines(**f)) {
+      render.warnings.push_back(std::move(w));
     }
   }
 
   const Comparison comparison = Compare(*base, *next, options);
-  const std::vector<std::string> metrics = MetricNames(comparison);
-  std::vector<Gate> gates;
-  for (const std::string& text : args.gates) {
-    absl::StatusOr<Gate> gate = ParseGate(text, metrics);
-    if (!gate.ok()) {
-      std::fprintf(stderr, "perfcounters compare: %s\n",
-                   std::string(gate.status().message()).c_str());
-      return kExitUsage;
-    }
-    gates.push_back(*std::move(gate));
+  if (options.filter && comparison.benchmarks.empty()) {
+    std::fprintf(stderr,
+                 "perfcounters compare: --filter '%s' matches no benchmark in "
+                 "either file\n",
+                 EscapeControlBytes(args.filter).c_str());
+    return kExitUsage;
   }
-  const std::vector<GateResult> results = EvaluateGates(comparison, gates);
-  const std::string out = Render(comparison, results, format, color);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
-
-  bool violated = false;
-  for (const GateResult& r : results) {
-    if (!r.violations.empty()) violated = true;
-    if (args.fail_on_missing && !r.not_evaluated.empty()) {
-      std::fprintf(stderr,
-                   "perfcounters compare: gate %s could not be evaluated on "
-                   "%zu benchmark(s) (--fail-on-missing)\n",
-                   r.gate.c_str(), r.not_evaluated.size());
-      violated = true;
-    }
+  absl::StatusOr<std::vector<Gate>> gates = ParseGates(args.gates, comparison);
+  if (!gates.ok()) {
+    std::fprintf(stderr, "perfcounters compare: %s\n",
+                 EscapeControlBytes(gates.status().message()).c_str());
+    return kExitUsage;
   }
-  return violated ? kExitGateViolated : kExitOk;
+  GateOptions gate_options;
+  gate_options.alpha = args.alpha;
+  gate_options.fail_on_missing = args.fail_on_missing;
+  gate_options.allow_unchecked = args.allow_unchecked;
+  const std::vector<GateResult> results =
+      EvaluateGates(comparison, *gates, gate_options);
+  const std::string out = Render(comparison, results, render);
+  if (absl::Status written = WriteOutputFile(to_stdout ? "-" : args.output, out,
+                                             {args.base, args.next});
+      !written.ok()) {
+    std::fprintf(stderr, "perfcounters compare: %s\n",
+                 std::string(written.message()).c_str());
+    return kExitUsage;
+  }
+  PrintGateErrors("compare", results);
+  return ExitCode(results);
 }
 
 }  // namespace perfcounters::tools

@@ -1,17 +1,21 @@
 // compare_output.cc: the table, Markdown and JSON outputs of
-// `perfcounters compare`.
+// `perfcounters compare`. Every output states the verdict ExitCode() gives,
+// and benchmark names are printed with control bytes escaped.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "compare.h"
-#include "nlohmann/json.hpp"
+#include "compare_output_internal.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -21,6 +25,8 @@ constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kBoldRed = "\x1b[1;31m";
 constexpr const char* kReset = "\x1b[0m";
 
+}  // namespace
+
 std::string FormatChange(const std::optional<double>& change) {
   if (!change) return "n/a";
   if (std::isinf(*change)) return *change > 0 ? "+inf%" : "-inf%";
@@ -28,10 +34,48 @@ std::string FormatChange(const std::optional<double>& change) {
 }
 
 std::string FormatP(const MetricComparison& m) {
+  switch (m.evidence) {
+    case Evidence::kNone:
+      return "";
+    case Evidence::kOneSample:
+      return "n=1";
+    case Evidence::kExact:
+      return "exact";
+    case Evidence::kUTest:
+      break;
+  }
   if (!m.p_value) return "";
   if (*m.p_value < 0.001) return "<0.001";
   return absl::StrFormat("%.3f", *m.p_value);
 }
+
+bool Changed(const MetricComparison& m, double alpha) {
+  if (!m.change_pct || !Significant(m, alpha)) return false;
+  const double floor = m.evidence == Evidence::kExact ? 0.1 : 1.0;
+  return std::fabs(*m.change_pct) >= floor;
+}
+
+int ChangeDirection(const MetricComparison& m) {
+  const Better better = BetterDirection(m.metric);
+  if (better == Better::kUnknown || !m.change_pct || *m.change_pct == 0) {
+    return 0;
+  }
+  const bool up = *m.change_pct > 0;
+  return up == (better == Better::kLower) ? 1 : -1;
+}
+
+bool IsTimeValued(absl::string_view metric) {
+  if (metric == "real_time" || metric == "cpu_time") return true;
+  for (absl::string_view clock : {"task-clock", "cpu-clock"}) {
+    if (absl::StartsWith(metric, clock) &&
+        (metric.size() == clock.size() || metric[clock.size()] == ':')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
 
 std::string FormatSide(const MetricComparison& m, const SideStats& s) {
   if (!s.present) return "absent";
@@ -48,15 +92,37 @@ std::string Reps(const MetricComparison& m) {
   return absl::StrCat(m.base.samples.size(), " vs ", m.next.samples.size());
 }
 
-// (benchmark, metric) -> gates it violated.
-using ViolationIndex = absl::flat_hash_map<std::pair<std::string, std::string>,
-                                           std::vector<std::string>>;
+// (benchmark, metric) -> the gates it violated / met without significance.
+struct GateMarks {
+  std::vector<std::string> failed;
+  std::vector<std::string> held;  // "GATE (p=0.3, not significant)"
+};
+using MarkIndex =
+    absl::flat_hash_map<std::pair<std::string, std::string>, GateMarks>;
 
-ViolationIndex IndexViolations(const std::vector<GateResult>& gates) {
-  ViolationIndex index;
+std::string HeldNote(const GateViolation& v) {
+  if (v.evidence == Evidence::kExact) return "ranges overlap";
+  std::string note = absl::StrFormat("p=%.3f", v.p.value_or(1.0));
+  if (v.min_p > 0) {
+    absl::StrAppendFormat(&note,
+                          ", not significant; these repetitions "
+                          "allow p >= %.3f",
+                          v.min_p);
+  } else {
+    note += ", not significant";
+  }
+  return note;
+}
+
+MarkIndex IndexMarks(const std::vector<GateResult>& gates) {
+  MarkIndex index;
   for (const GateResult& g : gates) {
     for (const GateViolation& v : g.violations) {
-      index[{v.benchmark, v.metric}].push_back(g.gate);
+      index[{v.benchmark, v.metric}].failed.push_back(g.gate);
+    }
+    for (const GateViolation& v : g.not_significant) {
+      index[{v.benchmark, v.metric}].held.push_back(
+          absl::StrCat(g.gate, " (", HeldNote(v), ")"));
     }
   }
   return index;
@@ -72,26 +138,92 @@ std::string PairingNote(const BenchmarkComparison& bc) {
   if (!bc.next_problem.empty()) {
     absl::StrAppend(&note, note.empty() ? "" : "; ", "new ", bc.next_problem);
   }
-  return note;
+  return EscapeControlBytes(note);
 }
 
-size_t TotalViolations(const std::vector<GateResult>& gates) {
-  size_t n = 0;
-  for (const GateResult& g : gates) n += g.violations.size();
-  return n;
+}  // namespace
+
+namespace compare_internal {
+
+std::string VerdictText(const std::vector<GateResult>& gates) {
+  const int code = ExitCode(gates);
+  size_t failed = 0, errors = 0;
+  for (const GateResult& g : gates) {
+    if (g.status == GateStatus::kFailed || g.status == GateStatus::kMissing) {
+      ++failed;
+    }
+    if (g.status == GateStatus::kUnchecked ||
+        g.status == GateStatus::kNoMatch) {
+      ++errors;
+    }
+  }
+  if (code == 2) {
+    return absl::StrCat("ERROR (exit 2): ", errors, " of ", gates.size(),
+                        " gate(s) could not be applied");
+  }
+  if (code == 1) {
+    return absl::StrCat("FAILED (exit 1): ", failed, " of ", gates.size(),
+                        " gate(s) failed");
+  }
+  return absl::StrCat("passed (exit 0): all ", gates.size(), " gate(s) passed");
 }
+
+}  // namespace compare_internal
+
+namespace {
+
+using compare_internal::OneSampleCount;
+using compare_internal::VerdictText;
 
 std::string GateSummaryLine(const GateResult& g) {
   std::string line = absl::StrCat(
-      "gate ", g.gate, ": ", g.violations.empty() ? "passed" : "FAILED", " (",
+      "gate ", EscapeControlBytes(g.gate), ": ", StatusName(g.status), " (",
       g.checked, " checked, ", g.violations.size(), " violated");
+  if (!g.not_significant.empty()) {
+    absl::StrAppend(&line, ", ", g.not_significant.size(),
+                    " beyond the threshold but not significant");
+  }
+  if (g.one_sample > 0) {
+    absl::StrAppend(&line, ", ", g.one_sample, " resting on one sample each");
+  }
   if (!g.not_evaluated.empty()) {
     absl::StrAppend(&line, ", not evaluated on ", g.not_evaluated.size(),
-                    ", e.g. ", g.not_evaluated[0].benchmark, ": ",
-                    g.not_evaluated[0].reason);
+                    ", e.g. ", EscapeControlBytes(g.not_evaluated[0].benchmark),
+                    ": ", EscapeControlBytes(g.not_evaluated[0].reason));
   }
   absl::StrAppend(&line, ")");
+  if (!g.message.empty()) {
+    absl::StrAppend(&line, ": ", EscapeControlBytes(g.message));
+  }
   return line;
+}
+
+}  // namespace
+
+namespace compare_internal {
+
+size_t OneSampleCount(const Comparison& c) {
+  size_t n = 0;
+  for (const BenchmarkComparison& bc : c.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      n += m.evidence == Evidence::kOneSample;
+    }
+  }
+  return n;
+}
+
+}  // namespace compare_internal
+
+namespace {
+
+std::string OneSampleNote(const Comparison& c) {
+  const size_t n = OneSampleCount(c);
+  if (n == 0) return "";
+  return absl::StrCat(
+      n,
+      " comparison(s) have one sample on a side: their changes rest on "
+      "one sample each (no significance test; run the benchmarks with "
+      "--benchmark_repetitions=5)");
 }
 
 // ---- Table.
@@ -106,15 +238,16 @@ struct Row {
 
 const char* ChangeColor(const MetricComparison& m) {
   if (!m.change_pct || std::fabs(*m.change_pct) < 1.0) return nullptr;
-  const Better better = BetterDirection(m.metric);
-  if (better == Better::kUnknown) return nullptr;
-  const bool up = *m.change_pct > 0;
-  return (up == (better == Better::kHigher)) ? kGreen : kRed;
+  const int d = ChangeDirection(m);
+  if (d == 0) return nullptr;
+  return d > 0 ? kRed : kGreen;
 }
 
 std::string RenderTable(const Comparison& c,
-                        const std::vector<GateResult>& gates, bool color) {
-  const ViolationIndex violations = IndexViolations(gates);
+                        const std::vector<GateResult>& gates,
+                        const RenderOptions& options) {
+  const bool color = options.color;
+  const MarkIndex marks = IndexMarks(gates);
   std::vector<Row> rows;
   {
     Row header;
@@ -123,32 +256,46 @@ std::string RenderTable(const Comparison& c,
     for (int i = 0; i < 7; ++i) header.cells[i] = titles[i];
     rows.push_back(std::move(header));
   }
+  size_t shown = 0, left_out = 0;
   for (const BenchmarkComparison& bc : c.benchmarks) {
+    const std::string name = EscapeControlBytes(bc.name);
     const std::string note = PairingNote(bc);
     bool first = true;
-    if (!note.empty()) {
+    if (!note.empty() && !options.only_changed) {
       Row r;
-      r.cells[0] = bc.name;
+      r.cells[0] = name;
       r.note = absl::StrCat("(", note, ")");
       rows.push_back(std::move(r));
       first = false;
     }
     for (const MetricComparison& m : bc.metrics) {
+      auto it = marks.find({bc.name, m.metric});
+      const bool marked = it != marks.end() && !it->second.failed.empty();
+      if (options.only_changed && !marked && !Changed(m, options.alpha)) {
+        continue;
+      }
+      if (options.max_rows > 0 && shown >= options.max_rows) {
+        ++left_out;
+        continue;
+      }
+      ++shown;
       Row r;
-      r.cells[0] = first ? bc.name : "";
+      r.cells[0] = first ? name : "";
       first = false;
-      r.cells[1] = m.metric;
+      r.cells[1] = EscapeControlBytes(m.metric);
       r.cells[2] = FormatSide(m, m.base);
       r.cells[3] = FormatSide(m, m.next);
       r.cells[4] = FormatChange(m.change_pct);
       r.cells[5] = FormatP(m);
       r.cells[6] = Reps(m);
       r.change_color = ChangeColor(m);
-      if (auto it = violations.find({bc.name, m.metric});
-          it != violations.end()) {
-        r.failed = true;
-        for (const std::string& g : it->second) {
-          absl::StrAppend(&r.cells[6], "  FAIL ", g);
+      if (it != marks.end()) {
+        r.failed = !it->second.failed.empty();
+        for (const std::string& g : it->second.failed) {
+          absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
+        }
+        for (const std::string& g : it->second.held) {
+          absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
         }
       }
       rows.push_back(std::move(r));
@@ -186,52 +333,129 @@ std::string RenderTable(const Comparison& c,
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
   }
+  if (left_out > 0) {
+    absl::StrAppend(&out, "(", left_out,
+                    " more rows left out by --max-rows)\n");
+  }
   if (!c.geomean.empty()) {
     out += "\nGeometric mean of new/base over benchmarks:\n";
     for (const GeomeanSummary& g : c.geomean) {
       absl::StrAppendFormat(&out, "  %-20s %+8.2f%%  (%d benchmarks)\n",
-                            g.metric, g.change_pct, g.benchmarks);
+                            EscapeControlBytes(g.metric), g.change_pct,
+                            g.benchmarks);
     }
+  }
+  if (const std::string note = OneSampleNote(c); !note.empty()) {
+    absl::StrAppend(&out, "\nNote: ", note, ".\n");
   }
   if (!gates.empty()) out += "\n";
   for (const GateResult& g : gates) {
-    const char* col = g.violations.empty() ? kGreen : kBoldRed;
+    const char* col = g.status == GateStatus::kPassed ? kGreen : kBoldRed;
     if (color) out += col;
     out += GateSummaryLine(g);
     if (color) out += kReset;
     out += '\n';
+  }
+  if (!gates.empty()) {
+    absl::StrAppend(&out, "verdict: ", VerdictText(gates), "\n");
   }
   return out;
 }
 
 // ---- Markdown.
 
+// Table-cell text: pipes escaped (GitHub's tables split cells at unescaped
+// pipes, even inside code spans), newlines and control bytes escaped.
 std::string Md(absl::string_view s) {
-  return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
+  return absl::StrReplaceAll(EscapeControlBytes(s), {{"|", "\\|"}});
+}
+
+// `s` as a code span that stays one: a fence longer than any run of
+// backticks inside, spaces when it starts or ends with one.
+std::string Code(absl::string_view s) {
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  return absl::StrCat(fence, pad ? " " : "", Md(s), pad ? " " : "", fence);
+}
+
+class MarkdownWriter {
+ public:
+  MarkdownWriter(const RenderOptions& options) : options_(options) {}
+
+  std::string& out() { return out_; }
+
+  // Appends `text` if it fits the length budget (keeping room for the
+  // closing notes).
+  bool Fits(size_t extra) const {
+    return out_.size() + extra + kTailRoom <= options_.max_chars;
+  }
+  // Appends a benchmark row if the row and length budgets allow.
+  bool Row(const std::string& row) {
+    if ((options_.max_rows > 0 && rows_ >= options_.max_rows) ||
+        !Fits(row.size())) {
+      return false;
+    }
+    ++rows_;
+    out_ += row;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kTailRoom = 1200;
+  const RenderOptions& options_;
+  std::string out_;
+  size_t rows_ = 0;
+};
+
+std::string MetricRow(const BenchmarkComparison& bc, const MetricComparison& m,
+                      const std::string& last) {
+  return absl::StrCat("| ", Code(bc.name), " | ", Md(m.metric), " | ",
+                      Md(FormatSide(m, m.base)), " | ",
+                      Md(FormatSide(m, m.next)), " | ",
+                      FormatChange(m.change_pct), " | ", FormatP(m), " | ",
+                      Reps(m), last.empty() ? "" : " | ", last, " |\n");
 }
 
 std::string RenderMarkdown(const Comparison& c,
-                           const std::vector<GateResult>& gates) {
-  const ViolationIndex violations = IndexViolations(gates);
-  std::string out = "## perfcounters compare\n\n";
-  absl::StrAppend(&out, "Base: `", Md(c.base_source), "`, new: `",
-                  Md(c.next_source), "`\n\n");
+                           const std::vector<GateResult>& gates,
+                           const RenderOptions& options) {
+  const MarkIndex marks = IndexMarks(gates);
+  MarkdownWriter w(options);
+  std::string& out = w.out();
+  out = "## perfcounters compare\n\n";
+  absl::StrAppend(&out, "Base: ", Code(c.base_source),
+                  ", new: ", Code(c.next_source), "\n\n");
   if (!gates.empty()) {
-    const size_t n = TotalViolations(gates);
-    absl::StrAppend(&out, n == 0 ? "**All gates passed.**\n\n"
-                                 : absl::StrCat("**FAILED: ", n,
-                                                " gate violation(s).**\n\n"));
-    out += "| Gate | Result | Checked | Violated | Not evaluated |\n";
-    out += "|---|---|---:|---:|---:|\n";
+    absl::StrAppend(&out, "**Verdict: ", VerdictText(gates), ".**\n\n");
+    out +=
+        "| Gate | Result | Checked | Violated | Not significant | Not "
+        "evaluated |\n|---|---|---:|---:|---:|---:|\n";
     for (const GateResult& g : gates) {
-      absl::StrAppend(&out, "| `", Md(g.gate), "` | ",
-                      g.violations.empty() ? "passed" : "**FAILED**", " | ",
-                      g.checked, " | ", g.violations.size(), " | ",
-                      g.not_evaluated.size(), " |\n");
+      absl::StrAppend(&out, "| ", Code(g.gate), " | ",
+                      g.status == GateStatus::kPassed
+                          ? "passed"
+                          : absl::StrCat("**", StatusName(g.status), "**"),
+                      " | ", g.checked, " | ", g.violations.size(), " | ",
+                      g.not_significant.size(), " | ", g.not_evaluated.size(),
+                      " |\n");
+    }
+    for (const GateResult& g : gates) {
+      if (!g.message.empty()) {
+        absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", Md(g.message));
+      }
     }
     out += "\n";
   }
-  if (!c.geomean.empty()) {
+  if (const std::string note = OneSampleNote(c); !note.empty()) {
+    absl::StrAppend(&out, "\n> **Note:** ", note, ".\n");
+  }
+  out += "\n";
+  if (!c.geomean.empty() && w.Fits(100 + 40 * c.geomean.size())) {
     out += "| Geometric mean | Change | Benchmarks |\n|---|---:|---:|\n";
     for (const GeomeanSummary& g : c.geomean) {
       absl::StrAppendFormat(&out, "| %s | %+.2f%% | %d |\n", Md(g.metric),
@@ -239,122 +463,124 @@ std::string RenderMarkdown(const Comparison& c,
     }
     out += "\n";
   }
-  out += "| Benchmark | Metric | Base | New | Change | p | Reps | Gate |\n";
-  out += "|---|---|---:|---:|---:|---:|---:|---|\n";
+
+  // Rows by section: gate violations, regressions, improvements, other
+  // changes, unchanged; each sorted by the size of the change.
+  struct Item {
+    const BenchmarkComparison* bc;
+    const MetricComparison* m;
+    std::string gate_cell;
+  };
+  std::vector<Item> violated, regressions, improvements, other, unchanged;
+  std::vector<const BenchmarkComparison*> not_compared;
   for (const BenchmarkComparison& bc : c.benchmarks) {
-    const std::string note = PairingNote(bc);
-    if (!note.empty()) {
-      absl::StrAppend(&out, "| `", Md(bc.name), "` | *", Md(note),
-                      "* | | | | | | |\n");
-    }
+    if (!PairingNote(bc).empty()) not_compared.push_back(&bc);
     for (const MetricComparison& m : bc.metrics) {
-      std::string gate;
-      if (auto it = violations.find({bc.name, m.metric});
-          it != violations.end()) {
-        for (const std::string& g : it->second) {
-          absl::StrAppend(&gate, gate.empty() ? "" : " ", "**FAIL** `", Md(g),
-                          "`");
+      Item item{&bc, &m, ""};
+      if (auto it = marks.find({bc.name, m.metric}); it != marks.end()) {
+        for (const std::string& g : it->second.failed) {
+          absl::StrAppend(&item.gate_cell, item.gate_cell.empty() ? "" : " ",
+                          "**FAIL** ", Code(g));
+        }
+        for (const std::string& g : it->second.held) {
+          absl::StrAppend(&item.gate_cell, item.gate_cell.empty() ? "" : " ",
+                          "held: ", Md(g));
+        }
+        if (!it->second.failed.empty()) {
+          violated.push_back(std::move(item));
+          continue;
         }
       }
-      absl::StrAppend(&out, "| `", Md(bc.name), "` | ", Md(m.metric), " | ",
-                      Md(FormatSide(m, m.base)), " | ",
-                      Md(FormatSide(m, m.next)), " | ",
-                      FormatChange(m.change_pct), " | ", FormatP(m), " | ",
-                      Reps(m), " | ", gate, " |\n");
+      if (!m.change_pct) continue;  // shown under "not compared" if at all
+      if (!Changed(m, options.alpha)) {
+        if (!options.only_changed) unchanged.push_back(std::move(item));
+        continue;
+      }
+      const int d = ChangeDirection(m);
+      (d > 0   ? regressions
+       : d < 0 ? improvements
+               : other)
+          .push_back(std::move(item));
     }
+  }
+  auto by_size = [](const Item& a, const Item& b) {
+    return std::fabs(a.m->change_pct.value_or(0)) >
+           std::fabs(b.m->change_pct.value_or(0));
+  };
+  struct Section {
+    const char* title;
+    std::vector<Item>* items;
+    size_t left_out = 0;
+  };
+  Section sections[] = {{"Gate violations", &violated},
+                        {"Regressions", &regressions},
+                        {"Improvements", &improvements},
+                        {"Other changes (no better direction known)", &other},
+                        {"No significant change", &unchanged}};
+  for (Section& s : sections) {
+    std::stable_sort(s.items->begin(), s.items->end(), by_size);
+    if (s.items->empty()) continue;
+    const std::string heading =
+        absl::StrCat("### ", s.title, " (", s.items->size(), ")\n\n",
+                     "| Benchmark | Metric | Base | New | Change | p | Reps",
+                     s.items == &violated
+                         ? " | Gate |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+                         : " |\n|---|---|---:|---:|---:|---:|---:|\n");
+    size_t i = 0;
+    if (w.Fits(heading.size() + 200)) {
+      out += heading;
+      for (; i < s.items->size(); ++i) {
+        const Item& item = (*s.items)[i];
+        if (!w.Row(MetricRow(*item.bc, *item.m, item.gate_cell))) break;
+      }
+      out += "\n";
+    }
+    s.left_out = s.items->size() - i;
+  }
+  if (!not_compared.empty() && !options.only_changed) {
+    const std::string heading =
+        absl::StrCat("### Not compared (", not_compared.size(), ")\n\n");
+    size_t i = 0;
+    if (w.Fits(heading.size() + 200)) {
+      out += heading;
+      for (; i < not_compared.size(); ++i) {
+        if (!w.Row(absl::StrCat("- ", Code(not_compared[i]->name), ": ",
+                                Md(PairingNote(*not_compared[i])), "\n"))) {
+          break;
+        }
+      }
+      out += "\n";
+    }
+    if (i < not_compared.size()) {
+      absl::StrAppend(&out, "(", not_compared.size() - i,
+                      " more not compared benchmarks left out)\n\n");
+    }
+  }
+  std::vector<std::string> left;
+  for (const Section& s : sections) {
+    if (s.left_out > 0) {
+      left.push_back(absl::StrCat(s.left_out, " of ", s.items->size(), " ",
+                                  absl::AsciiStrToLower(s.title)));
+    }
+  }
+  if (!left.empty()) {
+    absl::StrAppend(&out, "**Left out:** ", absl::StrJoin(left, ", "), " (",
+                    options.max_rows > 0
+                        ? absl::StrCat("--max-rows ", options.max_rows, ", ")
+                        : "",
+                    "the comment stays within ", options.max_chars,
+                    " characters; `--format json` has every row).\n\n");
+  }
+  if (options.only_changed) {
+    out +=
+        "Only changed rows are shown (--only-changed): significant and at "
+        "least 1 % (0.1 % for exact counters), or violating a gate.\n\n";
+  }
+  if (!options.warnings.empty()) {
+    absl::StrAppend(&out, "Input warnings: ", options.warnings.size(),
+                    " (see stderr or `--format json`)\n");
   }
   return out;
-}
-
-// ---- JSON.
-
-nlohmann::ordered_json SideJson(const SideStats& s) {
-  nlohmann::ordered_json j;
-  j["present"] = s.present;
-  j["counted"] = s.median.has_value();
-  j["median"] = s.median ? nlohmann::ordered_json(*s.median) : nullptr;
-  j["samples"] = s.samples;
-  j["not_counted"] = s.not_counted;
-  j["from_aggregate"] = s.from_aggregate;
-  return j;
-}
-
-const char* PairingName(Pairing p) {
-  switch (p) {
-    case Pairing::kBoth:
-      return "both";
-    case Pairing::kBaseOnly:
-      return "base_only";
-    case Pairing::kNewOnly:
-      return "new_only";
-  }
-  return "?";
-}
-
-std::string RenderJson(const Comparison& c,
-                       const std::vector<GateResult>& gates) {
-  using json = nlohmann::ordered_json;
-  json root;
-  root["base"] = c.base_source;
-  root["new"] = c.next_source;
-  root["exit_code"] = TotalViolations(gates) == 0 ? 0 : 1;
-  json& jg = root["gates"] = json::array();
-  for (const GateResult& g : gates) {
-    json x;
-    x["gate"] = g.gate;
-    x["passed"] = g.violations.empty();
-    x["checked"] = g.checked;
-    json& v = x["violations"] = json::array();
-    for (const GateViolation& viol : g.violations) {
-      v.push_back({{"benchmark", viol.benchmark},
-                   {"metric", viol.metric},
-                   {"value", std::isfinite(viol.value)
-                                 ? json(viol.value)
-                                 : json(FormatChange(viol.value))}});
-    }
-    json& ne = x["not_evaluated"] = json::array();
-    for (const GateSkip& s : g.not_evaluated) {
-      ne.push_back({{"benchmark", s.benchmark}, {"reason", s.reason}});
-    }
-    jg.push_back(std::move(x));
-  }
-  json& geo = root["geomean"] = json::array();
-  for (const GeomeanSummary& g : c.geomean) {
-    geo.push_back({{"metric", g.metric},
-                   {"benchmarks", g.benchmarks},
-                   {"change_pct", g.change_pct}});
-  }
-  json& benchmarks = root["benchmarks"] = json::array();
-  for (const BenchmarkComparison& bc : c.benchmarks) {
-    json b;
-    b["name"] = bc.name;
-    b["in"] = PairingName(bc.pairing);
-    if (!bc.base_problem.empty()) b["base_problem"] = bc.base_problem;
-    if (!bc.next_problem.empty()) b["new_problem"] = bc.next_problem;
-    json& metrics = b["metrics"] = json::array();
-    for (const MetricComparison& m : bc.metrics) {
-      json x;
-      x["metric"] = m.metric;
-      x["base"] = SideJson(m.base);
-      x["new"] = SideJson(m.next);
-      if (m.change_pct && std::isfinite(*m.change_pct)) {
-        x["change_pct"] = *m.change_pct;
-      } else {
-        x["change_pct"] = nullptr;
-        if (m.change_pct) x["change"] = FormatChange(m.change_pct);
-      }
-      x["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
-      x["p_method"] = m.p_method == PMethod::kExact    ? "exact"
-                      : m.p_method == PMethod::kNormal ? "normal"
-                                                       : "none";
-      metrics.push_back(std::move(x));
-    }
-    benchmarks.push_back(std::move(b));
-  }
-  // Gate texts come from the command line and need not be UTF-8: replace
-  // invalid bytes (U+FFFD) instead of throwing.
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-         "\n";
 }
 
 // Four significant digits with trailing zeros kept (1.000, 12.50, 995.0),
@@ -371,7 +597,7 @@ std::string FourDigits(double v) {
 }  // namespace
 
 std::string FormatValue(absl::string_view metric, double value) {
-  if (metric == "real_time" || metric == "cpu_time") {
+  if (IsTimeValued(metric)) {
     const double a = std::fabs(value);
     if (a < 1e3) return absl::StrCat(FourDigits(value), " ns");
     if (a < 1e6) return absl::StrCat(FourDigits(value / 1e3), " us");
@@ -390,17 +616,26 @@ std::string FormatValue(absl::string_view metric, double value) {
 }
 
 std::string Render(const Comparison& comparison,
-                   const std::vector<GateResult>& gates, Format format,
-                   bool color) {
-  switch (format) {
+                   const std::vector<GateResult>& gates,
+                   const RenderOptions& options) {
+  switch (options.format) {
     case Format::kTable:
-      return RenderTable(comparison, gates, color);
+      return RenderTable(comparison, gates, options);
     case Format::kMarkdown:
-      return RenderMarkdown(comparison, gates);
+      return RenderMarkdown(comparison, gates, options);
     case Format::kJson:
-      return RenderJson(comparison, gates);
+      return compare_internal::RenderJson(comparison, gates, options);
   }
   return "";
+}
+
+std::string Render(const Comparison& comparison,
+                   const std::vector<GateResult>& gates, Format format,
+                   bool color) {
+  RenderOptions options;
+  options.format = format;
+  options.color = color;
+  return Render(comparison, gates, options);
 }
 
 }  // namespace perfcounters::tools

@@ -1,11 +1,14 @@
 // events_commands.cc: `perfcounters list` and `perfcounters encode`, over the
 // core library's grammar, generic event tables, sysfs PMUs and encoder.
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -25,28 +28,99 @@
 namespace perfcounters::tools {
 namespace {
 
-// One event `list` knows and tried.
+// One event `list` knows, and, when tried, whether it opened.
 struct Listed {
   std::string name;  // what to type (-e NAME)
   std::string kind;  // "hardware", "software", "hw-cache", PMU name, ...
   std::string unit;
   double scale = 1.0;
+  // Other names and a description: searched by PATTERN, not printed.
+  std::vector<std::string> search;
+  bool tried = false;
   bool available = false;
-  std::string reason;  // why not, when !available
+  std::string reason;  // why not, when tried and !available
 };
 
-bool Matches(const std::string& name, const std::string& pattern) {
-  if (pattern.empty()) return true;
-  if (pattern.find_first_of("*?[") != std::string::npos) {
-    return fnmatch(pattern.c_str(), name.c_str(), FNM_CASEFOLD) == 0;
+Listed MakeListed(std::string name, std::string kind,
+                  std::vector<std::string> search, std::string unit = "",
+                  double scale = 1.0) {
+  Listed e;
+  e.name = std::move(name);
+  e.kind = std::move(kind);
+  e.search = std::move(search);
+  e.unit = std::move(unit);
+  e.scale = scale;
+  return e;
+}
+
+// What perf's documentation says each generic event counts (searched by
+// `list PATTERN`).
+std::string_view Description(std::string_view kernel_name) {
+  static constexpr std::pair<std::string_view, std::string_view> kText[] = {
+      {"PERF_COUNT_HW_CPU_CYCLES", "CPU clock cycles"},
+      {"PERF_COUNT_HW_INSTRUCTIONS", "retired instructions"},
+      {"PERF_COUNT_HW_CACHE_REFERENCES", "last-level cache accesses"},
+      {"PERF_COUNT_HW_CACHE_MISSES", "last-level cache misses"},
+      {"PERF_COUNT_HW_BRANCH_INSTRUCTIONS", "retired branch instructions"},
+      {"PERF_COUNT_HW_BRANCH_MISSES", "mispredicted branch instructions"},
+      {"PERF_COUNT_HW_BUS_CYCLES", "bus cycles"},
+      {"PERF_COUNT_HW_STALLED_CYCLES_FRONTEND",
+       "cycles stalled in the front end (instruction fetch and decode)"},
+      {"PERF_COUNT_HW_STALLED_CYCLES_BACKEND",
+       "cycles stalled in the back end (execution, memory)"},
+      {"PERF_COUNT_HW_REF_CPU_CYCLES",
+       "reference cycles, not scaled by frequency changes"},
+      {"PERF_COUNT_SW_CPU_CLOCK", "CPU clock time (ns), a per-CPU timer"},
+      {"PERF_COUNT_SW_TASK_CLOCK", "time (ns) the task ran on a CPU"},
+      {"PERF_COUNT_SW_PAGE_FAULTS", "page faults"},
+      {"PERF_COUNT_SW_CONTEXT_SWITCHES", "context switches of the task"},
+      {"PERF_COUNT_SW_CPU_MIGRATIONS", "moves of the task to another CPU"},
+      {"PERF_COUNT_SW_PAGE_FAULTS_MIN", "minor page faults (no disk I/O)"},
+      {"PERF_COUNT_SW_PAGE_FAULTS_MAJ", "major page faults (disk I/O)"},
+      {"PERF_COUNT_SW_ALIGNMENT_FAULTS", "unaligned memory access faults"},
+      {"PERF_COUNT_SW_EMULATION_FAULTS", "instructions emulated by the kernel"},
+      {"PERF_COUNT_SW_DUMMY", "counts nothing (a placeholder)"},
+      {"PERF_COUNT_SW_BPF_OUTPUT", "output of BPF programs"},
+      {"PERF_COUNT_SW_CGROUP_SWITCHES", "context switches to another cgroup"},
+  };
+  for (const auto& [name, text] : kText) {
+    if (name == kernel_name) return text;
   }
-  return absl::StrContains(absl::AsciiStrToLower(name),
-                           absl::AsciiStrToLower(pattern));
+  return "";
+}
+
+// An error when PATTERN is not a well-formed glob (a '[' never closed).
+absl::Status CheckPattern(const std::string& pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '[') continue;
+    size_t j = i + 1;
+    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
+    if (j < pattern.size() && pattern[j] == ']') ++j;
+    j = pattern.find(']', j);
+    if (j == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid pattern '", pattern, "': the '[' at offset ", i,
+          " is never closed; a glob set is written [abc] or [a-z], and a "
+          "pattern without * ? [ matches as a substring"));
+    }
+    i = j;
+  }
+  return absl::OkStatus();
+}
+
+// PATTERN against the name, the other names and the description.
+bool Matches(const Listed& e, const std::string& pattern) {
+  if (pattern.empty() || MatchesListPattern(e.name, pattern)) return true;
+  for (const std::string& s : e.search) {
+    if (MatchesListPattern(s, pattern)) return true;
+  }
+  return false;
 }
 
 // Parses (against `options`' catalog) and opens `name` for the calling
 // thread, then closes it.
 void Try(Listed& e, const ParseOptions& options) {
+  e.tried = true;
   absl::StatusOr<EventSpec> spec = ParseEvent(e.name, options);
   if (!spec.ok()) {
     e.reason = std::string(spec.status().message());
@@ -62,7 +136,21 @@ void Try(Listed& e, const ParseOptions& options) {
 
 }  // namespace
 
+// Case-insensitive substring, or glob with * ? [ ] (an empty pattern matches).
+bool MatchesListPattern(const std::string& text, const std::string& pattern) {
+  if (pattern.find_first_of("*?[") != std::string::npos) {
+    return fnmatch(pattern.c_str(), text.c_str(), FNM_CASEFOLD) == 0;
+  }
+  return absl::StrContains(absl::AsciiStrToLower(text),
+                           absl::AsciiStrToLower(pattern));
+}
+
 int RunList(const ListArgs& args) {
+  if (absl::Status s = CheckPattern(args.pattern); !s.ok()) {
+    std::fprintf(stderr, "perfcounters list: %s\n",
+                 std::string(s.message()).c_str());
+    return kExitUsage;
+  }
   if (!ChooseVendorTable(args.table, "list")) return kExitUsage;
   if (args.vendor) return PrintVendorEvents(args, /*section=*/false);
   // Every listed name is parsed: read sysfs and tracefs once for all of them.
@@ -70,20 +158,22 @@ int RunList(const ListArgs& args) {
   options.catalog = EventCatalog::Create();
   const EventCatalog& catalog = *options.catalog;
   std::vector<Listed> events;
-  auto add = [&](std::string name, std::string kind, std::string unit = "",
-                 double scale = 1.0) {
-    if (!Matches(name, args.pattern)) return;
-    events.push_back(Listed{std::move(name), std::move(kind), std::move(unit),
-                            scale, false, ""});
+  auto add = [&](Listed e) {
+    if (Matches(e, args.pattern)) events.push_back(std::move(e));
   };
-  for (const GenericEvent& g : HardwareEvents()) {
-    add(std::string(g.symbol), "hardware");
+  for (auto [table, kind] : {std::pair{HardwareEvents(), "hardware"},
+                             std::pair{SoftwareEvents(), "software"}}) {
+    for (const GenericEvent& g : table) {
+      add(MakeListed(std::string(g.symbol), kind,
+                     {g.ListName(), std::string(g.kernel_name),
+                      std::string(Description(g.kernel_name)),
+                      absl::StrCat(kind, " event")}));
+    }
   }
-  for (const GenericEvent& g : SoftwareEvents()) {
-    add(std::string(g.symbol), "software");
-  }
+  add(MakeListed("duration_time", "tool",
+                 {"wall-clock time of the command (ns)", "tool event"}));
   for (const HwCacheEvent& c : AllHwCacheEvents()) {
-    add(c.CanonicalName(), "hw-cache");
+    add(MakeListed(c.CanonicalName(), "hw-cache", {"hardware cache event"}));
   }
   if (absl::StatusOr<std::vector<std::string>> pmus = catalog.ListPmus();
       pmus.ok()) {
@@ -91,17 +181,23 @@ int RunList(const ListArgs& args) {
       absl::StatusOr<std::shared_ptr<const Pmu>> pmu = catalog.LoadPmu(name);
       if (!pmu.ok()) continue;
       for (const PmuAlias& a : (*pmu)->aliases) {
-        add(absl::StrCat(name, "/", a.name, "/"), name, a.unit, a.scale);
+        add(MakeListed(absl::StrCat(name, "/", a.name, "/"), name,
+                       {a.terms_text}, a.unit, a.scale));
       }
     }
   }
-  if (args.tracepoints) {
+  std::vector<size_t> tracepoints;
+  if (args.tracepoints || args.check_tracepoints) {
+    // Listed from tracefs's directories: no event is opened (closing a
+    // tracepoint event waits for the kernel to unregister its probe, 44 ms
+    // each on a 6.18 kernel, serialized), unless --check asks for it.
     if (auto cats = catalog.ListTracepointCategories(); cats.ok()) {
       for (const std::string& cat : *cats) {
         auto tps = catalog.ListTracepoints(cat);
         if (!tps.ok()) continue;
         for (const std::string& tp : *tps) {
-          add(absl::StrCat(cat, ":", tp), "tracepoint");
+          add(MakeListed(absl::StrCat(cat, ":", tp), "tracepoint",
+                         {"tracepoint event"}));
         }
       }
     } else {
@@ -109,12 +205,30 @@ int RunList(const ListArgs& args) {
                    std::string(cats.status().message()).c_str());
     }
   }
-  // Each event is opened and closed. Closing a tracepoint event waits for
-  // the kernel to unregister its probe (44 ms measured on a 6.18 kernel,
-  // serialized under the kernel's event_mutex: threads do not help), so
-  // `list --tracepoints` of all 2,362 tracepoints takes about 80 s; a
-  // PATTERN ('sched:*') keeps it short.
-  for (Listed& e : events) Try(e, options);
+  size_t to_check = 0;
+  for (const Listed& e : events) {
+    to_check += e.kind == "tracepoint" ? args.check_tracepoints : 0;
+  }
+  size_t checked = 0;
+  const bool progress = to_check > 0 && isatty(STDERR_FILENO);
+  for (Listed& e : events) {
+    if (e.kind == "tracepoint") {
+      if (!args.check_tracepoints) continue;
+      ++checked;
+      if (progress || checked == 1) {
+        std::fprintf(stderr,
+                     "perfcounters list: opening tracepoint %zu of %zu%s",
+                     checked, to_check, progress ? "\r" : "...\n");
+      }
+    }
+    if (e.kind == "tool") {
+      e.tried = true;
+      e.available = true;  // stat measures it; nothing to open
+      continue;
+    }
+    Try(e, options);
+  }
+  if (progress) std::fprintf(stderr, "\n");
 
   if (args.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -124,8 +238,12 @@ int RunList(const ListArgs& args) {
       j["kind"] = e.kind;
       if (!e.unit.empty()) j["unit"] = e.unit;
       if (e.scale != 1.0) j["scale"] = e.scale;
-      j["available"] = e.available;
-      if (!e.available) j["reason"] = e.reason;
+      if (e.tried) {
+        j["available"] = e.available;
+        if (!e.available) j["reason"] = e.reason;
+      } else {
+        j["checked"] = false;
+      }
       out.push_back(std::move(j));
     }
     std::printf("%s\n", out.dump(2).c_str());
@@ -133,18 +251,22 @@ int RunList(const ListArgs& args) {
   }
   size_t width = 0;
   for (const Listed& e : events) width = std::max(width, e.name.size());
+  std::string text;
   for (const Listed& e : events) {
-    std::string line = absl::StrFormat("%-*s  %-10s  ", width, e.name, e.kind);
-    if (e.available) {
-      line += "available";
+    absl::StrAppendFormat(&text, "%-*s  %-10s  ", width, e.name, e.kind);
+    if (!e.tried) {
+      text += "not checked (--check opens it)";
+    } else if (e.available) {
+      text += "available";
     } else {
-      absl::StrAppend(&line, "unavailable: ", e.reason);
+      absl::StrAppend(&text, "unavailable: ", e.reason);
     }
     if (!e.unit.empty() || e.scale != 1.0) {
-      absl::StrAppendFormat(&line, "  [scale %g %s]", e.scale, e.unit);
+      absl::StrAppendFormat(&text, "  [scale %g %s]", e.scale, e.unit);
     }
-    std::printf("%s\n", line.c_str());
+    text += '\n';
   }
+  std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   return PrintVendorEvents(args, /*section=*/true);
 }
@@ -152,10 +274,13 @@ int RunList(const ListArgs& args) {
 int RunEncode(const EncodeArgs& args) {
   if (!ChooseVendorTable(args.table, "encode")) return kExitUsage;
   std::string out;
+  ParseOptions options;
+  options.tool_events = true;
   for (const std::string& text : args.events) {
-    absl::StatusOr<std::vector<GroupSpec>> groups = ParseEventList(text);
+    absl::StatusOr<std::vector<GroupSpec>> groups =
+        ParseEventList(text, options);
     if (!groups.ok()) {
-      std::fprintf(stderr, "perfcounters encode: '%s': %s\n", text.c_str(),
+      std::fprintf(stderr, "perfcounters encode: %s\n",
                    std::string(groups.status().message()).c_str());
       return kExitUsage;
     }

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "gbench_json_internal.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
 
@@ -415,7 +416,14 @@ class Handler {
                                " is infinite; expected a finite number (or "
                                "NaN/null for not counted)"));
     } else {
-      return true;  // other strings/booleans are not counters (labels etc.)
+      // Not a number: said, not dropped silently (a counter written as a
+      // string, "cycles": "1234", is no counter).
+      Warn(absl::StrCat(EntryPath(), ".", key_, " is ", KindName(kind),
+                        kind == Kind::kString
+                            ? absl::StrCat(" (\"", Shorten(text), "\")")
+                            : std::string(),
+                        ", not a number: not used as a counter"));
+      return true;
     }
     entry_.counters.push_back(counter);
     return true;
@@ -443,11 +451,55 @@ class Handler {
     return it->second;
   }
 
+  void Warn(std::string message) {
+    ++out_.warning_count;
+    if (out_.warnings.size() < kMaxWarnings) {
+      out_.warnings.push_back(EscapeControlBytes(message));
+    }
+  }
+
+  static std::string Shorten(absl::string_view text) {
+    if (text.size() <= 40) return std::string(text);
+    return absl::StrCat(text.substr(0, 37), "...");
+  }
+
+  // Warnings about a complete entry: no times, or a repeated name.
+  void CheckEntry() {
+    const bool sample_entry = entry_.run_type == RunType::kIteration ||
+                              entry_.aggregate_name == "mean" ||
+                              entry_.aggregate_name == "median";
+    if (sample_entry && !entry_.error_occurred && !entry_.skipped &&
+        !raw_real_ && !raw_cpu_) {
+      Warn(absl::StrCat(EntryPath(),
+                        " has no real_time and no cpu_time: its times are "
+                        "absent"));
+    }
+    std::string key =
+        absl::StrCat(entry_.run_name, "\n",
+                     entry_.run_type == RunType::kIteration
+                         ? absl::StrCat("#", entry_.repetition_index)
+                         : entry_.aggregate_name);
+    auto [it, inserted] =
+        seen_.try_emplace(std::move(key), out_.entries.size());
+    if (!inserted) {
+      Warn(absl::StrCat(
+          EntryPath(), " repeats benchmarks[", it->second, "]: the same name, ",
+          entry_.run_type == RunType::kIteration
+              ? (entry_.repetition_index < 0
+                     ? std::string("iteration entry without repetition_index")
+                     : absl::StrCat("repetition_index ",
+                                    entry_.repetition_index))
+              : absl::StrCat("aggregate ", entry_.aggregate_name),
+          "; both are used as samples (two runs in one file?)"));
+    }
+  }
+
   bool FinishEntry() {
     if (entry_.name.empty()) {
       return Fail(absl::StrCat(EntryPath(), " has no \"name\""));
     }
     if (entry_.run_name.empty()) entry_.run_name = entry_.name;
+    CheckEntry();
     const double scale = *NanosecondsPer(time_unit_);
     auto convert = [&](const std::optional<double>& raw, const char* what,
                        std::optional<double>& dest) {
@@ -481,6 +533,8 @@ class Handler {
   std::string time_unit_ = "ns";
   absl::flat_hash_map<std::string, uint32_t> names_;
   std::vector<std::pair<std::string, Field>> recent_keys_;
+  // (run_name, repetition or aggregate) -> index of its first entry.
+  absl::flat_hash_map<std::string, size_t> seen_;
   std::string error_;
 };
 
@@ -567,9 +621,12 @@ bool Walk(simdjson::dom::element e, Handler& h) {
   return false;
 }
 
-// `text` must have simdjson::SIMDJSON_PADDING bytes after its end.
-absl::StatusOr<BenchmarkFile> ParseOwned(simdjson::padded_string& text,
-                                         absl::string_view source) {
+}  // namespace
+
+namespace gbench_json_internal {
+
+absl::StatusOr<BenchmarkFile> ParsePadded(simdjson::padded_string& text,
+                                          absl::string_view source) {
   const std::string_view view(text.data(), text.size());
   if (view.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -618,7 +675,7 @@ absl::StatusOr<BenchmarkFile> ParseOwned(simdjson::padded_string& text,
   return file;
 }
 
-}  // namespace
+}  // namespace gbench_json_internal
 
 std::optional<double> NanosecondsPer(absl::string_view unit) {
   if (unit == "ns") return 1.0;
@@ -631,59 +688,7 @@ std::optional<double> NanosecondsPer(absl::string_view unit) {
 absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(absl::string_view text,
                                                  absl::string_view source) {
   simdjson::padded_string copy(text.data(), text.size());
-  return ParseOwned(copy, source);
-}
-
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    const std::string message =
-        absl::StrCat(path, ": cannot open: ", std::strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(message);
-    if (err == EACCES) return absl::PermissionDeniedError(message);
-    return absl::InvalidArgumentError(message);
-  }
-  std::string data;
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    data.resize(static_cast<size_t>(st.st_size));
-    data.resize(std::fread(data.data(), 1, data.size(), f));
-  }
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
-    data.append(buffer, n);
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot read: ", std::strerror(err)));
-  }
-  return data;
-}
-
-absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  struct stat st;
-  if (f != nullptr && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
-    // The common case: read straight into simdjson's padded buffer.
-    simdjson::padded_string padded(static_cast<size_t>(st.st_size));
-    const size_t n = std::fread(padded.data(), 1, padded.size(), f);
-    const bool complete =
-        n == padded.size() && std::fgetc(f) == EOF && !std::ferror(f);
-    std::fclose(f);
-    if (complete) return ParseOwned(padded, path);
-  } else if (f != nullptr) {
-    std::fclose(f);
-  }
-  // Pipes, files that changed size, errors: the general reader.
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  simdjson::padded_string padded(text->data(), text->size());
-  return ParseOwned(padded, path);
+  return gbench_json_internal::ParsePadded(copy, source);
 }
 
 }  // namespace perfcounters::tools

@@ -73,6 +73,14 @@ struct RunEntry {
 
 // A whole gbench JSON file.
 struct BenchmarkFile {
+  // Things in the file that were accepted but may not be what the writer
+  // meant, each naming where: a counter that is not a number (a string or
+  // boolean, not used), an entry without real_time and cpu_time, a benchmark
+  // name (run_name) that repeats a repetition or aggregate already seen
+  // (both entries are used as samples). At most kMaxWarnings are kept;
+  // `warning_count` counts them all.
+  std::vector<std::string> warnings;
+  size_t warning_count = 0;
   // Where it was read from (for messages).
   std::string source;
   // "context" fields kept as text (e.g. "date", "host_name",
@@ -90,12 +98,29 @@ struct BenchmarkFile {
 absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(absl::string_view text,
                                                  absl::string_view source);
 
-// Reads and parses a file. Unreadable files are NotFound /
-// PermissionDenied / InvalidArgument naming the path.
-absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path);
+// Warnings kept per file (BenchmarkFile::warnings).
+inline constexpr size_t kMaxWarnings = 20;
 
-// Reads a whole file into memory.
-absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+// Inputs larger than this are refused by default (the largest gbench output
+// seen, 10,000 benchmarks x 3 repetitions with aggregates, is 36 MB).
+inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
+
+// Reads and parses a file: a regular file or a pipe (`<(...)`,
+// /dev/stdin), at most `max_bytes`. Unreadable files are NotFound /
+// PermissionDenied / InvalidArgument naming the path; a directory, a device
+// (/dev/zero, /dev/urandom) or a socket is InvalidArgument, and so is a
+// file or pipe with more than `max_bytes` (an endless pipe stops there).
+absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(
+    const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes);
+
+// Reads a whole regular file or pipe into memory, with the same checks.
+absl::StatusOr<std::string> ReadFileToString(
+    const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes);
+
+// `text` with control bytes (< 0x20, 0x7f) written as \n, \t, \xNN and
+// backslashes doubled, so that a benchmark name cannot move the cursor,
+// change colours or break a line of a table. Other bytes pass unchanged.
+std::string EscapeControlBytes(absl::string_view text);
 
 // Nanoseconds per `unit` ("ns", "us", "ms", "s"), or nullopt.
 std::optional<double> NanosecondsPer(absl::string_view unit);

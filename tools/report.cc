@@ -1,242 +1,123 @@
-// report.cc: the HTML/SVG report of `perfcounters report`.
+// report.cc: the HTML/SVG report of `perfcounters report` (see report.h).
 #include "report.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
-#include "compare.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "report_html.h"
 
 namespace perfcounters::tools {
 namespace {
 
-// Colour-blind-safe palette (Okabe-Ito), one colour per run.
-constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-                                    "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+using report_internal::Esc;
+using report_internal::kPalette;
 
-std::string Esc(absl::string_view s) {
-  return absl::StrReplaceAll(s, {{"&", "&amp;"},
-                                 {"<", "&lt;"},
-                                 {">", "&gt;"},
-                                 {"\"", "&quot;"},
-                                 {"'", "&#39;"}});
-}
-
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// A value of one benchmark/metric in one run.
-struct Cell {
-  enum class State { kAbsent, kNotCounted, kValue } state = State::kAbsent;
-  double value = 0;
-  size_t samples = 0;
+// One benchmark of one metric, with the size of the last run's change
+// against the first for sorting.
+struct MetricRow : report_internal::Row {
+  std::optional<double> sort_key;
 };
 
-// 1, 2, 5 x 10^k tick step for [0, max] in about `target` steps.
-double NiceStep(double max, int target) {
-  const double raw = max / target;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (raw <= m * magnitude) return m * magnitude;
+// The reason `metric` was not counted in a run, from the file's context
+// ("perfcounters.unavailable": "label: reason; label: reason"). Derived
+// metrics take the reason of their inputs.
+std::string NotCountedReason(const BenchmarkFile& file,
+                             const std::string& metric) {
+  std::string unavailable;
+  for (const auto& [k, v] : file.context) {
+    if (k == "perfcounters.unavailable") unavailable = v;
   }
-  return 10 * magnitude;
-}
-
-std::string Tick(double v) { return absl::StrFormat("%.6g", v); }
-
-// Unit and divisor of a metric's axis.
-std::pair<std::string, double> AxisUnit(const std::string& metric, double max) {
-  if (metric == "real_time" || metric == "cpu_time") {
-    if (max >= 1e9) return {"s", 1e9};
-    if (max >= 1e6) return {"ms", 1e6};
-    if (max >= 1e3) return {"us", 1e3};
-    return {"ns", 1};
+  std::vector<std::string> labels = {metric};
+  if (absl::StartsWithIgnoreCase(metric, "IPC")) {
+    const std::string suffix = metric.substr(3);
+    labels = {absl::StrCat("instructions", suffix),
+              absl::StrCat("cycles", suffix)};
   }
-  return {"", 1};
-}
-
-std::string Chart(const std::string& metric,
-                  const std::vector<std::string>& run_names,
-                  const std::vector<std::string>& benchmarks,
-                  const std::vector<std::vector<Cell>>& cells,  // [b][run]
-                  size_t left_out) {
-  const size_t runs = run_names.size();
-  double max = 0;
-  size_t longest = 0;
-  for (size_t b = 0; b < benchmarks.size(); ++b) {
-    longest = std::max(longest, benchmarks[b].size());
-    for (const Cell& c : cells[b]) {
-      if (c.state == Cell::State::kValue) max = std::max(max, c.value);
-    }
-  }
-  // Benchmarks of very different magnitude (max/min of their largest
-  // values > 20) would leave most bars invisible on one linear axis: each
-  // benchmark is then drawn relative to its largest run, labelled with the
-  // absolute values.
-  std::vector<double> bench_max(benchmarks.size(), 0);
-  double min_positive = 0;
-  for (size_t b = 0; b < benchmarks.size(); ++b) {
-    for (const Cell& c : cells[b]) {
-      if (c.state == Cell::State::kValue) {
-        bench_max[b] = std::max(bench_max[b], c.value);
+  std::vector<std::string> reasons;
+  for (absl::string_view entry : absl::StrSplit(unavailable, "; ")) {
+    for (const std::string& label : labels) {
+      if (absl::StartsWith(entry, absl::StrCat(label, ": "))) {
+        reasons.emplace_back(entry);
       }
     }
-    if (bench_max[b] > 0 &&
-        (min_positive == 0 || bench_max[b] < min_positive)) {
-      min_positive = bench_max[b];
-    }
   }
-  const bool relative = min_positive > 0 && max / min_positive > 20;
-  auto [unit, divisor] = AxisUnit(metric, max);
-  if (relative) {
-    unit = "% of the largest run of each benchmark";
-    divisor = 1;
+  if (reasons.empty()) {
+    return "no reason recorded in the file (its context has no "
+           "perfcounters.unavailable entry for it)";
   }
-  const double scaled_max = relative ? 100 : max / divisor;
-  const double step = scaled_max > 0 ? NiceStep(scaled_max, 5) : 1;
-  const double axis_max =
-      scaled_max > 0 ? std::ceil(scaled_max / step) * step : 1;
-
-  const int left = static_cast<int>(std::min<size_t>(longest, 48) * 7 + 16);
-  const int plot_w = 560;
-  const int bar_h = 14;
-  const int group_h = static_cast<int>(runs) * bar_h + 10;
-  const int top = 40;
-  const int plot_h = static_cast<int>(benchmarks.size()) * group_h;
-  const int width = left + plot_w + 90;
-  const int height = top + plot_h + 40;
-  auto x_of = [&](double scaled) { return left + scaled / axis_max * plot_w; };
-
-  std::string svg = absl::StrFormat(
-      "<svg class=\"chart\" data-metric=\"%s\" data-scale=\"%s\" width=\"%d\" "
-      "height=\"%d\" "
-      "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s per benchmark\">\n",
-      Esc(metric), relative ? "relative" : "linear", width, height, width,
-      height, Esc(metric));
-  // Legend.
-  int lx = left;
-  for (size_t r = 0; r < runs; ++r) {
-    absl::StrAppendFormat(
-        &svg,
-        "<g class=\"legend\"><rect x=\"%d\" y=\"10\" width=\"12\" "
-        "height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"20\">%s</text></g>\n",
-        lx, kPalette[r % 8], lx + 16, Esc(run_names[r]));
-    lx += 16 + static_cast<int>(run_names[r].size()) * 7 + 20;
-  }
-  // Grid and x axis.
-  for (double t = 0; t <= axis_max + step / 2; t += step) {
-    const double x = x_of(t);
-    absl::StrAppendFormat(
-        &svg,
-        "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
-        "text-anchor=\"middle\">%s</text>\n",
-        x, top - 4, x, top + plot_h, x, top + plot_h + 14, Tick(t));
-  }
-  absl::StrAppendFormat(&svg,
-                        "<text class=\"axis-label\" x=\"%d\" y=\"%d\" "
-                        "text-anchor=\"middle\">%s%s</text>\n",
-                        left + plot_w / 2, top + plot_h + 32, Esc(metric),
-                        unit.empty() ? "" : absl::StrCat(" (", unit, ")"));
-  absl::StrAppendFormat(&svg,
-                        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-                        "y2=\"%d\"/>\n",
-                        left, top - 4, left, top + plot_h);
-  // Bars, one series (<g>) per run.
-  for (size_t r = 0; r < runs; ++r) {
-    absl::StrAppendFormat(&svg,
-                          "<g class=\"series\" data-run=\"%s\" fill=\"%s\">\n",
-                          Esc(run_names[r]), kPalette[r % 8]);
-    for (size_t b = 0; b < benchmarks.size(); ++b) {
-      const Cell& c = cells[b][r];
-      const int y =
-          top + static_cast<int>(b) * group_h + 5 + static_cast<int>(r) * bar_h;
-      if (c.state != Cell::State::kValue) {
-        absl::StrAppendFormat(
-            &svg,
-            "<text class=\"missing\" data-benchmark=\"%s\" x=\"%d\" "
-            "y=\"%d\">%s</text>\n",
-            Esc(benchmarks[b]), left + 4, y + bar_h - 3,
-            c.state == Cell::State::kAbsent ? "absent" : "not counted");
-        continue;
-      }
-      const double w =
-          relative ? (bench_max[b] > 0 ? c.value / bench_max[b] : 0) * plot_w
-                   : x_of(c.value / divisor) - left;
-      absl::StrAppendFormat(
-          &svg,
-          "<rect class=\"bar\" data-run=\"%s\" data-benchmark=\"%s\" "
-          "data-metric=\"%s\" data-value=\"%.17g\" x=\"%d\" y=\"%d\" "
-          "width=\"%.1f\" height=\"%d\"><title>%s, %s: %s</title></rect>"
-          "<text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
-          Esc(run_names[r]), Esc(benchmarks[b]), Esc(metric), c.value, left, y,
-          std::max(w, 0.5), bar_h - 2, Esc(benchmarks[b]), Esc(run_names[r]),
-          Esc(FormatValue(metric, c.value)), left + std::max(w, 0.5) + 4,
-          y + bar_h - 3, Esc(FormatValue(metric, c.value)));
-    }
-    svg += "</g>\n";
-  }
-  // Benchmark names.
-  for (size_t b = 0; b < benchmarks.size(); ++b) {
-    std::string label = benchmarks[b];
-    if (label.size() > 48) label = label.substr(0, 45) + "...";
-    absl::StrAppendFormat(
-        &svg,
-        "<text class=\"name\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%s"
-        "<title>%s</title></text>\n",
-        left - 8, top + static_cast<int>(b) * group_h + group_h / 2 + 4,
-        Esc(label), Esc(benchmarks[b]));
-  }
-  svg += "</svg>\n";
-  if (left_out > 0) {
-    absl::StrAppend(&svg, "<p class=\"note\">", left_out,
-                    " more benchmarks are not drawn.</p>\n");
-  }
-  return svg;
+  return absl::StrJoin(reasons, "; ");
 }
-
-constexpr const char kCss[] = R"(
-body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;
-       margin: 24px 40px; color: #222; background: #fff; }
-h1 { font-size: 22px; margin: 0 0 8px; }
-h2 { font-size: 17px; margin: 28px 0 6px; border-bottom: 1px solid #ddd; }
-table.runs { border-collapse: collapse; margin: 8px 0 16px; }
-table.runs td, table.runs th { padding: 3px 10px; border: 1px solid #ddd;
-                               text-align: left; }
-.swatch { display: inline-block; width: 12px; height: 12px;
-          vertical-align: middle; margin-right: 6px; }
-nav a { margin-right: 12px; }
-svg.chart { display: block; font-size: 12px; }
-svg.chart text { fill: #222; }
-svg.chart .tick, svg.chart .value { fill: #555; font-size: 11px; }
-svg.chart .missing { fill: #999; font-style: italic; font-size: 11px; }
-svg.chart .axis-label { font-weight: 600; }
-svg.chart .grid { stroke: #e5e5e5; }
-svg.chart .axis { stroke: #888; }
-.note, .problem { color: #666; }
-)";
 
 }  // namespace
 
+std::vector<std::string> RunLabels(const std::vector<std::string>& paths) {
+  // Split each path into components, then take the fewest trailing
+  // components that make the labels of equal file names distinct.
+  std::vector<std::vector<std::string>> parts;
+  for (const std::string& p : paths) {
+    parts.push_back(absl::StrSplit(p, '/', absl::SkipEmpty()));
+    if (parts.back().empty()) parts.back().push_back(p);
+  }
+  std::vector<std::string> labels(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    size_t depth = 1;
+    for (; depth <= parts[i].size(); ++depth) {
+      auto tail = [&](size_t j) {
+        const auto& v = parts[j];
+        const size_t d = std::min(depth, v.size());
+        return absl::StrJoin(v.end() - d, v.end(), "/");
+      };
+      bool unique = true;
+      for (size_t j = 0; j < paths.size(); ++j) {
+        if (j != i && paths[j] != paths[i] && tail(j) == tail(i)) {
+          unique = false;
+        }
+      }
+      if (unique) {
+        labels[i] = tail(i);
+        break;
+      }
+    }
+    if (labels[i].empty()) labels[i] = paths[i];
+  }
+  // The same path twice: number the repeats.
+  for (size_t i = 0; i < paths.size(); ++i) {
+    size_t n = 1;
+    for (size_t j = 0; j < i; ++j) n += paths[j] == paths[i];
+    if (n > 1) absl::StrAppend(&labels[i], " #", n);
+  }
+  return labels;
+}
+
 std::string RenderReport(const std::vector<BenchmarkFile>& runs,
                          const ReportOptions& options) {
-  std::vector<std::string> run_names;
+  std::vector<std::string> paths;
+  for (const BenchmarkFile& f : runs) paths.push_back(f.source);
+  const std::vector<std::string> labels = RunLabels(paths);
   std::vector<std::vector<BenchmarkMetrics>> summaries;
-  for (const BenchmarkFile& f : runs) {
-    run_names.push_back(BaseName(f.source));
-    summaries.push_back(Summarize(f));
+  for (const BenchmarkFile& f : runs) summaries.push_back(Summarize(f));
+  // Each later run against the first.
+  std::vector<Comparison> comparisons(runs.size());
+  for (size_t r = 1; r < runs.size(); ++r) {
+    comparisons[r] = Compare(runs[0], runs[r]);
   }
-  // Benchmarks and metrics in order of first appearance over the runs.
-  std::vector<std::string> benchmarks, metrics;
-  absl::flat_hash_map<std::string, size_t> bench_index, metric_index;
+
+  // Metrics and benchmarks in order of first appearance.
+  std::vector<std::string> metrics;
+  absl::flat_hash_map<std::string, size_t> metric_index;
+  std::vector<std::string> benchmarks;
+  absl::flat_hash_map<std::string, size_t> bench_index;
   for (const auto& summary : summaries) {
     for (const BenchmarkMetrics& b : summary) {
       if (bench_index.try_emplace(b.name, benchmarks.size()).second) {
@@ -249,87 +130,117 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
       }
     }
   }
-  // cells[metric][benchmark][run]
-  std::vector<std::vector<std::vector<Cell>>> cells(
-      metrics.size(), std::vector<std::vector<Cell>>(
-                          benchmarks.size(), std::vector<Cell>(runs.size())));
+  // rows[metric][benchmark]
+  std::vector<std::vector<MetricRow>> rows(metrics.size());
+  for (auto& per_metric : rows) {
+    per_metric.resize(benchmarks.size());
+    for (size_t b = 0; b < benchmarks.size(); ++b) {
+      per_metric[b].benchmark = benchmarks[b];
+      per_metric[b].runs.assign(runs.size(), nullptr);
+      per_metric[b].changes.assign(runs.size(), nullptr);
+    }
+  }
   std::vector<std::string> problems;
-  for (size_t r = 0; r < summaries.size(); ++r) {
+  for (size_t r = 0; r < runs.size(); ++r) {
     for (const BenchmarkMetrics& b : summaries[r]) {
-      const size_t bi = bench_index[b.name];
       if (!b.problem.empty()) {
         problems.push_back(
-            absl::StrCat(b.name, " in ", run_names[r], ": ", b.problem));
+            absl::StrCat(b.name, " in ", labels[r], ": ", b.problem));
       }
+      const size_t bi = bench_index[b.name];
       for (const auto& [m, stats] : b.metrics) {
-        Cell& c = cells[metric_index[m]][bi][r];
-        c.samples = stats.samples.size();
-        if (stats.median) {
-          c.state = Cell::State::kValue;
-          c.value = *stats.median;
-        } else {
-          c.state = Cell::State::kNotCounted;
-        }
+        rows[metric_index[m]][bi].runs[r] = &stats;
+      }
+    }
+    if (r == 0) continue;
+    for (const BenchmarkComparison& bc : comparisons[r].benchmarks) {
+      const size_t bi = bench_index[bc.name];
+      for (const MetricComparison& m : bc.metrics) {
+        auto it = metric_index.find(m.metric);
+        if (it == metric_index.end()) continue;
+        rows[it->second][bi].changes[r] = &m;
       }
     }
   }
 
-  std::string html = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<title>",
-      Esc(options.title), "</title>\n<style>", kCss,
-      "</style>\n</head>\n<body>\n<h1>", Esc(options.title), "</h1>\n");
-  html +=
-      "<table class=\"runs\"><tr><th>Run</th><th>File</th><th>Date</th>"
-      "<th>Host</th><th>Benchmarks</th></tr>\n";
-  for (size_t r = 0; r < runs.size(); ++r) {
-    std::string date, host;
-    for (const auto& [k, v] : runs[r].context) {
-      if (k == "date") date = v;
-      if (k == "host_name") host = v;
-    }
-    absl::StrAppendFormat(
-        &html,
-        "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>%s"
-        "</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td></tr>\n",
-        kPalette[r % 8], Esc(run_names[r]), Esc(runs[r].source), Esc(date),
-        Esc(host), summaries[r].size());
+  report_internal::Page page(options.title, labels, options.alpha);
+  page.RunsTable(runs, summaries);
+  if (!options.gates.empty()) {
+    page.Gates(options.gates, labels.front(), labels.back());
   }
-  html +=
-      "</table>\n<p class=\"note\">Bars are medians over repetitions "
-      "(or the median aggregate); times per iteration, counters as "
-      "reported by the benchmark. Absent or not-counted values are "
-      "labelled, never drawn as 0.</p>\n<nav>";
-  for (const std::string& m : metrics) {
-    absl::StrAppend(&html, "<a href=\"#m-", Esc(m), "\">", Esc(m), "</a>");
-  }
-  html += "</nav>\n";
-  for (const std::string& p : problems) {
-    absl::StrAppend(&html, "<p class=\"problem\">", Esc(p), "</p>\n");
-  }
+
+  // Metrics counted nowhere: one line each, with the reason.
+  std::vector<std::string> shown_metrics;
+  std::vector<std::pair<std::string, std::string>> not_counted;
   for (size_t m = 0; m < metrics.size(); ++m) {
-    // Benchmarks that have this metric in at least one run.
-    std::vector<std::string> names;
-    std::vector<std::vector<Cell>> rows;
-    size_t with_metric = 0;
-    for (size_t b = 0; b < benchmarks.size(); ++b) {
-      const bool any = std::any_of(
-          cells[m][b].begin(), cells[m][b].end(),
-          [](const Cell& c) { return c.state != Cell::State::kAbsent; });
-      if (!any) continue;
-      ++with_metric;
-      if (names.size() >= options.max_benchmarks) continue;
-      names.push_back(benchmarks[b]);
-      rows.push_back(cells[m][b]);
+    bool counted = false;
+    std::vector<size_t> runs_without;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      bool in_run = false;
+      for (const MetricRow& row : rows[m]) {
+        if (row.runs[r] != nullptr && row.runs[r]->median) in_run = true;
+      }
+      counted = counted || in_run;
+      if (!in_run) runs_without.push_back(r);
     }
-    absl::StrAppend(
-        &html, "<section id=\"m-", Esc(metrics[m]), "\"><h2>", Esc(metrics[m]),
-        "</h2>\n",
-        Chart(metrics[m], run_names, names, rows, with_metric - names.size()),
-        "</section>\n");
+    if (counted) {
+      shown_metrics.push_back(metrics[m]);
+      continue;
+    }
+    std::vector<std::string> reasons;
+    for (size_t r : runs_without) {
+      reasons.push_back(
+          absl::StrCat(labels[r], ": ", NotCountedReason(runs[r], metrics[m])));
+    }
+    not_counted.emplace_back(metrics[m], absl::StrJoin(reasons, " | "));
   }
-  html += "</body>\n</html>\n";
-  return html;
+  page.Nav(shown_metrics, !not_counted.empty(), !problems.empty());
+  page.NotCounted(not_counted);
+
+  for (size_t m = 0; m < metrics.size(); ++m) {
+    if (std::find(shown_metrics.begin(), shown_metrics.end(), metrics[m]) ==
+        shown_metrics.end()) {
+      continue;
+    }
+    std::vector<MetricRow> present;
+    for (MetricRow& row : rows[m]) {
+      if (std::none_of(row.runs.begin(), row.runs.end(),
+                       [](const SideStats* s) { return s != nullptr; })) {
+        continue;
+      }
+      const MetricComparison* last = row.changes.back();
+      if (runs.size() > 1 && last != nullptr && last->change_pct &&
+          std::isfinite(*last->change_pct)) {
+        row.sort_key = std::fabs(*last->change_pct);
+      }
+      present.push_back(std::move(row));
+    }
+    // Largest change first; rows without a change keep file order at the end.
+    std::stable_sort(present.begin(), present.end(),
+                     [](const MetricRow& a, const MetricRow& b) {
+                       if (a.sort_key.has_value() != b.sort_key.has_value()) {
+                         return a.sort_key.has_value();
+                       }
+                       return a.sort_key.value_or(0) > b.sort_key.value_or(0);
+                     });
+    // Runs that counted this metric nowhere: their reason, once.
+    std::vector<std::string> notes;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      bool in_run = false;
+      for (const MetricRow& row : present) {
+        if (row.runs[r] != nullptr && row.runs[r]->median) in_run = true;
+      }
+      if (!in_run) {
+        notes.push_back(absl::StrCat("Not counted in ", labels[r], ": ",
+                                     NotCountedReason(runs[r], metrics[m])));
+      }
+    }
+    std::vector<report_internal::Row> out_rows(present.begin(), present.end());
+    page.Metric(metrics[m], out_rows, notes, options.first_rows,
+                options.page_rows);
+  }
+  page.Problems(problems);
+  return page.Finish();
 }
 
 }  // namespace perfcounters::tools

@@ -1,23 +1,42 @@
-// stat_command.cc: `perfcounters stat [-e LIST] [-r N] [-x SEP | --json]
-// [--] COMMAND...`: counts a command the way `perf stat` does.
+// stat_command.cc: `perfcounters stat [-e LIST] [-r N] [-x SEP | -j |
+// --json] [-o FILE] [--] COMMAND...`: counts a command the way `perf stat`
+// does. The output formats are in stat_output.cc.
 //
-// Per run: fork; the child waits on a pipe; the parent opens every event on
-// the child (disabled, enable_on_exec, inherit: children included) and lets
-// it exec. The counters start at exec and are read after the child exits.
+// Per run, as perf's evlist__prepare_workload: fork; the child closes the
+// "ready" pipe and blocks on the "go" pipe; the parent, once the child is
+// ready, opens every event on it (disabled, enable_on_exec, inherit:
+// children included), writes "go" and waits in waitpid. The counters start
+// at exec. The parent sleeps in waitpid from before the exec until the child
+// exits: nothing wakes it at the exec (an exec failure is reported through
+// a close-on-exec pipe read only after the child has exited), so counting
+// `true` pinned to one CPU sees no context switch of ours.
+//
 // Events are read one by one (inherit and PERF_FORMAT_GROUP reads do not
 // mix), each scaled by its own time_enabled/time_running. Events the user
-// put in braces (`-e '{cycles,instructions}'`) are opened as one kernel group,
-// as perf stat does: the leader is enabled at exec and the members count
-// exactly when it does, so they are scheduled together or not at all. A group
-// that can never be scheduled (more events than counters) reads as not
-// counted, and says so.
+// put in braces (`-e '{cycles,instructions}'`) are opened as one kernel
+// group, as perf stat does: the leader is enabled at exec and the members
+// count exactly when it does.
+//
+// An event the kernel refuses for lack of privilege (EACCES/EPERM: kernel
+// counting at perf_event_paranoid >= 2) is reopened for user space only, as
+// perf stat falls back, and stat says so.
+//
+// Signals: SIGINT, SIGTERM and SIGHUP to stat are forwarded to the child;
+// stat then waits for it, prints the counts so far (all completed runs and
+// the interrupted one), and runs no more. Ctrl-C (SIGINT to the process
+// group) thus prints partial counts like perf, and a signal to stat alone
+// never leaves the child running. The child also gets SIGKILL if stat dies
+// without a chance to forward (PR_SET_PDEATHSIG).
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -25,73 +44,164 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "commands.h"
-#include "nlohmann/json.hpp"
+#include "output_file.h"
+#include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "stat.h"
 
 namespace perfcounters::tools {
 namespace {
 
-// One event over all runs.
-struct Series {
-  EventSpec spec;
-  // Index of the user's `{}` group this event is in, or -1.
-  int group = -1;
-  // Index in the series of this event's group leader, when it is a member
-  // (not the first) of a `{}` group; else -1.
-  int leader = -1;
-  std::string unsupported;         // why it cannot be opened, if so
-  std::vector<double> values;      // counted runs, scaled
-  std::vector<double> coverages;   // running / enabled per counted run
-  std::vector<double> running_ns;  // time_running per counted run
-  int not_counted = 0;
+// The signal that asked stat to stop (0: none) and the child to forward it
+// to (0: none running). Set and read from the signal handler.
+volatile sig_atomic_t g_stop_signal = 0;
+volatile sig_atomic_t g_child = 0;
+
+void OnStopSignal(int sig) {
+  g_stop_signal = sig;
+  if (g_child > 0) kill(g_child, sig);
+}
+
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Installs OnStopSignal (no SA_RESTART: waitpid returns EINTR) for the
+// lifetime of the object; restores the old dispositions after.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < std::size(kStopSignals); ++i) {
+      sigaction(kStopSignals[i], &sa, &old_[i]);
+      // A signal the caller ignores (SIGINT for a background job) stays
+      // ignored, by stat and by the command.
+      if (old_[i].sa_handler == SIG_IGN) {
+        sigaction(kStopSignals[i], &old_[i], nullptr);
+      }
+    }
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < std::size(kStopSignals); ++i) {
+      sigaction(kStopSignals[i], &old_[i], nullptr);
+    }
+  }
+
+ private:
+  struct sigaction old_[std::size(kStopSignals)];
 };
 
 struct RunOutcome {
-  int exit_code = 0;
+  int exit_status = 0;
+  int term_signal = 0;
   double seconds = 0;
 };
 
-double Mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
+// Closes an fd when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  ~Fd() { Close(); }
+  void Close() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+};
 
-// Relative standard error of the mean in %, as perf prints "( +- x% )".
-double SpreadPct(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = Mean(v);
-  double ss = 0;
-  for (double x : v) ss += (x - m) * (x - m);
-  const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
-  return m == 0 ? 0 : sd / std::sqrt(static_cast<double>(v.size())) / m * 100;
-}
-
-// Runs the command once, counting `series`. Returns an error message when
-// the command cannot be executed.
-absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
-                                   std::vector<Series>& series) {
-  int go[2], exec_err[2];
-  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(exec_err, O_CLOEXEC) != 0) {
+absl::Status Pipe(Fd& read_end, Fd& write_end) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
+  read_end.fd = p[0];
+  write_end.fd = p[1];
+  return absl::OkStatus();
+}
+
+// Opens series[i] on `pid`, falling back to user space only as perf does.
+void OpenOne(std::vector<StatSeries>& series, size_t i,
+             std::vector<std::optional<Event>>& events, pid_t pid,
+             int& fallback_paranoid) {
+  StatSeries& s = series[i];
+  const int leader = s.leader;
+  const bool member = leader >= 0;
+  if (member && !events[leader]) {
+    s.unsupported = absl::StrCat("its group leader ", series[leader].spec.label,
+                                 " cannot be opened");
+    return;
+  }
+  Attr attr = s.spec.attr;
+  attr.disabled = !member;
+  attr.enable_on_exec = !member;
+  attr.inherit = true;
+  attr.read_format =
+      PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  if (s.user_only_fallback) {
+    attr.exclude_kernel = attr.exclude_hv = true;
+  }
+  const int group_fd = member ? events[leader]->fd() : -1;
+  absl::StatusOr<Event> e =
+      Event::Open(attr, s.spec.label, Target::Thread(pid), group_fd);
+  if (!e.ok() && absl::IsPermissionDenied(e.status()) && !attr.exclude_kernel &&
+      !attr.exclude_user) {
+    // perf's evsel__fallback: count user space only, label + "u".
+    attr.exclude_kernel = attr.exclude_hv = true;
+    absl::StatusOr<Event> user =
+        Event::Open(attr, s.spec.label, Target::Thread(pid), group_fd);
+    if (user.ok()) {
+      s.user_only_fallback = true;
+      const bool has_modifiers =
+          s.spec.label.find_first_of(":/") != std::string::npos;
+      s.spec.label += has_modifiers ? "u" : ":u";
+      if (fallback_paranoid == 0) {
+        fallback_paranoid = ProbeCapabilities().paranoid.value_or(-1);
+      }
+      e = std::move(user);
+    }
+  }
+  if (!e.ok()) {
+    s.unsupported = std::string(e.status().message());
+    return;
+  }
+  events[i] = *std::move(e);
+}
+
+// Runs the command once, counting `series`. An error when the command
+// cannot be executed.
+absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
+                                   std::vector<StatSeries>& series,
+                                   int& fallback_paranoid) {
+  Fd ready_r, ready_w, go_r, go_w, err_r, err_w;
+  for (auto [r, w] : {std::pair{&ready_r, &ready_w}, std::pair{&go_r, &go_w},
+                      std::pair{&err_r, &err_w}}) {
+    if (absl::Status s = Pipe(*r, *w); !s.ok()) return s;
+  }
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
-    close(go[1]);
-    close(exec_err[0]);
+    for (int sig : kStopSignals) {
+      struct sigaction now {};
+      sigaction(sig, nullptr, &now);
+      if (now.sa_handler == OnStopSignal) signal(sig, SIG_DFL);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    close(ready_r.fd);
+    close(go_w.fd);
+    close(err_r.fd);
+    close(ready_w.fd);  // ready
     char c;
-    if (read(go[0], &c, 1) < 0) _exit(127);
+    if (read(go_r.fd, &c, 1) != 1) _exit(127);  // stat gave up
+    // The "go" may have woken us on stat's CPU before stat got to waitpid:
+    // let it go to sleep there first, so it does not preempt the command
+    // once the counters run (a context switch perf's child can suffer).
+    sched_yield();
     std::vector<char*> argv;
     for (const std::string& a : command) {
       argv.push_back(const_cast<char*>(a.c_str()));
@@ -99,131 +209,65 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
     const int err = errno;
-    (void)!write(exec_err[1], &err, sizeof err);
+    (void)!write(err_w.fd, &err, sizeof err);
     _exit(127);
   }
-  close(go[0]);
-  close(exec_err[1]);
+  g_child = pid;
+  ready_w.Close();
+  go_r.Close();
+  err_w.Close();
+  char c;
+  while (read(ready_r.fd, &c, 1) < 0 && errno == EINTR) {
+  }
   std::vector<std::optional<Event>> events(series.size());
   for (size_t i = 0; i < series.size(); ++i) {
-    if (!series[i].unsupported.empty()) continue;
-    const int leader = series[i].leader;
-    const bool member = leader >= 0;
-    if (member && !events[leader]) {
-      series[i].unsupported = absl::StrCat(
-          "its group leader ", series[leader].spec.label, " cannot be opened");
-      continue;
+    if (series[i].unsupported.empty() && !series[i].duration_time) {
+      OpenOne(series, i, events, pid, fallback_paranoid);
     }
-    Attr attr = series[i].spec.attr;
-    attr.disabled = !member;
-    attr.enable_on_exec = !member;
-    attr.inherit = true;
-    attr.read_format =
-        PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-    absl::StatusOr<Event> e =
-        Event::Open(attr, series[i].spec.label, Target::Thread(pid),
-                    member ? events[leader]->fd() : -1);
-    if (!e.ok()) {
-      series[i].unsupported = std::string(e.status().message());
-      continue;
-    }
-    events[i] = *std::move(e);
   }
   const auto start = std::chrono::steady_clock::now();
-  close(go[1]);  // the child may exec now
-  int err = 0;
-  const bool exec_failed = read(exec_err[0], &err, sizeof err) == sizeof err;
-  close(exec_err[0]);
+  if (g_stop_signal == 0) {
+    (void)!write(go_w.fd, "g", 1);  // the child may exec now
+  }
+  go_w.Close();  // without "g": the child exits 127 unexecuted
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
   RunOutcome out;
   out.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  if (exec_failed) {
+  int err = 0;
+  if (read(err_r.fd, &err, sizeof err) == sizeof err) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot execute '", command[0], "': ", std::strerror(err)));
   }
-  out.exit_code =
-      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) {
+    out.term_signal = WTERMSIG(status);
+  } else {
+    out.exit_status = WEXITSTATUS(status);
+  }
   for (size_t i = 0; i < series.size(); ++i) {
+    StatSeries& s = series[i];
+    if (s.duration_time) {
+      s.values.push_back(out.seconds * 1e9);
+      s.coverages.push_back(1);
+      s.running_ns.push_back(out.seconds * 1e9);
+      continue;
+    }
     if (!events[i]) continue;
     absl::StatusOr<Count> c = events[i]->ReadCount();
-    if (!c.ok()) {
-      ++series[i].not_counted;
+    if (!c.ok() || !Scale(*c).counted()) {
+      ++s.not_counted;
       continue;
     }
-    const ScaledCount s = Scale(*c);
-    if (!s.counted()) {
-      ++series[i].not_counted;
-      continue;
-    }
-    series[i].values.push_back(s.value() * series[i].spec.scale);
-    series[i].coverages.push_back(s.coverage());
-    series[i].running_ns.push_back(static_cast<double>(s.running()));
+    const ScaledCount scaled = Scale(*c);
+    s.values.push_back(scaled.value() * s.spec.scale);
+    s.coverages.push_back(scaled.coverage());
+    s.running_ns.push_back(static_cast<double>(scaled.running()));
   }
   return out;
-}
-
-// The event named `base` (modifiers ignored) with a value, if any.
-const Series* Find(const std::vector<Series>& series, absl::string_view base) {
-  for (const Series& s : series) {
-    const std::string& l = s.spec.label;
-    if (!s.values.empty() &&
-        (l == base || absl::StartsWith(l, absl::StrCat(base, ":")))) {
-      return &s;
-    }
-  }
-  return nullptr;
-}
-
-// Derived metric shown next to `s`: IPC, miss rates, CPUs utilized.
-std::string Derived(const Series& s, const std::vector<Series>& all,
-                    double seconds, double* value, std::string* unit) {
-  auto ratio = [&](absl::string_view num, absl::string_view den, double factor,
-                   const char* u, const char* suffix) {
-    const Series* n = Find(all, num);
-    const Series* d = Find(all, den);
-    if (n != &s || d == nullptr || Mean(d->values) == 0) return std::string();
-    *value = Mean(n->values) / Mean(d->values) * factor;
-    *unit = u;
-    return absl::StrFormat("#  %6.2f%s", *value, suffix);
-  };
-  std::string r =
-      ratio("instructions", "cycles", 1, "insn per cycle", "  insn per cycle");
-  if (r.empty()) {
-    r = ratio("branch-misses", "branches", 100, "% of all branches",
-              "% of all branches");
-  }
-  if (r.empty()) {
-    r = ratio("cache-misses", "cache-references", 100, "% of all cache refs",
-              "% of all cache refs");
-  }
-  if (r.empty() &&
-      (s.spec.label == "task-clock" ||
-       absl::StartsWith(s.spec.label, "task-clock:")) &&
-      seconds > 0) {
-    *value = Mean(s.values) / 1e9 / seconds;
-    *unit = "CPUs utilized";
-    r = absl::StrFormat("#  %6.3f CPUs utilized", *value);
-  }
-  return r;
-}
-
-// Why `s` (never counted) was not counted, when it is known: a `{}` group
-// whose events were all opened but never ran could not be scheduled.
-std::string NotCountedWhy(const Series& s, const std::vector<Series>& all) {
-  if (s.group < 0) return "";
-  int size = 0;
-  for (const Series& o : all) {
-    if (o.group != s.group) continue;
-    if (!o.unsupported.empty() || !o.values.empty()) return "";
-    ++size;
-  }
-  return absl::StrCat("  (group of ", size,
-                      " never scheduled: more events than the PMU has "
-                      "counters for them?)");
 }
 
 }  // namespace
@@ -238,165 +282,88 @@ int RunStat(const StatArgs& args) {
                  args.repeat);
     return kExitUsage;
   }
-  absl::StatusOr<std::vector<GroupSpec>> groups = ParseEventList(args.events);
+  const int formats = (args.json ? 1 : 0) + (args.json_lines ? 1 : 0) +
+                      (args.separator.empty() ? 0 : 1);
+  if (formats > 1) {
+    std::fprintf(stderr,
+                 "perfcounters stat: -x, -j and --json exclude each other; "
+                 "choose one output format\n");
+    return kExitUsage;
+  }
+  ParseOptions options;
+  options.tool_events = true;
+  absl::StatusOr<std::vector<GroupSpec>> groups =
+      ParseEventList(args.events, options);
   if (!groups.ok()) {
-    std::fprintf(stderr, "perfcounters stat: -e '%s': %s\n",
-                 args.events.c_str(),
+    std::fprintf(stderr, "perfcounters stat: -e: %s\n",
                  std::string(groups.status().message()).c_str());
     return kExitUsage;
   }
-  std::vector<Series> series;
+  StatResult result;
+  result.command = args.command;
+  result.runs_asked = args.repeat;
   int user_groups = 0;
   for (const GroupSpec& g : *groups) {
     const int group = g.user_group ? user_groups++ : -1;
     // The first event of a `{}` group leads it; the others join its fd.
-    const int leader = static_cast<int>(series.size());
+    const int leader = static_cast<int>(result.series.size());
     for (const EventSpec& e : g.events) {
-      Series s;
+      StatSeries s;
       s.spec = e;
       s.group = group;
-      if (group >= 0 && static_cast<int>(series.size()) != leader) {
+      s.duration_time = e.pmu == "tool";
+      if (group >= 0 && static_cast<int>(result.series.size()) != leader) {
         s.leader = leader;
       }
-      series.push_back(std::move(s));
+      result.series.push_back(std::move(s));
     }
   }
-  std::vector<double> seconds;
-  int exit_code = 0;
-  for (int r = 0; r < args.repeat; ++r) {
-    absl::StatusOr<RunOutcome> out = RunOnce(args.command, series);
-    if (!out.ok()) {
+  {
+    g_stop_signal = 0;
+    const StopSignals handlers;
+    for (int r = 0; r < args.repeat && g_stop_signal == 0; ++r) {
+      absl::StatusOr<RunOutcome> out =
+          RunOnce(args.command, result.series, result.fallback_paranoid);
+      if (!out.ok()) {
+        std::fprintf(stderr, "perfcounters stat: %s\n",
+                     std::string(out.status().message()).c_str());
+        return kExitUsage;
+      }
+      result.seconds.push_back(out->seconds);
+      result.exit_status = out->exit_status;
+      result.term_signal = out->term_signal;
+      ++result.runs_done;
+    }
+    result.interrupted_by = g_stop_signal;
+  }
+  std::string out;
+  if (args.json) {
+    out = FormatStatJson(result);
+  } else if (args.json_lines) {
+    out = FormatStatJsonLines(result);
+  } else if (!args.separator.empty()) {
+    out = FormatStatCsv(result, args.separator);
+  } else {
+    out = FormatStatTable(result);
+  }
+  const std::string notes = StatNotes(result);
+  std::fwrite(notes.data(), 1, notes.size(), stderr);
+  if (!args.output.empty()) {
+    if (absl::Status s = WriteOutputFile(args.output, out); !s.ok()) {
       std::fprintf(stderr, "perfcounters stat: %s\n",
-                   std::string(out.status().message()).c_str());
+                   std::string(s.message()).c_str());
       return kExitUsage;
     }
-    seconds.push_back(out->seconds);
-    exit_code = out->exit_code;
+  } else {
+    // Like perf, the counts go to stderr (the command owns stdout); one
+    // JSON object goes to stdout, after the command has finished.
+    std::fflush(stdout);
+    std::fwrite(out.data(), 1, out.size(), args.json ? stdout : stderr);
   }
-  const double wall = Mean(seconds);
-  const std::string cmd = absl::StrJoin(args.command, " ");
-
-  if (args.json) {
-    nlohmann::ordered_json j;
-    j["command"] = args.command;
-    j["runs"] = args.repeat;
-    j["exit_code"] = exit_code;
-    j["seconds_elapsed"] = wall;
-    j["seconds_elapsed_spread_pct"] = SpreadPct(seconds);
-    nlohmann::ordered_json& ev = j["events"] = nlohmann::ordered_json::array();
-    for (const Series& s : series) {
-      nlohmann::ordered_json e;
-      e["event"] = s.spec.label;
-      if (s.group >= 0) e["group"] = s.group;
-      if (!s.unsupported.empty()) {
-        e["status"] = "not supported";
-        e["reason"] = s.unsupported;
-      } else if (s.values.empty()) {
-        e["status"] = "not counted";
-        if (const std::string why = NotCountedWhy(s, series); !why.empty()) {
-          e["reason"] = std::string(absl::StripPrefix(why, "  "));
-        }
-      } else {
-        e["status"] = "counted";
-        e["value"] = Mean(s.values);
-        e["spread_pct"] = SpreadPct(s.values);
-        e["running_pct"] = Mean(s.coverages) * 100;
-        if (!s.spec.unit.empty()) e["unit"] = s.spec.unit;
-        double v = 0;
-        std::string unit;
-        if (!Derived(s, series, wall, &v, &unit).empty()) {
-          e["metric_value"] = v;
-          e["metric_unit"] = unit;
-        }
-      }
-      if (s.not_counted > 0 && !s.values.empty()) {
-        e["runs_not_counted"] = s.not_counted;
-      }
-      ev.push_back(std::move(e));
-    }
-    std::fprintf(stderr, "%s\n", j.dump(2).c_str());
-    return exit_code;
+  if (result.interrupted_by != 0 && result.ExitCode() == 0) {
+    return 128 + result.interrupted_by;
   }
-  if (!args.separator.empty()) {
-    // perf's -x format: value,unit,event,run-time,running%,metric,metric-unit
-    const std::string& x = args.separator;
-    for (const Series& s : series) {
-      std::string value = !s.unsupported.empty() ? "<not supported>"
-                          : s.values.empty()
-                              ? "<not counted>"
-                              : absl::StrFormat("%.2f", Mean(s.values));
-      double v = 0;
-      std::string unit;
-      const bool derived =
-          !s.values.empty() && !Derived(s, series, wall, &v, &unit).empty();
-      std::fprintf(
-          stderr, "%s\n",
-          absl::StrCat(value, x, s.spec.unit, x, s.spec.label, x,
-                       s.values.empty()
-                           ? "0"
-                           : absl::StrFormat("%.0f", Mean(s.running_ns)),
-                       x,
-                       s.values.empty()
-                           ? "0.00"
-                           : absl::StrFormat("%.2f", Mean(s.coverages) * 100),
-                       x, derived ? absl::StrFormat("%.2f", v) : "", x,
-                       derived ? unit : "")
-              .c_str());
-    }
-    return exit_code;
-  }
-  std::string out = absl::StrCat(
-      "\n Performance counter stats for '", cmd, "'",
-      args.repeat > 1 ? absl::StrCat(" (", args.repeat, " runs)") : "",
-      ":\n\n");
-  for (const Series& s : series) {
-    if (!s.unsupported.empty()) {
-      absl::StrAppendFormat(&out, "%20s      %-24s  (%s)\n", "<not supported>",
-                            s.spec.label, s.unsupported);
-      continue;
-    }
-    if (s.values.empty()) {
-      absl::StrAppendFormat(&out, "%20s      %-24s%s\n", "<not counted>",
-                            s.spec.label, NotCountedWhy(s, series));
-      continue;
-    }
-    const double mean = Mean(s.values);
-    const bool msec = s.spec.label == "task-clock" ||
-                      absl::StartsWith(s.spec.label, "task-clock:") ||
-                      absl::StartsWith(s.spec.label, "cpu-clock");
-    std::string value = msec ? absl::StrFormat("%.2f msec", mean / 1e6)
-                             : absl::StrFormat("%.0f", mean);
-    if (!s.spec.unit.empty()) {
-      value = absl::StrFormat("%.2f %s", mean, s.spec.unit);
-    }
-    double v = 0;
-    std::string unit;
-    const std::string derived = Derived(s, series, wall, &v, &unit);
-    absl::StrAppendFormat(&out, "%20s      %-24s %-28s", value, s.spec.label,
-                          derived);
-    if (args.repeat > 1) {
-      absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(s.values));
-    }
-    const double running = Mean(s.coverages) * 100;
-    if (running < 99.995) absl::StrAppendFormat(&out, "  (%.2f%%)", running);
-    if (s.not_counted > 0) {
-      absl::StrAppend(&out, "  (not counted in ", s.not_counted, " of ",
-                      args.repeat, " runs)");
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-  }
-  absl::StrAppendFormat(&out, "\n %18.9f seconds time elapsed", wall);
-  if (args.repeat > 1) {
-    absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(seconds));
-  }
-  absl::StrAppend(&out, "\n\n");
-  if (exit_code != 0) {
-    absl::StrAppend(&out, " Command exited with status ", exit_code, "\n\n");
-  }
-  // Like perf, the counts go to stderr (the command owns stdout).
-  std::fwrite(out.data(), 1, out.size(), stderr);
-  return exit_code;
+  return result.ExitCode();
 }
 
 }  // namespace perfcounters::tools

@@ -1,7 +1,6 @@
 // vendor_list.cc: the vendor-event part of `perfcounters list` (libpfm4's
 // table for this CPU: events, descriptions, umasks), and the choice of
 // another model's table for `list` and `encode` (--table).
-#include <fnmatch.h>
 
 #include <cstdio>
 #include <string>
@@ -19,31 +18,22 @@
 namespace perfcounters::tools {
 namespace {
 
-// Case-insensitive substring, or glob with * ? [ ].
-bool VendorMatches(const std::string& text, const std::string& pattern) {
-  if (pattern.empty()) return true;
-  if (pattern.find_first_of("*?[") != std::string::npos) {
-    return fnmatch(pattern.c_str(), text.c_str(), FNM_CASEFOLD) == 0;
-  }
-  return absl::StrContains(absl::AsciiStrToLower(text),
-                           absl::AsciiStrToLower(pattern));
-}
-
 // The event with only the umasks the pattern selects: all of them when
 // the event's name or description matches, else those whose EVENT:UMASK,
 // event.umask or description matches. False when nothing matches.
 bool Select(const VendorEventInfo& e, const std::string& pattern,
             VendorEventInfo& out) {
   out = e;
-  if (VendorMatches(e.name, pattern) || VendorMatches(e.description, pattern)) {
+  if (MatchesListPattern(e.name, pattern) ||
+      MatchesListPattern(e.description, pattern)) {
     return true;
   }
   out.umasks.clear();
   for (const VendorUmask& u : e.umasks) {
     if (u.is_modifier) continue;
-    if (VendorMatches(absl::StrCat(e.name, ":", u.name), pattern) ||
-        VendorMatches(absl::StrCat(e.name, ".", u.name), pattern) ||
-        VendorMatches(u.description, pattern)) {
+    if (MatchesListPattern(absl::StrCat(e.name, ":", u.name), pattern) ||
+        MatchesListPattern(absl::StrCat(e.name, ".", u.name), pattern) ||
+        MatchesListPattern(u.description, pattern)) {
       out.umasks.push_back(u);
     }
   }

@@ -3,10 +3,11 @@
 //
 //   BM_RawReads/N              the floor: two read(2)s of one group of N
 //                              counters into a fixed buffer, nothing else
-//   BM_StartStop/syscall/N     CounterSet::Start() + Stop() of the same
-//                              group, read with read(2): the code Measure
-//                              runs at the start and the end of a batch
-//                              (two snapshots, the delta, its accumulation)
+//   BM_StartStop/syscall/N     perfcounters::Counters::Start() + Stop() of
+//                              the same group, read with read(2): the code
+//                              a region and Measure's batch run at their
+//                              start and end (two snapshots, the delta, its
+//                              accumulation)
 //   BM_StartStop/user/N        the same through user-space reads (rdpmc /
 //                              mrs); hardware events only, so on a machine
 //                              without a hardware PMU it is reported as
@@ -31,57 +32,51 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark_counters.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "perfcounters/plan.h"
 
 namespace {
 
+using perfcounters::Counters;
 using perfcounters::EventSpec;
-using perfcounters::bench::CounterSet;
-using perfcounters::bench::ReadMode;
+using perfcounters::ReadMode;
 
 constexpr int kSizes[] = {1, 2, 4, 8};
 
-// The first `n` events of `list` (comma-separated, our grammar).
-std::vector<EventSpec> FirstEvents(const char* list, int n) {
+// The first `n` events of `list` (comma-separated, our grammar) as one
+// `{}` group: a Counters opens it as one group, as the raw reads read it.
+std::string FirstEvents(const std::string& list, int n) {
+  std::vector<std::string> names = absl::StrSplit(list, ',');
+  names.resize(static_cast<size_t>(n));
+  return absl::StrCat("{", absl::StrJoin(names, ","), "}");
+}
+
+std::vector<EventSpec> Specs(const std::string& group) {
   perfcounters::ParseOptions options;
   options.default_user_only = true;
   absl::StatusOr<std::vector<perfcounters::GroupSpec>> groups =
-      perfcounters::ParseEventList(list, options);
-  std::vector<EventSpec> out;
-  if (!groups.ok()) return out;
-  for (const perfcounters::GroupSpec& g : *groups) {
-    for (const EventSpec& e : g.events) {
-      if (static_cast<int>(out.size()) < n) out.push_back(e);
-    }
-  }
-  return out;
+      perfcounters::ParseEventList(group, options);
+  if (!groups.ok() || groups->size() != 1) return {};
+  return groups->front().events;
 }
 
-std::vector<EventSpec> HardwareEvents(int n) {
-  return FirstEvents(
+// A group of n events that opens and counts here: hardware when possible.
+std::string EventsFor(int n, std::string* why_no_hardware) {
+  const std::string hw = FirstEvents(
       "cycles,instructions,instructions,instructions,instructions,"
       "instructions,instructions,instructions",
       n);
-}
-
-std::vector<EventSpec> SoftwareEvents(int n) {
+  absl::Status s = perfcounters::OpenAndVerify(Specs(hw));
+  if (s.ok()) return hw;
+  *why_no_hardware = std::string(s.message());
   return FirstEvents(
       "page-faults,context-switches,cpu-migrations,minor-faults,"
       "major-faults,alignment-faults,emulation-faults,cpu-clock",
       n);
-}
-
-// A group of n events that opens and counts here: hardware when possible.
-std::vector<EventSpec> EventsFor(int n, std::string* why_no_hardware) {
-  std::vector<EventSpec> hw = HardwareEvents(n);
-  absl::Status s = perfcounters::bench::OpenAndVerify(hw);
-  if (s.ok()) return hw;
-  *why_no_hardware = std::string(s.message());
-  return SoftwareEvents(n);
 }
 
 // This thread's CPU time: the ratios compare the work each path does and
@@ -119,7 +114,7 @@ void BM_RawReads(benchmark::State& state) {
   perfcounters::GroupOptions options;
   options.start_disabled = false;
   absl::StatusOr<perfcounters::Group> group =
-      perfcounters::Group::Open(EventsFor(n, &ignored), options);
+      perfcounters::Group::Open(Specs(EventsFor(n, &ignored)), options);
   if (!group.ok()) {
     state.SkipWithError(std::string(group.status().message()).c_str());
     return;
@@ -140,7 +135,7 @@ void StartStop(benchmark::State& state, ReadMode mode) {
   const int n = static_cast<int>(state.range(0));
   const std::string kind = ReadModeName(mode);
   std::string why_no_hardware;
-  std::vector<EventSpec> events = EventsFor(n, &why_no_hardware);
+  const std::string events = EventsFor(n, &why_no_hardware);
   if (mode == ReadMode::kUser && !why_no_hardware.empty()) {
     const std::string why =
         "unavailable: user-space reads need hardware "
@@ -150,22 +145,33 @@ void StartStop(benchmark::State& state, ReadMode mode) {
     state.SkipWithError(why.c_str());
     return;
   }
-  CounterSet set = CounterSet::Open({events}, mode);
-  if (!set.group_status(0).ok()) {
-    state.SkipWithError(std::string(set.group_status(0).message()).c_str());
+  perfcounters::CountersOptions options;
+  options.read_mode = mode;
+  options.calibrate = false;
+  absl::StatusOr<Counters> counters = Counters::Open(events, options);
+  if (!counters.ok() || counters->plan().groups.size() != 1 ||
+      !counters->set().group_status(0).ok()) {
+    const std::string why =
+        !counters.ok() ? std::string(counters.status().message())
+        : counters->plan().groups.size() != 1
+            ? events + " was not planned as one group"
+            : std::string(counters->set().group_status(0).message());
+    state.SkipWithError(why.c_str());
     return;
   }
+  const perfcounters::CounterSet& set = counters->set();
   if (mode == ReadMode::kUser && !set.user_space(0)) {
     const std::string why = "unavailable: " + set.user_space_reason(0);
     Unavailable()[n] = why;
     state.SkipWithError(why.c_str());
     return;
   }
-  state.SetLabel(events.front().label + (n > 1 ? ",..." : ""));
+  state.SetLabel(counters->plan().groups[0].events[0].key +
+                 (n > 1 ? ",..." : ""));
   const double t0 = NowNs();
   for (auto _ : state) {
-    set.Start();
-    set.Stop();
+    counters->Start();
+    counters->Stop();
   }
   const double ns = NowNs() - t0;
   if (set.failed(0)) {

@@ -94,7 +94,9 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
          {std::pair<absl::string_view, bool*>("perf_counters_strict",
                                               &flags.strict),
           std::pair<absl::string_view, bool*>("perf_counters_calibrate",
-                                              &flags.calibrate)}) {
+                                              &flags.calibrate),
+          std::pair<absl::string_view, bool*>("perf_counters_verbose",
+                                              &flags.verbose)}) {
       if (ours || !MatchFlag(arg, name, &value)) continue;
       if (value.has_value()) {
         absl::StatusOr<bool> b = ParseBool(name, *value);
@@ -133,13 +135,14 @@ std::string FlagsHelp() {
         Events to count in every benchmark that uses perfcounters::Measure:
         a comma-separated list in perf's grammar, e.g.
         cycles,instructions,task-clock,page-faults; {a,b} keeps events in
-        one group; ipc, branch-miss-rate, cache-miss-rate,
-        L1-dcache-load-miss-rate, LLC-load-miss-rate, dTLB-load-miss-rate
-        and iTLB-load-miss-rate bring in their inputs. A name without
+        one group; a derived metric's name (ipc, cpi, branch-miss-rate,
+        the other miss rates and stall ratios, topdown; with modifiers:
+        ipc:u; see docs/counters.md) brings in its inputs. A name without
         modifiers counts user space only; add :k, :uk, ... to change that.
         Values are per iteration, scaled for multiplexing; <name>.coverage
-        is shown when an event was multiplexed and <name>.not_counted=1
-        when it was not counted at all (the value is then absent, not 0).
+        is shown when an event was multiplexed, and <name>.not_counted=1
+        (JSON/CSV; the console warns instead) when it was not counted at
+        all (the value is then absent, not 0).
   --benchmark_perf_counters=LIST
         The same as --perf_counters (giving both is an error; a flag given
         twice: the last one wins).
@@ -154,8 +157,7 @@ std::string FlagsHelp() {
         which some event is not on a counter (multiplexed out) falls back
         to read(2). syscall: always read(2). user: as auto, but refuse to
         run when some group cannot be read from user space at all. The
-        path in use is printed at start and recorded in the JSON context
-        (perfcounters.read_path).
+        path in use is shown in the context (perfcounters.read_path).
   --perf_counters_calibrate[=true|false]
         Measure the counts of the measurement itself (empty start/stop
         pairs, the minimum over 33, per thread) and subtract them once per
@@ -163,6 +165,12 @@ std::string FlagsHelp() {
         JSON context (perfcounters.calibration.<name>). A batch that counts
         less than the measurement itself, or than 10x its spread, gets a
         warning naming the benchmark.
+  --perf_counters_verbose[=true|false]
+        Show on the console what the JSON/CSV output always has: every
+        perfcounters.* context line (calibration, per-group read paths,
+        unavailable events), the read path with its reasons, and the
+        table's <name>.not_counted columns and counters at full precision.
+        Without it the console keeps the events and the read path.
   PERFCOUNTERS_EVENTS=LIST (environment)
         Used when neither flag is given; a flag overrides it, and the main
         says so on stderr.

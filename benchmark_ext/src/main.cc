@@ -2,73 +2,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
-#include "measure_internal.h"
+#include "console.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters {
 namespace {
-
-// gbench's display reporter, followed after each benchmark's runs by the
-// warnings about batches too small for the measurement's own noise, named
-// after the benchmark (once per benchmark and counter).
-class NamingReporter : public benchmark::BenchmarkReporter {
- public:
-  explicit NamingReporter(benchmark::BenchmarkReporter* inner)
-      : inner_(inner) {}
-  bool ReportContext(const Context& context) override {
-    return inner_->ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    inner_->ReportRuns(runs);
-    WarnAboutPausedTimer(runs);
-    const std::vector<std::string> noise = bench_internal::TakeNoiseWarnings();
-    if (noise.empty() || runs.empty()) return;
-    const std::string name = runs.front().benchmark_name();
-    for (const std::string& w : noise) {
-      const std::string key = w.substr(0, w.find(" counted "));
-      if (!warned_.insert(name + "\n" + key).second) continue;
-      std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                   w.c_str());
-    }
-  }
-  void Finalize() override { inner_->Finalize(); }
-
- private:
-  // gbench's state.PauseTiming() does not stop the counters: the last
-  // batch's counted CPU time against gbench's timed CPU time of the last
-  // run (the same batch when the iterations agree).
-  void WarnAboutPausedTimer(const std::vector<Run>& runs) {
-    const std::optional<bench_internal::CountedTime> counted =
-        bench_internal::TakeCountedTime();
-    if (!counted.has_value() || runs.empty()) return;
-    const Run& run = runs.back();
-    if (run.run_type != Run::RT_Iteration ||
-        run.iterations != counted->iterations) {
-      return;
-    }
-    const std::string warning = bench_internal::PausedTimerWarning(
-        counted->seconds, run.cpu_accumulated_time);
-    const std::string name = run.benchmark_name();
-    if (warning.empty() || !warned_.insert(name + "\npaused").second) return;
-    std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                 warning.c_str());
-  }
-
-  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
-  absl::flat_hash_set<std::string> warned_;
-};
 
 // Prints the read path and records it and the calibration in the JSON
 // context. False (after an error message) when --perf_counters_read=user
@@ -84,8 +33,7 @@ bool DescribeSetup(const bench::Flags& flags) {
     return false;
   }
   if (setup.read_path.empty()) return true;
-  if (flags.read_mode == bench::ReadMode::kUser &&
-      !setup.syscall_reasons.empty()) {
+  if (flags.read_mode == ReadMode::kUser && !setup.syscall_reasons.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_read=user: these "
                  "groups cannot be read from user space: %s; use "
@@ -99,8 +47,7 @@ bool DescribeSetup(const bench::Flags& flags) {
   std::string note =
       absl::StrCat("perfcounters: read path: ", setup.read_path, " (",
                    absl::StrJoin(setup.group_paths, "; "), ")");
-  if (!setup.syscall_reasons.empty() &&
-      flags.read_mode != bench::ReadMode::kSyscall) {
+  if (!setup.syscall_reasons.empty() && flags.read_mode != ReadMode::kSyscall) {
     absl::StrAppend(&note, "; read(2) because ",
                     absl::StrJoin(setup.syscall_reasons, "; "));
   }
@@ -108,7 +55,8 @@ bool DescribeSetup(const bench::Flags& flags) {
                              ? "; calibrated (the measurement's own counts "
                                "are subtracted)"
                              : "; not calibrated");
-  std::fprintf(stderr, "%s\n", note.c_str());
+  // On the console only when asked: the JSON/CSV context has it all.
+  if (flags.verbose) std::fprintf(stderr, "%s\n", note.c_str());
   benchmark::AddCustomContext("perfcounters.calibrate",
                               flags.calibrate ? "true" : "false");
   for (const auto& [key, cost] : setup.calibration) {
@@ -149,7 +97,7 @@ int BenchmarkMain(int argc, char** argv) {
   MeasureOptions options;
   options.read_mode = flags->read_mode;
   options.calibrate = flags->calibrate;
-  absl::StatusOr<bench::Plan> plan = SetBenchmarkEvents(list, options);
+  absl::StatusOr<Plan> plan = SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s=%s: %s\n",
                  flags->events_source.c_str(), list.c_str(),
@@ -161,12 +109,8 @@ int BenchmarkMain(int argc, char** argv) {
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
-      benchmark::AddCustomContext(
-          "perfcounters.unavailable",
-          absl::StrJoin(plan->unavailable, "; ",
-                        [](std::string* out, const bench::Unavailable& u) {
-                          absl::StrAppend(out, u.key, ": ", u.reason);
-                        }));
+      benchmark::AddCustomContext("perfcounters.unavailable",
+                                  bench_internal::UnavailableContext(*plan));
     }
   }
   if (flags->strict && !plan->unavailable.empty()) {
@@ -178,7 +122,10 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
-  NamingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  bench_internal::DisplayReporter reporter(
+      std::unique_ptr<benchmark::BenchmarkReporter>(
+          benchmark::CreateDefaultDisplayReporter()),
+      flags->verbose);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (flags->strict && AnyCounterNotCounted()) {

@@ -30,43 +30,36 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "console.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_plan.h"
 #include "perfcounters/capabilities.h"
-#include "perfcounters/counts.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/group.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters {
 namespace bench_internal {
 
 // The configured events, immutable once published.
 struct Config {
-  bench::Plan plan;
+  Plan plan;
   // For each planned group, the index of its first event in the flat list.
   std::vector<size_t> first_event;
   // Flat list of keys, group by group.
   std::vector<std::string> keys;
-  // Derived metrics as (name, numerator index, denominator index).
-  struct Derived {
-    std::string name;
-    size_t numerator;
-    size_t denominator;
-  };
-  std::vector<Derived> derived;
   MeasureOptions options;
 };
 
-// One thread's groups and the current batch's accumulators.
+// One thread's groups (opened and calibrated by the core's Counters) and
+// the current batch.
 struct ThreadCounters {
   std::shared_ptr<const Config> config;
   // Not OK when no group was opened on this thread because the process
-  // would run short of file descriptors (CheckDescriptorBudget); `set` is
-  // then empty and every event is not counted.
+  // would run short of file descriptors (CheckDescriptorBudget); `counters`
+  // then holds no group and every event is not counted.
   absl::Status budget;
-  bench::CounterSet set;
-  // Per event: the bracket's own counts (empty when not calibrated).
-  std::vector<bench::BracketCost> calibration;
+  Counters counters;
 };
 
 namespace {
@@ -126,26 +119,16 @@ RunRecord& Run() {
   return *record;
 }
 
-std::shared_ptr<const Config> MakeConfig(bench::Plan plan,
+std::shared_ptr<const Config> MakeConfig(Plan plan,
                                          const MeasureOptions& options) {
   auto config = std::make_shared<Config>();
   config->plan = std::move(plan);
   config->options = options;
-  for (const bench::PlannedGroup& g : config->plan.groups) {
+  for (const PlannedGroup& g : config->plan.groups) {
     config->first_event.push_back(config->keys.size());
-    for (const bench::PlannedEvent& e : g.events) {
+    for (const PlannedEvent& e : g.events) {
       config->keys.push_back(e.key);
     }
-  }
-  auto index_of = [&](const std::string& key) {
-    for (size_t i = 0; i < config->keys.size(); ++i) {
-      if (config->keys[i] == key) return i;
-    }
-    return config->keys.size();
-  };
-  for (const bench::DerivedMetric& m : config->plan.derived) {
-    config->derived.push_back(
-        {m.name, index_of(m.numerator), index_of(m.denominator)});
   }
   return config;
 }
@@ -168,8 +151,7 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
       if (g_configured) return;
     }
     const char* env = std::getenv("PERFCOUNTERS_EVENTS");
-    absl::StatusOr<bench::Plan> plan =
-        SetBenchmarkEvents(env == nullptr ? "" : env);
+    absl::StatusOr<Plan> plan = SetBenchmarkEvents(env == nullptr ? "" : env);
     if (!plan.ok()) {
       env_error = new absl::Status(
           plan.status().code(), absl::StrCat("PERFCOUNTERS_EVENTS=", env, ": ",
@@ -205,44 +187,40 @@ long OpenDescriptors() {
 thread_local std::unique_ptr<ThreadCounters> t_counters;
 thread_local Measure* t_active = nullptr;
 
-// Empty intervals measured per thread to calibrate the bracket.
-constexpr int kCalibrationSamples = 33;
-
 // This thread's groups for `config`, opened on first use (and reopened
 // when the configuration changed), calibrated when the options say so.
 ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   if (t_counters != nullptr && t_counters->config == config) {
     return t_counters.get();
   }
-  t_counters = std::make_unique<ThreadCounters>();
-  ThreadCounters& c = *t_counters;
-  c.config = config;
-  c.budget = CheckDescriptorBudget(config->plan.event_count());
-  if (!c.budget.ok()) {
-    WarnOnce("budget/" + std::string(c.budget.message()),
+  CountersOptions options;
+  options.read_mode = config->options.read_mode;
+  options.calibrate = config->options.calibrate;
+  absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
+  if (!budget.ok()) {
+    WarnOnce("budget/" + std::string(budget.message()),
              absl::StrCat("nothing is counted on a benchmark thread (every "
                           "counter of its runs is reported not counted): ",
-                          c.budget.message()));
-    return &c;
+                          budget.message()));
+    // No group: Start/Stop do nothing and the batch is published as not
+    // counted.
+    t_counters = std::make_unique<ThreadCounters>(ThreadCounters{
+        config, std::move(budget), Counters::Open(Plan{}, options)});
+    return t_counters.get();
   }
-  std::vector<std::vector<EventSpec>> groups;
-  for (const bench::PlannedGroup& g : config->plan.groups) {
-    std::vector<EventSpec>& specs = groups.emplace_back();
-    for (const bench::PlannedEvent& e : g.events) specs.push_back(e.spec);
-  }
-  c.set = bench::CounterSet::Open(groups, config->options.read_mode);
-  for (size_t g = 0; g < c.set.group_count(); ++g) {
-    if (c.set.group_status(g).ok()) continue;
-    for (const bench::PlannedEvent& e : config->plan.groups[g].events) {
-      WarnOnce(e.key + "/thread-open",
-               absl::StrCat(e.key,
-                            " could not be opened on a benchmark thread, "
-                            "so it is not counted in that run: ",
-                            c.set.group_status(g).message()));
+  t_counters = std::make_unique<ThreadCounters>(ThreadCounters{
+      config, absl::OkStatus(), Counters::Open(config->plan, options)});
+  ThreadCounters& c = *t_counters;
+  const CounterSet& set = c.counters.set();
+  for (size_t g = 0; g < set.group_count(); ++g) {
+    if (set.group_status(g).ok()) continue;
+    std::vector<std::string> keys;
+    for (const PlannedEvent& e : config->plan.groups[g].events) {
+      keys.push_back(e.key);
     }
-  }
-  if (config->options.calibrate) {
-    c.calibration = c.set.Calibrate(kCalibrationSamples);
+    WarnNotCounted(keys, absl::StrCat("could not be opened on a benchmark "
+                                      "thread, so not counted in that run: ",
+                                      set.group_status(g).message()));
   }
   return &c;
 }
@@ -250,7 +228,6 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
 // Adds this thread's batch of `iterations` to the run record.
 void PublishBatch(const ThreadCounters& c,
                   benchmark::IterationCount iterations) {
-  const bench::CounterSet& set = c.set;
   RunRecord& run = Run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != c.config.get()) return;  // not reset for this config
@@ -262,6 +239,7 @@ void PublishBatch(const ThreadCounters& c,
     run.short_of_descriptors = true;
     return;
   }
+  const CounterSet& set = c.counters.set();
   uint64_t enabled = 0;
   bool timed = false;
   for (size_t g = 0; g < set.group_count(); ++g) {
@@ -271,40 +249,26 @@ void PublishBatch(const ThreadCounters& c,
   }
   run.counted_ns += enabled;
   run.time_known = run.time_known && timed;
-  for (size_t g = 0; g < set.group_count(); ++g) {
-    const size_t first = set.first_event(g);
-    const size_t n = c.config->plan.groups[g].events.size();
-    for (size_t i = first; i < first + n; ++i) {
-      if (!set.group_status(g).ok() || set.failed(g) || set.running(g) == 0) {
-        run.not_counted[i] = true;
-        continue;
-      }
-      double value = Scale(set.raw(i), set.enabled(g), set.running(g)).value();
-      if (i < c.calibration.size() && c.calibration[i].valid) {
-        // The bracket ran once per counting interval; never below 0.
-        const bench::BracketCost& cost = c.calibration[i];
-        const double intervals = static_cast<double>(set.intervals());
-        value =
-            std::max(0.0, value - static_cast<double>(cost.floor) * intervals);
-        // Too small: below 10x the bracket's noise, or below the bracket's
-        // own count (then the result is mostly the subtraction).
-        const double limit = std::max(10.0 * static_cast<double>(cost.spread),
-                                      static_cast<double>(cost.floor)) *
-                             intervals;
-        if (value < limit) {
-          run.noise.push_back(absl::StrCat(
-              c.config->keys[i], " counted ", value, " in a batch of ",
-              set.intervals(),
-              " interval(s), less than the measurement's own count (",
-              cost.floor, " per interval) or 10x its noise (", cost.spread,
-              " per interval); the value is dominated by the measurement: "
-              "give the benchmark more work per batch"));
-        }
-      }
-      run.scaled[i] += value;
-      run.enabled[i] += set.enabled(g);
-      run.running[i] += set.running(g);
+  for (size_t i = 0; i < set.event_count(); ++i) {
+    const CounterValue v = c.counters.PlannedValue(i);
+    if (!v.counted) {
+      run.not_counted[i] = true;
+      continue;
     }
+    if (v.below_noise()) {
+      run.noise.push_back(absl::StrCat(
+          v.label, " counted ", v.value, " in a batch of ",
+          c.counters.intervals(),
+          " interval(s), less than the measurement's own count (",
+          c.counters.calibration()[i].floor,
+          " per interval) or 10x its noise (",
+          c.counters.calibration()[i].spread,
+          " per interval); the value is dominated by the measurement: "
+          "give the benchmark more work per batch"));
+    }
+    run.scaled[i] += v.value;
+    run.enabled[i] += v.enabled;
+    run.running[i] += v.running;
   }
 }
 
@@ -348,31 +312,37 @@ void Report(const Config& config, benchmark::State& state) {
                           "counters are marked not counted"));
     run.not_counted.assign(run.not_counted.size(), true);
   }
+  std::vector<std::string> not_counted;
   for (size_t i = 0; i < config.keys.size(); ++i) {
     const std::string& key = config.keys[i];
     if (run.not_counted[i]) {
       state.counters[key + ".not_counted"] = benchmark::Counter(1);
       MarkNotCounted();
-      WarnOnce(
-          key + "/run",
-          absl::StrCat(key, " was not counted in a run (",
-                       run.short_of_descriptors
-                           ? "a benchmark thread had too few free file "
-                             "descriptors to open it, see above"
-                           : "its group never ran on the PMU, or could "
-                             "not be read",
-                       "); reported as ", key, ".not_counted=1, never as 0"));
+      not_counted.push_back(key);
       continue;
     }
+    // Counts: gbench shows them with k/M/G (powers of 1000).
     state.counters[key] =
-        benchmark::Counter(run.scaled[i], benchmark::Counter::kAvgIterations);
+        benchmark::Counter(run.scaled[i], benchmark::Counter::kAvgIterations,
+                           benchmark::Counter::kIs1000);
     if (run.running[i] < run.enabled[i]) {
       state.counters[key + ".coverage"] =
           benchmark::Counter(static_cast<double>(run.running[i]) /
                              static_cast<double>(run.enabled[i]));
     }
   }
-  for (const bench::Unavailable& u : config.plan.unavailable) {
+  if (!not_counted.empty()) {
+    WarnNotCounted(not_counted,
+                   absl::StrCat("not counted in a run (",
+                                run.short_of_descriptors
+                                    ? "a benchmark thread had too few free "
+                                      "file descriptors to open it, see above"
+                                    : "the group never ran on the PMU, or "
+                                      "could not be read",
+                                "); never reported as 0 (JSON/CSV: "
+                                "<name>.not_counted=1)"));
+  }
+  for (const Unavailable& u : config.plan.unavailable) {
     state.counters[u.key + ".not_counted"] = benchmark::Counter(1);
   }
   {
@@ -389,14 +359,15 @@ void Report(const Config& config, benchmark::State& state) {
                                    run.iterations};
     }
   }
-  for (const Config::Derived& d : config.derived) {
-    if (d.numerator >= run.scaled.size() ||
-        d.denominator >= run.scaled.size() || run.not_counted[d.numerator] ||
-        run.not_counted[d.denominator] || run.scaled[d.denominator] <= 0) {
-      continue;
-    }
-    state.counters[d.name] =
-        benchmark::Counter(run.scaled[d.numerator] / run.scaled[d.denominator]);
+  // Derived metrics: ratios of the run's sums over its threads.
+  std::vector<CounterValue> sums(config.keys.size());
+  for (size_t i = 0; i < sums.size(); ++i) {
+    sums[i].label = config.keys[i];
+    sums[i].counted = !run.not_counted[i];
+    sums[i].value = run.scaled[i];
+  }
+  for (const MetricValue& m : ComputeMetrics(config.plan.derived, sums)) {
+    if (m.counted) state.counters[m.name] = benchmark::Counter(m.value);
   }
 }
 
@@ -462,14 +433,13 @@ absl::Status CheckDescriptorBudget(size_t needed) {
 
 using bench_internal::ThreadCounters;
 
-absl::StatusOr<bench::Plan> SetBenchmarkEvents(std::string_view list,
-                                               const MeasureOptions& options) {
+absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
+                                        const MeasureOptions& options) {
   ParseOptions parse_options;
   parse_options.default_user_only = true;
-  absl::StatusOr<bench::Request> request =
-      bench::ParseRequest(list, parse_options);
+  absl::StatusOr<Request> request = ParseRequest(list, parse_options);
   if (!request.ok()) return request.status();
-  bench::Plan plan = bench::MakePlan(*request, bench::OpenAndVerify);
+  Plan plan = MakePlan(*request, OpenAndVerify);
   if (!plan.unavailable.empty()) bench_internal::MarkNotCounted();
   bench_internal::Publish(plan.requested_keys.empty()
                               ? nullptr
@@ -487,13 +457,13 @@ MeasurementSetup PrepareCallingThread() {
     setup.not_open.push_back(std::string(c.budget.message()));
     return setup;
   }
-  const bench::CounterSet& set = c.set;
+  const CounterSet& set = c.counters.set();
   int user = 0;
   int syscall = 0;
   for (size_t g = 0; g < set.group_count(); ++g) {
-    const bench::PlannedGroup& planned = (*config)->plan.groups[g];
+    const PlannedGroup& planned = (*config)->plan.groups[g];
     std::string name = "{";
-    for (const bench::PlannedEvent& e : planned.events) {
+    for (const PlannedEvent& e : planned.events) {
       absl::StrAppend(&name, name.size() > 1 ? "," : "", e.key);
     }
     name += "}";
@@ -516,38 +486,18 @@ MeasurementSetup PrepareCallingThread() {
   setup.read_path = user > 0 && syscall > 0 ? "mixed"
                     : user > 0              ? "user-space"
                                             : "syscall";
-  for (size_t i = 0; i < c.calibration.size(); ++i) {
-    if (!c.calibration[i].valid) continue;
-    setup.calibration.emplace_back((*config)->keys[i], c.calibration[i]);
+  const std::vector<BracketCost>& calibration = c.counters.calibration();
+  for (size_t i = 0; i < calibration.size(); ++i) {
+    if (!calibration[i].valid) continue;
+    setup.calibration.emplace_back((*config)->keys[i], calibration[i]);
   }
   return setup;
 }
 
-bench::Plan CurrentBenchmarkPlan() {
+Plan CurrentBenchmarkPlan() {
   std::lock_guard<std::mutex> lock(bench_internal::g_config_mu);
-  if (bench_internal::g_config == nullptr) return bench::Plan();
+  if (bench_internal::g_config == nullptr) return Plan();
   return bench_internal::g_config->plan;
-}
-
-std::string DescribeUnavailable(const bench::Plan& plan) {
-  if (plan.unavailable.empty()) return "";
-  std::string out;
-  for (const bench::Unavailable& u : plan.unavailable) {
-    absl::StrAppend(&out, "perfcounters: warning: ", u.key,
-                    " is not available and will not be counted (reported as ",
-                    u.key, ".not_counted=1): ", u.reason, "\n");
-  }
-  const Capabilities caps = ProbeCapabilities();
-  if (!caps.has_hardware_pmu()) {
-    absl::StrAppend(&out,
-                    "perfcounters: note: this machine exposes no hardware PMU",
-                    caps.hypervisor ? " (it is a virtual machine whose "
-                                      "hypervisor passes none through)"
-                                    : "",
-                    "; only software events (task-clock, page-faults, "
-                    "context-switches, ...) can be counted here\n");
-  }
-  return out;
 }
 
 bool AnyCounterNotCounted() {
@@ -559,20 +509,27 @@ Measure::Measure(benchmark::State& state) : state_(state) {
   absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
       bench_internal::CurrentConfig();
   if (!config.ok()) {
-    bench_internal::WarnOnce("config", std::string(config.status().message()));
-    state_.SkipWithError(std::string(config.status().message()).c_str());
-    return;
+    // Only a bad PERFCOUNTERS_EVENTS in a program with its own main (e.g.
+    // gbench's BENCHMARK_MAIN()) gets here: perfcounters' main rejects it
+    // before running anything. Stop at the first Measure, before its loop,
+    // rather than turn every benchmark into an error row and exit 0.
+    std::fprintf(stderr,
+                 "perfcounters: error: %s; stopped before the first measured "
+                 "benchmark\n",
+                 std::string(config.status().message()).c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
   }
   if (*config == nullptr) return;
   counters_ = bench_internal::CountersFor(*config);
-  counters_->set.ResetBatch();
+  counters_->counters.Reset();
   if (state_.thread_index() == 0) bench_internal::ResetRun(*(*config));
 }
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
   if (bench_internal::t_active == this) {
-    counters_->set.Stop();
+    counters_->counters.Stop();
     bench_internal::t_active = nullptr;
   }
   if (counters_ != nullptr && !published_ && state_.error_occurred()) {
@@ -591,7 +548,7 @@ Measure::Iterator Measure::begin() {
   }
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
-    counters_->set.Start();
+    counters_->counters.Start();
   }
   return Iterator(this, n);
 }
@@ -600,7 +557,7 @@ void Measure::Finish() {
   if (finished_) return;
   finished_ = true;
   if (counters_ != nullptr) {
-    counters_->set.Stop();
+    counters_->counters.Stop();
     bench_internal::t_active = nullptr;
     if (state_.error_occurred()) {
       bench_internal::PublishSkipped(*counters_);
@@ -621,11 +578,11 @@ void Measure::Finish() {
 }
 
 void Measure::Pause() {
-  if (counters_ != nullptr) counters_->set.Stop();
+  if (counters_ != nullptr) counters_->counters.Stop();
 }
 
 void Measure::Resume() {
-  if (counters_ != nullptr) counters_->set.Start();
+  if (counters_ != nullptr) counters_->counters.Start();
 }
 
 void PauseTiming(benchmark::State& state) {

@@ -66,7 +66,9 @@ size_t BoundedEditDistance(std::string_view a, std::string_view b,
 std::vector<std::string> ClosestNames(
     std::string_view word, const std::vector<std::string>& candidates,
     size_t max) {
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  // Plausible only: a third of the word may change (at least one edit),
+  // so a short word is not "close" to an unrelated short name (rG -> cs).
+  const size_t limit = std::max<size_t>(1, (word.size() + 1) / 3);
   struct Scored {
     size_t distance;
     size_t index;

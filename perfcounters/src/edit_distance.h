@@ -18,8 +18,8 @@ size_t BoundedEditDistance(std::string_view a, std::string_view b,
                            size_t bound);
 
 // Up to `max` candidates closest to `word`, nearest first (ties in candidate
-// order), keeping only those within max(2, |word| / 3) edits, or that start
-// with `word` (case-insensitively) when `word` has 3+ characters.
+// order), keeping only those within max(1, (|word| + 1) / 3) edits, or that
+// start with `word` (case-insensitively) when `word` has 3+ characters.
 // Duplicates are dropped.
 std::vector<std::string> ClosestNames(
     std::string_view word, const std::vector<std::string>& candidates,

@@ -66,8 +66,12 @@ absl::Status CheckTarget(const Target& target, const std::string& label) {
 
 }  // namespace
 
-Event::Event(int fd, Attr attr, std::string label)
-    : fd_(fd), attr_(std::move(attr)), label_(std::move(label)) {}
+Event::Event(int fd, Attr attr, std::string label, Target target, pid_t opener)
+    : fd_(fd),
+      target_(target),
+      opener_tid_(opener),
+      attr_(std::move(attr)),
+      label_(std::move(label)) {}
 
 absl::StatusOr<Event> Event::Open(const Attr& attr, std::string label,
                                   const Target& target, int group_leader) {
@@ -107,7 +111,8 @@ absl::StatusOr<Event> Event::Open(const EventSpec& spec, const Target& target,
     }
     return ExplainOpenError(err, spec, group_leader >= 0, ProbeCapabilities());
   }
-  Event event(fd, spec.attr, spec.label);
+  Event event(fd, spec.attr, spec.label, target,
+              static_cast<pid_t>(syscall(SYS_gettid)));
   absl::StatusOr<uint64_t> id = event.QueryId();
   if (!id.ok()) return id.status();  // `event` closes the fd.
   event.id_ = *id;
@@ -117,6 +122,8 @@ absl::StatusOr<Event> Event::Open(const EventSpec& spec, const Target& target,
 Event::Event(Event&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       id_(std::exchange(other.id_, 0)),
+      target_(other.target_),
+      opener_tid_(std::exchange(other.opener_tid_, 0)),
       attr_(std::move(other.attr_)),
       label_(std::move(other.label_)) {}
 
@@ -125,6 +132,8 @@ Event& Event::operator=(Event&& other) noexcept {
     if (fd_ >= 0) close(fd_);
     fd_ = std::exchange(other.fd_, -1);
     id_ = std::exchange(other.id_, 0);
+    target_ = other.target_;
+    opener_tid_ = std::exchange(other.opener_tid_, 0);
     attr_ = std::move(other.attr_);
     label_ = std::move(other.label_);
   }

@@ -28,6 +28,14 @@ class ListParser {
 
   absl::StatusOr<std::vector<GroupSpec>> Parse() {
     std::vector<GroupSpec> groups;
+    for (size_t i = 0; i < in_.size(); ++i) {
+      const auto c = static_cast<unsigned char>(in_[i]);
+      if ((c < 0x20 && !IsSpace(in_[i])) || c == 0x7f) {
+        return absl::InvalidArgumentError(
+            Cat("control byte ", internal::Quote(in_.substr(i, 1)), At(ctx_, i),
+                "; event lists are printable text"));
+      }
+    }
     SkipSpace();
     if (pos_ == in_.size()) {
       return absl::InvalidArgumentError(
@@ -41,23 +49,25 @@ class ListParser {
         if (!group.ok()) return group.status();
         groups.push_back(*std::move(group));
       } else {
-        absl::StatusOr<ParsedEvent> event = ParseItem();
-        if (!event.ok()) return event.status();
+        absl::StatusOr<std::vector<ParsedEvent>> events = ParseItem();
+        if (!events.ok()) return events.status();
         if (pos_ < in_.size() && in_[pos_] == '}') {
           return absl::InvalidArgumentError(
               Cat("unbalanced '}'", At(ctx_, pos_),
                   ": no '{' opened it; groups are written {a,b}"));
         }
-        GroupSpec group;
-        group.events.push_back(Finish(*event));
-        groups.push_back(std::move(group));
+        for (ParsedEvent& event : *events) {
+          GroupSpec group;
+          group.events.push_back(Finish(event));
+          groups.push_back(std::move(group));
+        }
       }
       SkipSpace();
       if (pos_ == in_.size()) break;
       if (in_[pos_] != ',') {
         return absl::InvalidArgumentError(
-            Cat("unexpected '", in_.substr(pos_, 1), "'", At(ctx_, pos_),
-                "; events are separated by ','"));
+            Cat("unexpected ", internal::Quote(in_.substr(pos_, 1)),
+                At(ctx_, pos_), "; events are separated by ','"));
       }
       const size_t comma = pos_++;
       SkipSpace();
@@ -75,9 +85,9 @@ class ListParser {
     while (pos_ < in_.size() && IsSpace(in_[pos_])) ++pos_;
   }
 
-  // One event up to a top-level ',', '{', '}' or the end. Commas inside
-  // pmu/.../ do not end it.
-  absl::StatusOr<ParsedEvent> ParseItem() {
+  // One item up to a top-level ',', '{', '}' or the end: one event, or
+  // the tracepoints a glob matches. Commas inside pmu/.../ do not end it.
+  absl::StatusOr<std::vector<ParsedEvent>> ParseItem() {
     SkipSpace();
     const size_t start = pos_;
     const bool breakpoint = internal::IStartsWith(in_.substr(start), "mem:");
@@ -105,17 +115,17 @@ class ListParser {
     }
     size_t end = pos_;
     while (end > start && IsSpace(in_[end - 1])) --end;
-    return internal::ParseSingleEvent(ctx_, in_.substr(start, end - start),
-                                      start);
+    return internal::ParseItemEvents(ctx_, in_.substr(start, end - start),
+                                     start);
   }
 
   absl::StatusOr<GroupSpec> ParseGroup() {
     const size_t open = pos_++;
     std::vector<ParsedEvent> members;
     while (true) {
-      absl::StatusOr<ParsedEvent> event = ParseItem();
-      if (!event.ok()) return event.status();
-      members.push_back(*std::move(event));
+      absl::StatusOr<std::vector<ParsedEvent>> events = ParseItem();
+      if (!events.ok()) return events.status();
+      for (ParsedEvent& event : *events) members.push_back(std::move(event));
       if (pos_ == in_.size()) {
         return absl::InvalidArgumentError(
             Cat("unbalanced '{'", At(ctx_, open),
@@ -139,14 +149,15 @@ class ListParser {
         status = internal::ApplyModifiers(ctx_, mods, mods_offset, member);
         if (!status.ok()) {
           return absl::InvalidArgumentError(
-              Cat("group member '", member.spec.text, "': ", status.message()));
+              Cat("group member ", internal::Quote(member.spec.text), ": ",
+                  status.message()));
         }
       }
       group.modifiers = std::string(mods);
     } else if (pos_ < in_.size() && in_[pos_] != ',' && !IsSpace(in_[pos_])) {
-      return absl::InvalidArgumentError(
-          Cat("unexpected '", in_.substr(pos_, 1), "'", At(ctx_, pos_),
-              " after '}'; expected ':' and modifiers, ',' or the end"));
+      return absl::InvalidArgumentError(Cat(
+          "unexpected ", internal::Quote(in_.substr(pos_, 1)), At(ctx_, pos_),
+          " after '}'; expected ':' and modifiers, ',' or the end"));
     }
     for (ParsedEvent& member : members) {
       group.events.push_back(Finish(member));
@@ -183,8 +194,8 @@ absl::StatusOr<EventSpec> ParseEvent(std::string_view text,
     size_t events = 0;
     for (const GroupSpec& g : *groups) events += g.events.size();
     return absl::InvalidArgumentError(
-        Cat("'", text, "' is ", groups->size() == 1 ? "a group" : "a list",
-            " of ", events,
+        Cat(internal::Quote(text), " is ",
+            groups->size() == 1 ? "a group" : "a list", " of ", events,
             " events, but a single event was expected; parse lists and "
             "groups with ParseEventList"));
   }

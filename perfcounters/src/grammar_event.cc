@@ -1,6 +1,7 @@
 // grammar_event.cc: the single-event forms of the perf event grammar:
 // generic and cache names, raw rNNNN, tracepoints category:name and
 // breakpoints mem:ADDR[/LEN][:rwx]. The sysfs form is in grammar_pmu.cc.
+#include <fnmatch.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
@@ -24,6 +25,21 @@ absl::StatusOr<ParsedEvent> ParseSymbol(const ParseContext& ctx,
                                         std::string_view name, size_t offset) {
   ParsedEvent event;
   event.spec.text = std::string(name);
+  if (IEquals(name, "duration_time")) {
+    if (!ctx.options.tool_events) {
+      return absl::InvalidArgumentError(
+          Cat("duration_time", At(ctx, offset),
+              " is perf's tool event (the wall-clock time of a run, no "
+              "kernel counter): `perfcounters stat` counts it, other "
+              "consumers measure time themselves"));
+    }
+    // perf opens it as the software dummy event and fills in the time.
+    event.spec.attr.type = PERF_TYPE_SOFTWARE;
+    event.spec.attr.config = PERF_COUNT_SW_DUMMY;
+    event.spec.pmu = "tool";
+    event.base_label = "duration_time";
+    return event;
+  }
   if (const GenericEvent* generic = FindGenericEvent(name)) {
     event.spec.attr.type = generic->type;
     event.spec.attr.config = generic->config;
@@ -54,8 +70,8 @@ absl::StatusOr<ParsedEvent> ParseSymbol(const ParseContext& ctx,
     if (std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit)) {
       const size_t first = hex.find_first_not_of('0');
       if (first != std::string_view::npos && hex.size() - first > 16) {
-        return absl::InvalidArgumentError(Cat("raw event '", name,
-                                              "' does not fit in 64 bits",
+        return absl::InvalidArgumentError(Cat("raw event ", Quote(name),
+                                              " does not fit in 64 bits",
                                               At(ctx, offset), "; ", kRawHelp));
       }
       absl::StatusOr<uint64_t> config = ParseTermValue(Cat("0x", hex));
@@ -68,10 +84,13 @@ absl::StatusOr<ParsedEvent> ParseSymbol(const ParseContext& ctx,
       return event;
     }
   }
-  return absl::NotFoundError(Cat("unknown event '", name, "'"));
+  return absl::NotFoundError(Cat("unknown event ", Quote(name)));
 }
 
-// "unknown event 'x' at offset N in '...'; did you mean ...?"
+// The last resolution step for a name that is no generic, cache, raw or
+// tool event, no pmu/.../ and no tracepoint: "unknown event 'x' at offset
+// N in '...'; did you mean ...?". Further name sources (vendor event
+// tables) belong here, before the error.
 absl::Status UnknownEvent(const ParseContext& ctx, std::string_view name,
                           size_t offset) {
   std::string hint;
@@ -83,7 +102,7 @@ absl::Status UnknownEvent(const ParseContext& ctx, std::string_view name,
     raw = Cat("; ", kRawHelp);
   }
   return absl::NotFoundError(
-      Cat("unknown event '", name, "'", At(ctx, offset), hint, raw,
+      Cat("unknown event ", Quote(name), At(ctx, offset), hint, raw,
           "; `perfcounters list` shows the known events, and "
           "tracepoints are written category:name"));
 }
@@ -93,11 +112,6 @@ absl::StatusOr<ParsedEvent> ParseTracepoint(const ParseContext& ctx,
                                             std::string_view name,
                                             size_t offset) {
   const std::string full = Cat(category, ":", name);
-  if (full.find_first_of("*?[") != std::string::npos) {
-    return absl::InvalidArgumentError(
-        Cat("tracepoint globs are not supported: '", full, "'", At(ctx, offset),
-            "; name one tracepoint, e.g. sched:sched_switch"));
-  }
   absl::StatusOr<uint64_t> id = TracepointId(ctx.sources, category, name);
   if (!id.ok()) {
     return absl::Status(id.status().code(),
@@ -128,8 +142,8 @@ absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
       "default rw)";
   const std::vector<std::string_view> parts = Split(text.substr(4), ':');
   if (parts.size() > 3) {
-    return absl::InvalidArgumentError(Cat("too many ':' in breakpoint '", text,
-                                          "'", At(ctx, offset), "; ", kHelp));
+    return absl::InvalidArgumentError(
+        Cat("too many ':' in breakpoint", At(ctx, offset), "; ", kHelp));
   }
   size_t pos = offset + 4;
   const std::string_view addr_len = parts[0];
@@ -148,7 +162,7 @@ absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
     if (!parsed.ok() ||
         (*parsed != 1 && *parsed != 2 && *parsed != 4 && *parsed != 8)) {
       return absl::InvalidArgumentError(
-          Cat("bad breakpoint length '", len_text, "'",
+          Cat("bad breakpoint length ", Quote(len_text),
               At(ctx, pos + slash + 1), "; the length must be 1, 2, 4 or 8"));
     }
     len = *parsed;
@@ -172,7 +186,7 @@ absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
       mods_offset = pos;
     } else {
       return absl::InvalidArgumentError(
-          Cat("bad breakpoint access '", parts[1], "'", At(ctx, pos),
+          Cat("bad breakpoint access ", Quote(parts[1]), At(ctx, pos),
               "; use r, w and/or x (each at most once)"));
     }
   }
@@ -211,6 +225,121 @@ absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
   return event;
 }
 
+// True when sysfs has a PMU named exactly `name`.
+bool IsPmuName(const ParseContext& ctx, std::string_view name) {
+  absl::StatusOr<std::vector<std::string>> pmus = ctx.sources.ListPmus();
+  return pmus.ok() &&
+         std::find(pmus->begin(), pmus->end(), name) != pmus->end();
+}
+
+// name/terms/[mods]: a generic, cache, software or tool event with terms
+// (cycles/period=1000/, page-faults/name=pf/), else a sysfs PMU event.
+absl::StatusOr<ParsedEvent> ParseSlashForm(const ParseContext& ctx,
+                                           std::string_view text,
+                                           size_t offset) {
+  const size_t open = text.find('/');
+  const size_t close = text.find('/', open + 1);
+  const std::string_view head = text.substr(0, open);
+  if (open == 0 || close == std::string_view::npos || IsPmuName(ctx, head) ||
+      (!head.empty() && (head[0] == 'r' || head[0] == 'R') &&
+       FindGenericEvent(head) == nullptr)) {
+    return ParsePmuEvent(ctx, text, offset);
+  }
+  absl::StatusOr<ParsedEvent> symbol = ParseSymbol(ctx, head, offset);
+  if (!symbol.ok()) return ParsePmuEvent(ctx, text, offset);
+  absl::StatusOr<ParsedEvent> event = ParseSymbolWithTerms(
+      ctx, *std::move(symbol), text.substr(open + 1, close - open - 1),
+      offset + open + 1);
+  if (!event.ok()) return event;
+  std::string_view mods = text.substr(close + 1);
+  size_t mods_offset = offset + close + 1;
+  if (!mods.empty() && mods[0] == ':') {
+    mods.remove_prefix(1);
+    ++mods_offset;
+  } else if (mods.empty()) {
+    return event;
+  }
+  absl::Status status = CheckModifiers(ctx, mods, mods_offset);
+  if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, *event);
+  if (!status.ok()) return status;
+  return event;
+}
+
+// True for a text with glob characters.
+bool HasGlob(std::string_view text) {
+  return text.find_first_of("*?[") != std::string_view::npos;
+}
+
+// An error when `pattern` is not a well-formed glob (a '[' never closed).
+absl::Status CheckGlob(const ParseContext& ctx, std::string_view pattern,
+                       size_t offset) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '[') continue;
+    size_t j = i + 1;
+    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
+    if (j < pattern.size() && pattern[j] == ']') ++j;
+    j = pattern.find(']', j);
+    if (j == std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          Cat("'[' never closed", At(ctx, offset + i),
+              "; a glob set is written [abc] or [a-z]"));
+    }
+    i = j;
+  }
+  return absl::OkStatus();
+}
+
+// category:name[:modifiers] where category or name is a glob: every
+// matching tracepoint, in tracefs order.
+absl::StatusOr<std::vector<ParsedEvent>> ParseTracepointGlob(
+    const ParseContext& ctx, const std::vector<std::string_view>& parts,
+    size_t offset) {
+  const std::string category_glob(parts[0]);
+  const std::string name_glob(parts[1]);
+  for (absl::Status s :
+       {CheckGlob(ctx, parts[0], offset),
+        CheckGlob(ctx, parts[1], offset + parts[0].size() + 1)}) {
+    if (!s.ok()) return s;
+  }
+  absl::StatusOr<std::vector<std::string>> categories =
+      ListTracepointCategories(ctx.sources);
+  if (!categories.ok()) {
+    return absl::Status(
+        categories.status().code(),
+        Cat(AtPrefix(ctx, offset), categories.status().message()));
+  }
+  std::vector<ParsedEvent> out;
+  for (const std::string& category : *categories) {
+    if (fnmatch(category_glob.c_str(), category.c_str(), 0) != 0) continue;
+    absl::StatusOr<std::vector<std::string>> names =
+        ListTracepoints(ctx.sources, category);
+    if (!names.ok()) continue;
+    for (const std::string& name : *names) {
+      if (fnmatch(name_glob.c_str(), name.c_str(), 0) != 0) continue;
+      absl::StatusOr<ParsedEvent> event =
+          ParseTracepoint(ctx, category, name, offset);
+      if (!event.ok()) return event.status();
+      if (parts.size() == 3) {
+        const size_t mods_offset =
+            offset + parts[0].size() + parts[1].size() + 2;
+        absl::Status status = CheckModifiers(ctx, parts[2], mods_offset);
+        if (status.ok()) {
+          status = ApplyModifiers(ctx, parts[2], mods_offset, *event);
+        }
+        if (!status.ok()) return status;
+        event->spec.text = Cat(event->spec.text, ":", parts[2]);
+      }
+      out.push_back(*std::move(event));
+    }
+  }
+  if (out.empty()) {
+    return absl::NotFoundError(
+        Cat("no tracepoint matches ", Quote(Cat(parts[0], ":", parts[1])),
+            At(ctx, offset), "; `perfcounters list --tracepoints` lists them"));
+  }
+  return out;
+}
+
 // perf's forms of one event (ParseSingleEvent without vendor names).
 absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
                                            std::string_view text,
@@ -224,7 +353,7 @@ absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
   if (IStartsWith(text, "mem:")) {
     event = ParseBreakpoint(ctx, text, offset);
   } else if (text.find('/') != std::string_view::npos) {
-    event = ParsePmuEvent(ctx, text, offset);
+    event = ParseSlashForm(ctx, text, offset);
   } else {
     const std::vector<std::string_view> parts = Split(text, ':');
     if (parts[0].empty()) {
@@ -233,7 +362,7 @@ absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
     }
     if (parts.size() > 3) {
       return absl::InvalidArgumentError(
-          Cat("too many ':' in '", text, "'", At(ctx, offset),
+          Cat("too many ':' in ", Quote(text), At(ctx, offset),
               "; expected event[:modifiers] or category:tracepoint"
               "[:modifiers]"));
     }
@@ -259,17 +388,19 @@ absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
     } else {
       // category:name[:modifiers]
       if (parts[1].empty() && !symbol.ok()) {
-        return absl::InvalidArgumentError(Cat(
-            "missing tracepoint name after '", parts[0], ":'", At(ctx, second),
-            "; tracepoints are category:name, e.g. sched:sched_switch"));
+        return absl::InvalidArgumentError(
+            Cat("missing tracepoint name after ", Quote(Cat(parts[0], ":")),
+                At(ctx, second),
+                "; tracepoints are category:name, e.g. sched:sched_switch"));
       }
       event = ParseTracepoint(ctx, parts[0], parts[1], offset);
       if (!event.ok() && parts.size() == 2 && symbol.ok()) {
         // A known event with bad modifiers, more likely than a missing
         // tracepoint in a category named like an event.
         absl::Status status = CheckModifiers(ctx, parts[1], second);
-        return absl::InvalidArgumentError(Cat(
-            status.message(), "; there is no tracepoint '", text, "' either"));
+        return absl::InvalidArgumentError(Cat(status.message(),
+                                              "; there is no tracepoint ",
+                                              Quote(text), " either"));
       }
       if (!event.ok() && parts.size() == 2 && IsModifierString(parts[1]) &&
           absl::IsNotFound(event.status()) &&
@@ -300,6 +431,20 @@ absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<ParsedEvent>> ParseItemEvents(
+    const ParseContext& ctx, std::string_view text, size_t offset) {
+  if (!IStartsWith(text, "mem:") && text.find('/') == std::string_view::npos) {
+    const std::vector<std::string_view> parts = Split(text, ':');
+    if (parts.size() >= 2 && parts.size() <= 3 &&
+        (HasGlob(parts[0]) || HasGlob(parts[1]))) {
+      return ParseTracepointGlob(ctx, parts, offset);
+    }
+  }
+  absl::StatusOr<ParsedEvent> event = ParseSingleEvent(ctx, text, offset);
+  if (!event.ok()) return event.status();
+  return std::vector<ParsedEvent>{*std::move(event)};
+}
 
 absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
                                              std::string_view text,

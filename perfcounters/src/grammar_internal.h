@@ -36,7 +36,14 @@ auto WithSources(const ParseOptions& options, F f) {
   return f(live);
 }
 
-// " at offset N in '<input>'", appended to error messages.
+// `text` in single quotes for an error message: control bytes, DEL and
+// bytes that are not valid UTF-8 written as \xNN, whole UTF-8 characters
+// kept, and, when longer than `max` bytes, shortened around byte `center`
+// with "..." (never cutting a character).
+std::string Quote(std::string_view text, size_t center = 0, size_t max = 64);
+
+// " at offset N in '<input>'", appended to error messages (the input
+// quoted once, shortened around N when long).
 std::string At(const ParseContext& ctx, size_t offset);
 
 // "at offset N in '<input>': ", to prefix messages that come from
@@ -89,6 +96,19 @@ absl::Status ApplyModifiers(const ParseContext& ctx, std::string_view mods,
 absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
                                              std::string_view text,
                                              size_t offset);
+
+// Parses one list item: a tracepoint glob (`sched:*`, `*:sched_switch`)
+// gives every matching tracepoint, anything else one ParseSingleEvent.
+absl::StatusOr<std::vector<ParsedEvent>> ParseItemEvents(
+    const ParseContext& ctx, std::string_view text, size_t offset);
+
+// A generic, cache or software event `event` (already parsed from its
+// name) with perf's built-in terms from `name/terms/`: name, period, freq,
+// config, config1, config2.
+absl::StatusOr<ParsedEvent> ParseSymbolWithTerms(const ParseContext& ctx,
+                                                 ParsedEvent event,
+                                                 std::string_view terms_text,
+                                                 size_t terms_offset);
 
 // The sysfs form pmu/terms/[mods] (text contains '/').
 absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,

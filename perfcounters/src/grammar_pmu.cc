@@ -44,7 +44,7 @@ absl::StatusOr<std::string> ResolvePmuName(const ParseContext& ctx,
   absl::StatusOr<std::vector<std::string>> all = ctx.sources.ListPmus();
   if (!all.ok()) {
     return absl::Status(all.status().code(),
-                        Cat("cannot list PMUs for '", name, "'",
+                        Cat("cannot list PMUs for ", Quote(name),
                             At(ctx, offset), ": ", all.status().message()));
   }
   std::vector<std::string> matches;
@@ -66,14 +66,14 @@ absl::StatusOr<std::string> ResolvePmuName(const ParseContext& ctx,
   }
   if (matches.size() == 1) return matches[0];
   if (matches.size() > 1) {
-    return absl::InvalidArgumentError(
-        Cat("PMU name '", name, "'", At(ctx, offset), " matches several PMUs (",
-            Join(matches, ", "), "); write one of them"));
+    return absl::InvalidArgumentError(Cat(
+        "PMU name ", Quote(name), At(ctx, offset), " matches several PMUs (",
+        Join(matches, ", "), "); write one of them"));
   }
   std::string hint;
   const std::vector<std::string> close = ClosestNames(name, *all, 3);
   if (!close.empty()) hint = Cat("; did you mean ", Join(close, ", "), "?");
-  return absl::NotFoundError(Cat("unknown PMU '", name, "'", At(ctx, offset),
+  return absl::NotFoundError(Cat("unknown PMU ", Quote(name), At(ctx, offset),
                                  hint,
                                  "; PMUs on this machine: ", Join(*all, ", ")));
 }
@@ -108,7 +108,7 @@ absl::Status ApplyTerm(const ParseContext& ctx, const Pmu& pmu,
     const std::vector<std::string> close =
         ClosestNames(term.name, candidates, 3);
     return absl::InvalidArgumentError(
-        Cat("unknown term '", term.name, "' for PMU '", pmu.name, "'",
+        Cat("unknown term ", Quote(term.name), " for '", pmu.name, "'",
             At(ctx, offset),
             close.empty() ? std::string()
                           : Cat("; did you mean ", Join(close, ", "), "?"),
@@ -132,11 +132,17 @@ absl::Status ApplyTerm(const ParseContext& ctx, const Pmu& pmu,
                                           "; write ", term.name, "=<number>"));
   }
   if (field != nullptr) {
-    absl::Status status = PlaceFormatValue(*field, value, attr);
+    // perf ORs a format term's bits into the field (pmu_format_value): a
+    // field given twice, or over config=, keeps the bits of both.
+    Attr placed;
+    absl::Status status = PlaceFormatValue(*field, value, placed);
     if (!status.ok()) {
       return absl::Status(status.code(),
                           Cat(AtPrefix(ctx, offset), status.message()));
     }
+    attr.config |= placed.config;
+    attr.config1 |= placed.config1;
+    attr.config2 |= placed.config2;
   } else if (term.name == "config") {
     attr.config = value;
   } else if (term.name == "config1") {
@@ -150,7 +156,36 @@ absl::Status ApplyTerm(const ParseContext& ctx, const Pmu& pmu,
   return absl::OkStatus();
 }
 
+// config=, config1= and config2= set their word before any format term
+// ORs into it (perf's config_attr runs before perf_pmu__config).
+bool IsConfigTerm(std::string_view name) {
+  return name == "config" || name == "config1" || name == "config2";
+}
+
 }  // namespace
+
+absl::StatusOr<ParsedEvent> ParseSymbolWithTerms(const ParseContext& ctx,
+                                                 ParsedEvent event,
+                                                 std::string_view terms_text,
+                                                 size_t terms_offset) {
+  absl::StatusOr<std::vector<PmuTerm>> terms =
+      ParsePmuTerms(terms_text, terms_offset);
+  if (!terms.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(terms.status().message(), " in ", Quote(ctx.input)));
+  }
+  // A generic, cache or software event takes perf's built-in terms only.
+  Pmu none;
+  none.name = event.base_label;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const PmuTerm& term : *terms) {
+      if (IsConfigTerm(term.name) != (pass == 0)) continue;
+      absl::Status status = ApplyTerm(ctx, none, term, term.offset, event);
+      if (!status.ok()) return status;
+    }
+  }
+  return event;
+}
 
 absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
                                           std::string_view text,
@@ -199,7 +234,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
       ParsePmuTerms(terms_text, terms_offset);
   if (!terms.ok()) {
     return absl::InvalidArgumentError(
-        Cat(terms.status().message(), " in '", ctx.input, "'"));
+        Cat(terms.status().message(), " in ", Quote(ctx.input)));
   }
 
   ParsedEvent event;
@@ -249,7 +284,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
       const std::vector<std::string> close_names =
           ClosestNames(term.name, names, 3);
       return absl::NotFoundError(
-          Cat("PMU '", pmu->name, "' has no event or term '", term.name, "'",
+          Cat("PMU '", pmu->name, "' has no event or term ", Quote(term.name),
               At(ctx, at),
               close_names.empty()
                   ? std::string()
@@ -260,7 +295,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
     }
     if (alias != nullptr || generic_config) {
       return absl::InvalidArgumentError(
-          Cat("second event name '", term.name, "'", At(ctx, at), " after '",
+          Cat("second event name ", Quote(term.name), At(ctx, at), " after '",
               alias != nullptr ? alias->name : generic_label,
               "'; a pmu/.../ event names at most one event"));
     }
@@ -270,7 +305,30 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
   if (alias != nullptr) {
     event.spec.scale = alias->scale;
     event.spec.unit = alias->unit;
-    for (const PmuTerm& term : alias->terms) {
+  }
+  if (generic_config) {
+    // Hybrid core PMUs (cpu_core, cpu_atom) take the PMU type in the upper
+    // 32 bits of a generic event's config (PERF_PMU_TYPE_SHIFT).
+    event.spec.attr.type = generic_type;
+    event.spec.attr.config =
+        *generic_config |
+        (IStartsWith(pmu->name, "cpu_") ? uint64_t{pmu->type} << 32 : 0);
+    for (const PmuTerm& term : *terms) {
+      if (pmu->FindFormat(term.name) != nullptr || term.name == "config" ||
+          term.name == "config1" || term.name == "config2") {
+        return absl::InvalidArgumentError(
+            Cat("term '", term.name, "'", At(ctx, term.offset),
+                " cannot be combined with the generic event '", generic_label,
+                "'; use raw terms or the generic name alone"));
+      }
+    }
+  }
+  // The alias's terms, then the user's, as perf splices them; config=
+  // terms in a first pass, the others (format fields OR) in a second.
+  static const std::vector<PmuTerm> kNoTerms;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const PmuTerm& term : alias != nullptr ? alias->terms : kNoTerms) {
+      if (IsConfigTerm(term.name) != (pass == 0)) continue;
       if (term.value == "?") {
         bool supplied = false;
         for (const PmuTerm& user : *terms) supplied |= user.name == term.name;
@@ -290,29 +348,14 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
                 "/' (", alias->terms_text, "): ", status.message()));
       }
     }
-  }
-  if (generic_config) {
-    // Hybrid core PMUs (cpu_core, cpu_atom) take the PMU type in the upper
-    // 32 bits of a generic event's config (PERF_PMU_TYPE_SHIFT).
-    event.spec.attr.type = generic_type;
-    event.spec.attr.config =
-        *generic_config |
-        (IStartsWith(pmu->name, "cpu_") ? uint64_t{pmu->type} << 32 : 0);
-    for (const PmuTerm& term : *terms) {
-      if (pmu->FindFormat(term.name) != nullptr || term.name == "config" ||
-          term.name == "config1" || term.name == "config2") {
-        return absl::InvalidArgumentError(
-            Cat("term '", term.name, "'", At(ctx, term.offset),
-                " cannot be combined with the generic event '", generic_label,
-                "'; use raw terms or the generic name alone"));
+    for (size_t i = 0; i < terms->size(); ++i) {
+      if (alias_index == i || IsConfigTerm((*terms)[i].name) != (pass == 0)) {
+        continue;
       }
+      absl::Status status =
+          ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event);
+      if (!status.ok()) return status;
     }
-  }
-  for (size_t i = 0; i < terms->size(); ++i) {
-    if (alias_index == i) continue;
-    absl::Status status =
-        ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event);
-    if (!status.ok()) return status;
   }
   if (!mods.empty()) {
     absl::Status status = CheckModifiers(ctx, mods, mods_offset);

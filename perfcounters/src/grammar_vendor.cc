@@ -46,7 +46,7 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
                                              std::string_view text,
                                              size_t offset) {
   if (!HaveLibpfm()) {
-    return absl::NotFoundError(Cat("'", text, "'", At(ctx, offset),
+    return absl::NotFoundError(Cat(Quote(text), At(ctx, offset),
                                    " is a vendor event name, but ",
                                    NoLibpfmMessage()));
   }
@@ -78,7 +78,7 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
       }
       if (token[2] == '0') {
         return absl::InvalidArgumentError(
-            Cat("'", token, "'", At(ctx, pos),
+            Cat(Quote(token), At(ctx, pos),
                 ": name the levels to count instead (u user, k kernel, h "
                 "hypervisor, as perf's :u :k :h), e.g. :k for kernel only"));
       }

@@ -16,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "edit_distance.h"
+#include "grammar_internal.h"
 #include "perfcounters/vendor_events.h"
 #include "text_util.h"
 
@@ -59,8 +60,8 @@ std::string ToLibpfmName(std::string_view name) {
 bool HaveLibpfm() { return false; }
 
 absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
-  return absl::UnavailableError(
-      Cat("cannot resolve '", name, "': ", internal::NoLibpfmMessage()));
+  return absl::UnavailableError(Cat("cannot resolve ", internal::Quote(name),
+                                    ": ", internal::NoLibpfmMessage()));
 }
 absl::StatusOr<std::vector<std::string>> VendorTables() {
   return absl::UnavailableError(internal::NoLibpfmMessage());
@@ -317,7 +318,7 @@ absl::Status EncodeError(int ret, std::string_view name,
     const std::vector<std::string> close =
         internal::ClosestNames(bad, candidates, 3);
     return absl::InvalidArgumentError(
-        Cat("'", bad, "' is not a umask or modifier of ", what,
+        Cat(internal::Quote(bad), " is not a umask or modifier of ", what,
             close.empty() ? "" : Cat("; did you mean ", Join(close, ", "), "?"),
             known));
   }
@@ -326,8 +327,9 @@ absl::Status EncodeError(int ret, std::string_view name,
         Cat(what, " needs a umask (or the ones given do not combine)", known,
             "; write it as ", info.ok() ? info->name : "EVENT", ":UMASK"));
   }
-  return absl::InvalidArgumentError(Cat("libpfm4 cannot encode '", name, "' (",
-                                        what, "): ", pfm_strerror(ret), known));
+  return absl::InvalidArgumentError(Cat("libpfm4 cannot encode ",
+                                        internal::Quote(name), " (", what,
+                                        "): ", pfm_strerror(ret), known));
 }
 
 }  // namespace
@@ -341,8 +343,8 @@ absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
   const std::string pfm_name = internal::ToLibpfmName(name);
   if (pfm_name.empty() || pfm_name[0] == ':') {
     return absl::InvalidArgumentError(
-        Cat("no event name in '", name,
-            "'; write EVENT[:UMASK] or "
+        Cat("no event name in ", internal::Quote(name),
+            "; write EVENT[:UMASK] or "
             "table::EVENT[:UMASK], e.g. INST_RETIRED:ANY_P"));
   }
   const size_t qual = pfm_name.find("::");
@@ -365,8 +367,9 @@ absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
       generic.push_back(table_name);
     } else if (tables.empty()) {
       return absl::NotFoundError(
-          Cat("libpfm4 table '", table_name, "' in '", name,
-              "' is not in use here (tables in use: ", TableList(state), ")"));
+          Cat("libpfm4 table ", internal::Quote(table_name), " in ",
+              internal::Quote(name),
+              " is not in use here (tables in use: ", TableList(state), ")"));
     }
   } else if (state.perf_generic && !state.is_forced) {
     generic.push_back("perf");
@@ -399,8 +402,8 @@ absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
   const std::vector<std::string> close =
       internal::ClosestNames(event_name, names, 3);
   return absl::NotFoundError(
-      Cat("no vendor event '", event_name, "' in libpfm4's tables (",
-          TableList(state), ")",
+      Cat("no vendor event ", internal::Quote(event_name),
+          " in libpfm4's tables (", TableList(state), ")",
           close.empty() ? "" : Cat("; did you mean ", Join(close, ", "), "?")));
 }
 

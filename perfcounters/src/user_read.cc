@@ -1,27 +1,25 @@
 #include "perfcounters/user_read.h"
 
+// user_read.cc: UserReader (mapping an event's perf_event_mmap_page, who may
+// read it, the read(2) fallback) and the hardware reads behind it.
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "user_read_algorithm.h"
 
 namespace perfcounters {
 namespace {
-
-// Reads a field of the shared page once; the kernel may change it any time.
-template <typename T>
-T ReadOnce(const T& field) {
-  return __atomic_load_n(&field, __ATOMIC_RELAXED);
-}
-
-void CompilerBarrier() { std::atomic_signal_fence(std::memory_order_seq_cst); }
 
 #if defined(__x86_64__)
 uint64_t ReadHardwareCounter(uint32_t counter) {
@@ -48,14 +46,18 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
     PC_PMEVCNTR(1)
     PC_PMEVCNTR(2)
     PC_PMEVCNTR(3)
-    PC_PMEVCNTR(4) PC_PMEVCNTR(5) PC_PMEVCNTR(6) PC_PMEVCNTR(7) PC_PMEVCNTR(8)
-        PC_PMEVCNTR(9) PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12)
-            PC_PMEVCNTR(13) PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16)
-                PC_PMEVCNTR(17) PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20)
-                    PC_PMEVCNTR(21) PC_PMEVCNTR(22) PC_PMEVCNTR(23)
-                        PC_PMEVCNTR(24) PC_PMEVCNTR(25) PC_PMEVCNTR(26)
-                            PC_PMEVCNTR(27) PC_PMEVCNTR(28) PC_PMEVCNTR(29)
-                                PC_PMEVCNTR(30) case 31
+    PC_PMEVCNTR(4)
+    PC_PMEVCNTR(5)
+    PC_PMEVCNTR(6)
+    PC_PMEVCNTR(7)
+    PC_PMEVCNTR(8)
+    PC_PMEVCNTR(9)
+    PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13)
+        PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17)
+            PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
+                PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25)
+                    PC_PMEVCNTR(26) PC_PMEVCNTR(27) PC_PMEVCNTR(28)
+                        PC_PMEVCNTR(29) PC_PMEVCNTR(30) case 31
         : __asm__ volatile("mrs %0, pmccntr_el0"
                            : "=r"(v));
     break;
@@ -76,6 +78,48 @@ uint64_t ReadHardwareCounter(uint32_t) { return 0; }
 uint64_t ReadTimeCycles() { return 0; }
 constexpr bool kHaveUserRead = false;
 #endif
+
+#if defined(__x86_64__)
+constexpr bool kTopdownArch = true;
+#else
+constexpr bool kTopdownArch = false;
+#endif
+
+// Incremented in every child after fork(): a reader mapped in an older
+// generation has no page in this process (the kernel maps it VM_DONTCOPY).
+std::atomic<uint64_t> g_fork_generation{0};
+
+void OnForkChild() {
+  g_fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Registers OnForkChild once, before the first reader exists.
+uint64_t FirstForkGeneration() {
+  static const int registered = pthread_atfork(nullptr, nullptr, OnForkChild);
+  (void)registered;
+  return g_fork_generation.load(std::memory_order_relaxed);
+}
+
+uint64_t ForkGeneration() {
+  return g_fork_generation.load(std::memory_order_relaxed);
+}
+
+// Unmaps a reader's page: only one it owns (length != 0), and only in the
+// process that mapped it (in a child after fork() the page is not mapped,
+// and something else may live at its address now).
+void Unmap(void* page, size_t length, uint64_t generation) {
+  if (page != nullptr && length != 0 && generation == ForkGeneration()) {
+    munmap(page, length);
+  }
+}
+
+pid_t CallingTid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// The calling thread's identity, cheaply: the address of a thread-local
+// (two instructions in an executable; pthread_self() and pthread_equal()
+// are calls). Unique among live threads.
+thread_local const char tls_identity = 0;
+const void* ThreadIdentity() { return &tls_identity; }
 
 const perf_event_mmap_page* Page(void* page) {
   return static_cast<const perf_event_mmap_page*>(page);
@@ -99,10 +143,69 @@ int64_t SignExtend(uint64_t raw, uint16_t width) {
   return static_cast<int64_t>(raw << shift) >> shift;
 }
 
+absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
+                                 pid_t caller_tid, const std::string& label) {
+  std::string what;
+  if ((target.flags & PERF_FLAG_PID_CGROUP) != 0) {
+    what = absl::StrCat("counts a cgroup (Target::Cgroup) on CPU ", target.cpu);
+  } else if (target.pid == -1) {
+    what = absl::StrCat("counts every thread on CPU ", target.cpu,
+                        " (Target::AllThreads)");
+  } else if (target.pid > 0 && target.pid != caller_tid) {
+    what = absl::StrCat("counts thread ", target.pid,
+                        ", not the calling thread ", caller_tid);
+  } else if (target.pid == 0 && opener_tid != caller_tid) {
+    what = absl::StrCat("was opened by thread ", opener_tid,
+                        " and counts it, not the calling thread ", caller_tid);
+  } else if (target.cpu >= 0) {
+    what = absl::StrCat("counts the calling thread only on CPU ", target.cpu);
+  } else {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "UserReader: '", label, "' ", what,
+      "; user-space reads (rdpmc / mrs) read the counters of the CPU the "
+      "calling thread runs on, so they are right only for an event that "
+      "counts the calling thread on any CPU (Target::CallingThread(), "
+      "opened by this thread): read this one with read(2) "
+      "(Event::ReadCount or Group::Read)"));
+}
+
+bool IsIntelTopdown(const Attr& attr) {
+  if (attr.type != PERF_TYPE_RAW) return false;
+  const uint64_t event_umask = attr.config & 0xffff;  // INTEL_ARCH_EVENT_MASK
+  return event_umask == 0x0400 ||                     // INTEL_TD_SLOTS
+         ((event_umask & 0xff) == 0 && event_umask >= 0x8000 &&
+          event_umask <= 0x8700);  // INTEL_TD_METRIC_RETIRING..MEM_BOUND
+}
+
 }  // namespace internal
 
 const char* ReadPathName(ReadPath path) {
   return path == ReadPath::kUserSpace ? "user-space" : "syscall";
+}
+
+const char* ReadSyscallOnlyReason(const Attr& attr) {
+  switch (attr.type) {
+    case PERF_TYPE_SOFTWARE:
+      return "a software event (never on a hardware counter)";
+    case PERF_TYPE_TRACEPOINT:
+      return "a tracepoint (never on a hardware counter)";
+    case PERF_TYPE_BREAKPOINT:
+      return "a breakpoint (never on a hardware counter)";
+    default:
+      break;
+  }
+  if (kTopdownArch && internal::IsIntelTopdown(attr)) {
+    return "a topdown event (slots, topdown-*: its metrics are not counts, "
+           "and read(2) of slots resets the counters behind the page's "
+           "back)";
+  }
+  return nullptr;
+}
+
+bool MustUseReadSyscall(const Attr& attr) {
+  return ReadSyscallOnlyReason(attr) != nullptr;
 }
 
 void RequestUserAccess(Attr& attr, bool wide) {
@@ -120,10 +223,34 @@ void RequestUserAccess(Attr& attr, bool wide) {
 #endif
 }
 
-absl::StatusOr<UserReader> UserReader::MapPage(const Event& event) {
+absl::Status UserReader::CheckMappable(const Event& event, bool group_member) {
   if (!event.is_open()) {
     return absl::FailedPreconditionError(
         "UserReader::Map: the event is not open");
+  }
+  if (!group_member && (event.attr().read_format & PERF_FORMAT_GROUP)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "UserReader::Map: '", event.label(),
+        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
+        "event per reader (or MapGroupMember, without the read(2) "
+        "fallback)"));
+  }
+  return internal::CheckSelfMonitoring(event.target(), event.opener_tid(),
+                                       CallingTid(), event.label());
+}
+
+UserReader::UserReader(const Event* event, void* page, size_t length)
+    : event_(event),
+      page_(page),
+      length_(length),
+      owner_(ThreadIdentity()),
+      fork_generation_(FirstForkGeneration()),
+      syscall_only_(kTopdownArch && internal::IsIntelTopdown(event->attr())) {}
+
+absl::StatusOr<UserReader> UserReader::MapPage(const Event& event,
+                                               bool group_member) {
+  if (absl::Status ok = CheckMappable(event, group_member); !ok.ok()) {
+    return ok;
   }
   const long page_size = sysconf(_SC_PAGESIZE);
   void* page = mmap(nullptr, page_size, PROT_READ, MAP_SHARED, event.fd(), 0);
@@ -133,96 +260,89 @@ absl::StatusOr<UserReader> UserReader::MapPage(const Event& event) {
         err, absl::StrCat("mmap of the perf_event_mmap_page of '",
                           event.label(), "'"));
   }
-  return UserReader(&event, page, static_cast<size_t>(page_size));
-}
-
-absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
-  if (event.is_open() && (event.attr().read_format & PERF_FORMAT_GROUP)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "UserReader::Map: '", event.label(),
-        "' was opened with PERF_FORMAT_GROUP; user-space reads need one "
-        "event per reader (or MapGroupMember, without the read(2) "
-        "fallback)"));
-  }
-  return MapPage(event);
-}
-
-absl::StatusOr<UserReader> UserReader::MapGroupMember(const Event& event) {
-  absl::StatusOr<UserReader> reader = MapPage(event);
-  if (reader.ok()) reader->group_member_ = true;
+  UserReader reader(&event, page, static_cast<size_t>(page_size));
+  reader.group_member_ = group_member;
   return reader;
 }
 
-UserReader::UserReader(const Event* event, void* page, size_t length)
-    : event_(event), page_(page), length_(length) {}
+absl::StatusOr<UserReader> UserReader::Map(const Event& event) {
+  return MapPage(event, /*group_member=*/false);
+}
+
+absl::StatusOr<UserReader> UserReader::MapGroupMember(const Event& event) {
+  return MapPage(event, /*group_member=*/true);
+}
+
+namespace internal {
+
+absl::StatusOr<UserReader> UserReaderTestPeer::Make(
+    const Event& event, perf_event_mmap_page* page,
+    const UserReadHardware* hardware, bool group_member) {
+  if (absl::Status ok = UserReader::CheckMappable(event, group_member);
+      !ok.ok()) {
+    return ok;
+  }
+  UserReader reader(&event, page, 0);
+  reader.hardware_ = hardware;
+  reader.group_member_ = group_member;
+  return reader;
+}
+
+}  // namespace internal
 
 UserReader::UserReader(UserReader&& other) noexcept
     : event_(std::exchange(other.event_, nullptr)),
       page_(std::exchange(other.page_, nullptr)),
       length_(std::exchange(other.length_, 0)),
+      hardware_(std::exchange(other.hardware_, nullptr)),
+      owner_(other.owner_),
+      fork_generation_(other.fork_generation_),
+      syscall_only_(other.syscall_only_),
       group_member_(other.group_member_),
       last_path_(other.last_path_) {}
 
 UserReader& UserReader::operator=(UserReader&& other) noexcept {
   if (this != &other) {
-    if (page_ != nullptr) munmap(page_, length_);
+    Unmap(page_, length_, fork_generation_);
     event_ = std::exchange(other.event_, nullptr);
     page_ = std::exchange(other.page_, nullptr);
     length_ = std::exchange(other.length_, 0);
+    hardware_ = std::exchange(other.hardware_, nullptr);
+    owner_ = other.owner_;
+    fork_generation_ = other.fork_generation_;
+    syscall_only_ = other.syscall_only_;
     group_member_ = other.group_member_;
     last_path_ = other.last_path_;
   }
   return *this;
 }
 
-UserReader::~UserReader() {
-  if (page_ != nullptr) munmap(page_, length_);
+UserReader::~UserReader() { Unmap(page_, length_, fork_generation_); }
+
+bool UserReader::OnOwnerThread() const {
+  return fork_generation_ == ForkGeneration() && owner_ == ThreadIdentity();
 }
 
 bool UserReader::user_space_capable() const {
-  return kHaveUserRead && page_ != nullptr && Page(page_)->cap_user_rdpmc != 0;
+  if (page_ == nullptr || syscall_only_ || !OnOwnerThread()) return false;
+  if (!kHaveUserRead && hardware_ == nullptr) return false;
+  const perf_event_mmap_page* pc = Page(page_);
+  return pc->cap_user_rdpmc != 0 && pc->cap_user_time != 0;
 }
 
 uint16_t UserReader::pmc_width() const {
-  return user_space_capable() ? ReadOnce(Page(page_)->pmc_width) : 0;
+  return user_space_capable() ? internal::ReadOnce(Page(page_)->pmc_width) : 0;
 }
 
 bool UserReader::TryReadUserSpace(UserReading* out) const {
-  if (!kHaveUserRead || page_ == nullptr) return false;
-  const perf_event_mmap_page* pc = Page(page_);
-  uint32_t seq;
-  UserReading r;
-  do {
-    seq = ReadOnce(pc->lock);
-    CompilerBarrier();
-    const uint32_t index = ReadOnce(pc->index);
-    // Times are needed for scaling: without cap_user_time, use read(2).
-    // A decision taken on a torn page only costs a read(2), which is
-    // always right.
-    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0) {
-      return false;
-    }
-    r.enabled = ReadOnce(pc->time_enabled);
-    r.running = ReadOnce(pc->time_running);
-    const uint16_t width = ReadOnce(pc->pmc_width);
-    r.value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
-              static_cast<uint64_t>(
-                  internal::SignExtend(ReadHardwareCounter(index - 1), width));
-    // Extrapolate the times to now.
-    uint64_t cycles = ReadTimeCycles();
-    if (pc->cap_user_time_short) {
-      const uint64_t base = ReadOnce(pc->time_cycles);
-      cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
-    }
-    const uint64_t delta = ReadOnce(pc->time_offset) +
-                           internal::CyclesToNs(cycles, ReadOnce(pc->time_mult),
-                                                ReadOnce(pc->time_shift));
-    r.enabled += delta;
-    r.running += delta;
-    CompilerBarrier();
-  } while (ReadOnce(pc->lock) != seq);
-  *out = r;
-  return true;
+  if (page_ == nullptr || syscall_only_ || !OnOwnerThread()) return false;
+  if (hardware_ != nullptr) [[unlikely]] {
+    return internal::ReadMmapPage(Page(page_), hardware_->read_counter,
+                                  hardware_->read_time, out);
+  }
+  if (!kHaveUserRead) return false;
+  return internal::ReadMmapPage(Page(page_), ReadHardwareCounter,
+                                ReadTimeCycles, out);
 }
 
 absl::StatusOr<Count> UserReader::Read() {
@@ -245,9 +365,10 @@ absl::StatusOr<Count> UserReader::Read() {
   if (group_member_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "UserReader::Read: '", event_->label(),
-        "' cannot be read from user space now (not on a counter, or the "
-        "kernel offers no user-space reads) and is a group member: read its "
-        "group with read(2)"));
+        "' cannot be read from user space now (not on a counter, the "
+        "kernel offers no user-space reads, a topdown event, or not the "
+        "reader's thread) and is a group member: read its group with "
+        "read(2)"));
   }
   absl::StatusOr<Count> count = event_->ReadCount();
   if (count.ok()) last_path_ = ReadPath::kSyscall;

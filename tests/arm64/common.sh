@@ -24,7 +24,7 @@ pc_sysroot_roots() {
   (
     # shellcheck source=../../scripts/deps.sh
     source "$deps"
-    for p in "${perfcounters_host_packages[@]}"; do
+    for p in "${perfcounters_main_packages[@]}" "${perfcounters_test_packages[@]}"; do
       if [[ $p == *-dev && $p != *-linux-gnu* ]]; then echo "$p"; fi
     done
   )
@@ -173,9 +173,10 @@ pc_sysroot_closure() {
       grep -v '^[ <]' | sort -u)
 }
 
+# The same set of root packages, in any order.
 pc_sysroot_ready() {
   local stamp=$pc_cache/sysroot/.roots
-  [[ -e $stamp && $(cat "$stamp") == "$(pc_sysroot_roots)" ]]
+  [[ -e $stamp && $(sort "$stamp") == "$(pc_sysroot_roots | sort)" ]]
 }
 
 # Unpacks the arm64 packages into the sysroot.

@@ -7,12 +7,18 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "absl/strings/str_cat.h"
 #include "perfcounters/attr.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "support/event_helpers.h"
+#include "support/loops.h"
 
 namespace perfcounters::testing {
 
@@ -50,6 +56,51 @@ std::string WhyBreakpointsDoNotCount() {
         " of 1 write (the hypervisor does not deliver debug exceptions)");
   }
   return "";
+}
+
+int InstructionsCapacity() {
+  constexpr int kMost = 64;
+  std::vector<Event> events;
+  for (int i = 0; i < kMost; ++i) {
+    Attr attr = HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS);
+    attr.disabled = false;
+    attr.pinned = true;
+    absl::StatusOr<Event> event = Event::Open(attr, "instructions:u");
+    if (!event.ok()) break;
+    events.push_back(*std::move(event));
+    // A pinned event that does not fit goes into error state at once (its
+    // read returns 0 bytes); the loop gives the others a moment to count.
+    TwoInstructionLoop(1000);
+    absl::StatusOr<Count> count = events.back().ReadCount();
+    if (!count.ok() || count->running == 0) {
+      return static_cast<int>(events.size()) - 1;
+    }
+  }
+  return static_cast<int>(events.size());
+}
+
+uint16_t ExpectedPmcWidth(bool wide) {
+#if defined(__aarch64__)
+  return wide ? 64 : 32;
+#elif defined(__x86_64__)
+  (void)wide;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  // Vendor "GenuineIntel": ebx "Genu", edx "ineI", ecx "ntel".
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756e6547 &&
+      eax >= 0xa && __get_cpuid(0xa, &eax, &ebx, &ecx, &edx) &&
+      (eax & 0xff) >= 1) {
+    return static_cast<uint16_t>((eax >> 16) & 0xff);  // bit width
+  }
+  return 48;
+#else
+  (void)wide;
+  return 0;
+#endif
+}
+
+bool ExactUserInstructions() {
+  // The arm64 runner sets it for its -icount machine (tests/arm64/).
+  return std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != nullptr;
 }
 
 }  // namespace perfcounters::testing

@@ -8,6 +8,7 @@
 #ifndef PERFCOUNTERS_TESTS_SUPPORT_HW_H_
 #define PERFCOUNTERS_TESTS_SUPPORT_HW_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,43 @@ std::string WhyBreakpointsDoNotCount();
 // True when `event` is on the list of events the emulated arm64 PMU cannot
 // count (cache and branch events; see emulation_gaps.cc).
 bool IsEmulationGap(std::string_view event);
+
+// How many `instructions:u` events this thread's PMU counts at once, as the
+// kernel schedules them: pinned single events, opened until one lands in
+// error state (never scheduled), so counters that the NMI watchdog or other
+// pinned users hold are not counted. Emulated arm64: 6 general counters
+// (the cycle counter counts cycles only); Intel: the general counters plus
+// fixed counter 0; AMD: 6 or 4 (minus the watchdog's). 0 when
+// instructions:u does not open.
+int InstructionsCapacity();
+
+// The pmc_width the kernel reports in an event's perf_event_mmap_page for a
+// hardware counter opened with RequestUserAccess(attr, wide): arm64 64 for a
+// wide (chained or long) counter, else 32; x86-64 the general counters'
+// width, one value for every counter (Intel: CPUID leaf 0xA, 48 on every
+// current part; AMD: 48).
+uint16_t ExpectedPmcWidth(bool wide);
+
+// Whether instructions:u is exact and deterministic here: in the emulated
+// arm64 machine (PERFCOUNTERS_ICOUNT_SHIFT is set), which counts retired
+// user instructions exactly. Real PMUs (x86 at least) add to instructions:u for
+// interrupts and faults taken in the measured code (Weaver et al.,
+// "Non-determinism and overcount on modern hardware performance counter
+// implementations", ISPASS 2013): compare the smallest of several samples there
+// (see MinOf).
+bool ExactUserInstructions();
+
+// The smallest of `samples` results of `f`: what remains once the counts
+// that interrupts add (never subtract) are left out.
+template <typename F>
+uint64_t MinOf(int samples, F&& f) {
+  uint64_t best = f();
+  for (int i = 1; i < samples; ++i) {
+    const uint64_t v = f();
+    if (v < best) best = v;
+  }
+  return best;
+}
 
 }  // namespace perfcounters::testing
 

@@ -9,6 +9,7 @@
 #ifndef PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
 #define PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +92,20 @@ struct ScratchCleaner {
 };
 inline ScratchCleaner scratch_cleaner;
 
+// Touches `pages` fresh anonymous pages, one page fault each: the workload
+// the tests' `stat` runs count. False when the memory cannot be mapped.
+inline bool TouchFreshPages(long pages) {
+  if (pages <= 0) return true;
+  const long page = sysconf(_SC_PAGESIZE);
+  char* p =
+      static_cast<char*>(mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (p == MAP_FAILED) return false;
+  madvise(p, pages * page, MADV_NOHUGEPAGE);  // one fault per page
+  for (long i = 0; i < pages; ++i) p[i * page] = 1;
+  return true;
+}
+
 // What a run of the command gave.
 struct RunResult {
   int code = -1;
@@ -117,6 +132,32 @@ inline RunResult RunTool(const std::string& shell_args,
   return r;
 }
 
+// Runs a shell command line (already quoted for sh); its exit code and
+// outputs.
+inline RunResult RunShell(const std::string& cmd) {
+  const std::string out = ScratchPath("sh.stdout");
+  const std::string err = ScratchPath("sh.stderr");
+  const int status = std::system(
+      absl::StrCat(cmd, " >", Quote(out), " 2>", Quote(err)).c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+// The path of perf (the linux-perf package) when it is installed and can
+// count here; empty otherwise. Tests that compare with perf skip without it.
+inline std::string PerfPath() {
+  for (const char* p : {"/usr/bin/perf", "/usr/local/bin/perf"}) {
+    if (Exists(p) &&
+        RunShell(absl::StrCat(p, " stat -e task-clock true")).code == 0) {
+      return p;
+    }
+  }
+  return "";
+}
+
 // Compares with a golden file; PERFCOUNTERS_UPDATE_GOLDEN=1 rewrites it.
 inline void ExpectGolden(const std::string& actual, const std::string& name) {
   const std::string path = kTestdata + "/" + name;
@@ -129,6 +170,14 @@ inline void ExpectGolden(const std::string& actual, const std::string& name) {
 }
 
 }  // namespace perfcounters::tools::testing
+
+// Declares `var`, perf's path, or skips the test when perf is missing.
+#define PERFCOUNTERS_REQUIRE_PERF(var)                                    \
+  const std::string var = ::perfcounters::tools::testing::PerfPath();     \
+  if (var.empty()) {                                                      \
+    GTEST_SKIP() << "needs perf (apt-get install linux-perf) to compare " \
+                    "with";                                               \
+  }
 
 // Skips where the source tree's test data is absent (the arm64 machine).
 #define PERFCOUNTERS_REQUIRE_TESTDATA()                                     \

@@ -13,7 +13,7 @@
 // reused for every later batch on that thread; a snapshot is taken at the
 // start and at the end of each batch (per group: user-space reads of its
 // members where the kernel allows it, else one read(2); see
-// benchmark_counters.h), the per-batch deltas are scaled for multiplexing
+// counter_set.h), the per-batch deltas are scaled for multiplexing
 // and the measurement's own counts (calibration) are subtracted. The values go
 // into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
 // for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
@@ -31,8 +31,8 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark_counters.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/counter_set.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters {
 
@@ -45,7 +45,7 @@ struct ThreadCounters;
 // --perf_counters_read and --perf_counters_calibrate).
 struct MeasureOptions {
   // Snapshot path: user space where possible (kAuto), or always read(2).
-  bench::ReadMode read_mode = bench::ReadMode::kAuto;
+  ReadMode read_mode = ReadMode::kAuto;
   // Measure the bracket's own counts once per thread (empty intervals) and
   // subtract them once per counting interval; see docs/benchmark_ext.md.
   bool calibrate = true;
@@ -57,7 +57,7 @@ struct MeasureOptions {
 // change nothing. Events this machine cannot count are listed in the
 // returned Plan's `unavailable` (with reasons); they are then reported as
 // `<key>.not_counted` = 1. An empty list counts nothing.
-absl::StatusOr<bench::Plan> SetBenchmarkEvents(
+absl::StatusOr<Plan> SetBenchmarkEvents(
     std::string_view list, const MeasureOptions& options = MeasureOptions());
 
 // What the calling thread's Measure will do, for the main's report.
@@ -71,7 +71,7 @@ struct MeasurementSetup {
   std::vector<std::string> syscall_reasons;
   // Per event key: the bracket's own count per interval and its spread
   // (empty when calibration is off or the event was not counted).
-  std::vector<std::pair<std::string, bench::BracketCost>> calibration;
+  std::vector<std::pair<std::string, BracketCost>> calibration;
   // Why some planned counters cannot be counted on the calling thread: a
   // group that did not open ("{keys}: reason"), or too few free file
   // descriptors (then nothing is opened). Empty when every group opened.
@@ -84,12 +84,13 @@ struct MeasurementSetup {
 MeasurementSetup PrepareCallingThread();
 
 // The plan of the events currently configured (empty when none).
-bench::Plan CurrentBenchmarkPlan();
+Plan CurrentBenchmarkPlan();
 
-// Human-readable warnings for a plan: one line per event that cannot be
-// counted, with the reason, plus a summary of the machine (no hardware PMU,
-// paranoid level) when any is missing. Empty when everything opened.
-std::string DescribeUnavailable(const bench::Plan& plan);
+// Human-readable warnings for a plan: one line per distinct reason why
+// events cannot be counted, naming every event it applies to ("cycles,
+// instructions: not counted — no hardware PMU here ..."). Empty when
+// everything opened.
+std::string DescribeUnavailable(const Plan& plan);
 
 // True once some requested counter was not counted (unavailable, or its
 // group never ran in some run). --perf_counters_strict uses this.

@@ -11,6 +11,8 @@
 //   --perf_counters_calibrate[=BOOL]
 //                                   subtract the measurement's own counts
 //                                   (default true)
+//   --perf_counters_verbose[=BOOL]  the console shows every perfcounters
+//                                   context line and not-counted column
 //   PERFCOUNTERS_EVENTS=LIST        used when no flag gives a list
 //
 // `ExtractFlags()` removes these flags from argv so that
@@ -22,7 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "perfcounters/benchmark_counters.h"
+#include "perfcounters/counter_set.h"
 
 namespace perfcounters::bench {
 
@@ -44,6 +46,8 @@ struct Flags {
   ReadMode read_mode = ReadMode::kAuto;
   // --perf_counters_calibrate.
   bool calibrate = true;
+  // --perf_counters_verbose: the console shows every detail (docs).
+  bool verbose = false;
 };
 
 // Removes our flags from argv (compacting it and updating *argc, keeping

@@ -83,6 +83,11 @@ class Event {
   const Attr& attr() const { return attr_; }
   // The kernel's id of this event (PERF_EVENT_IOC_ID), read at open.
   uint64_t id() const { return id_; }
+  // Who it counts, as given to Open().
+  const Target& target() const { return target_; }
+  // The thread that opened it (its tid): the thread a target pid of 0
+  // (Target::CallingThread()) counts.
+  pid_t opener_tid() const { return opener_tid_; }
 
   // Closes the fd now; errors from close(2) are returned. Closing an
   // already closed Event is FailedPrecondition, never a double close.
@@ -124,9 +129,11 @@ class Event {
   absl::StatusOr<Count> Measure(const std::function<void()>& f) const;
 
  private:
-  Event(int fd, Attr attr, std::string label);
+  Event(int fd, Attr attr, std::string label, Target target, pid_t opener);
   int fd_ = -1;
   uint64_t id_ = 0;
+  Target target_;
+  pid_t opener_tid_ = 0;
   Attr attr_;
   std::string label_;
 };

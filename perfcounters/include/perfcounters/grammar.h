@@ -19,15 +19,22 @@
 //     period, freq), pmu/alias/ or pmu/alias,term=v/ from events/ (with
 //     .scale/.unit), and perf's generic names on a core PMU (cpu/cycles/).
 //     Modifiers follow the closing slash: cpu/event=0x3c/u or .../:u.
+//     As in perf, config= terms set their word first, then format terms
+//     OR their bits in (the alias's terms, then the user's).
+//   - generic, cache and software events with built-in terms:
+//     cycles/period=1000/, page-faults/name=pf/
+//   - duration_time, perf's tool event, with ParseOptions::tool_events
 //   - tracepoints category:name[:modifiers]; `x:y` is a modifier when x is
-//     a known event and y a valid modifier string, else a tracepoint
+//     a known event and y a valid modifier string, else a tracepoint;
+//     globs in the category or name (sched:*) give every match
 //   - breakpoints mem:ADDR[/LEN][:rwx][:modifiers]; access defaults to rw,
 //     LEN to 4 for data and sizeof(long) for x (perf's defaults)
 //   - groups {a,b} with optional group modifiers {a,b}:u, applied to each
 //     member on top of its own modifiers (perf's rule)
 // Errors are absl::InvalidArgumentError / NotFoundError naming the bad part,
-// its byte offset in the input, and what would be right (valid modifiers,
-// valid terms, close names).
+// its byte offset in the input (quoted once, shortened around the offset,
+// control bytes escaped), and what would be right (valid modifiers, valid
+// terms, close names). perf's S W P b modifiers are refused with the reason.
 #ifndef PERFCOUNTERS_GRAMMAR_H_
 #define PERFCOUNTERS_GRAMMAR_H_
 
@@ -68,6 +75,12 @@ struct ParseOptions {
   // uncore events happen in the kernel or would be refused with
   // exclude_kernel, so they are left as written.
   bool default_user_only = false;
+  // When true, perf's tool event `duration_time` parses to an EventSpec
+  // with pmu "tool" (attr: the software dummy event, as perf opens it):
+  // it has no kernel counter, and its value, the run's wall-clock time in
+  // ns, is the caller's to supply (`perfcounters stat` does). When false it
+  // is an error saying so, so that no consumer reports a dummy's 0.
+  bool tool_events = false;
 };
 
 // Parses a single event (no commas, no braces). On a hybrid CPU (sysfs has

@@ -1,7 +1,8 @@
 // perfcounters.h: the whole core library in one include.
 //
-// Hardware performance counters over perf_event_open(2): the perf event
-// grammar (grammar.h), the attr (attr.h), opened events and groups (event.h,
+// Hardware performance counters over perf_event_open(2): counting a region
+// by event names (counters.h, over plan.h, counter_set.h and the derived
+// metrics of metrics.h), the perf event grammar (grammar.h), the attr (attr.h), opened events and groups (event.h,
 // group.h), readings, deltas and scaling (counts.h), capability probing and
 // error explanations (capabilities.h), perf-style attr printing (encode.h),
 // sysfs PMUs and tracepoints (pmu.h, tracepoint.h), sampling through the
@@ -11,6 +12,8 @@
 
 #include "perfcounters/attr.h"            // IWYU pragma: export
 #include "perfcounters/capabilities.h"    // IWYU pragma: export
+#include "perfcounters/counter_set.h"     // IWYU pragma: export
+#include "perfcounters/counters.h"        // IWYU pragma: export
 #include "perfcounters/counts.h"          // IWYU pragma: export
 #include "perfcounters/encode.h"          // IWYU pragma: export
 #include "perfcounters/event.h"           // IWYU pragma: export
@@ -20,8 +23,10 @@
 #include "perfcounters/grammar.h"         // IWYU pragma: export
 #include "perfcounters/group.h"           // IWYU pragma: export
 #include "perfcounters/hybrid.h"          // IWYU pragma: export
+#include "perfcounters/metrics.h"         // IWYU pragma: export
 #include "perfcounters/paths.h"           // IWYU pragma: export
 #include "perfcounters/perf_names.h"      // IWYU pragma: export
+#include "perfcounters/plan.h"            // IWYU pragma: export
 #include "perfcounters/pmu.h"             // IWYU pragma: export
 #include "perfcounters/records.h"         // IWYU pragma: export
 #include "perfcounters/ring_buffer.h"     // IWYU pragma: export

@@ -1,4 +1,6 @@
 // plan.cc: parsing a --perf_counters list and placing its events in groups.
+#include "perfcounters/plan.h"
+
 #include <linux/perf_event.h>
 
 #include <string>
@@ -15,10 +17,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "perfcounters/benchmark_plan.h"
+#include "perfcounters/event_catalog.h"
 #include "perfcounters/group.h"
+#include "perfcounters/metrics.h"
+#include "text_util.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 namespace {
 
 bool IsNameChar(char c) {
@@ -56,19 +60,6 @@ std::string KeyList(const std::vector<PlannedEvent>& events) {
 }
 
 }  // namespace
-
-const std::vector<DerivedMetric>& KnownDerivedMetrics() {
-  static const auto* metrics = new std::vector<DerivedMetric>{
-      {"ipc", "instructions", "cycles"},
-      {"branch-miss-rate", "branch-misses", "branches"},
-      {"cache-miss-rate", "cache-misses", "cache-references"},
-      {"L1-dcache-load-miss-rate", "L1-dcache-load-misses", "L1-dcache-loads"},
-      {"LLC-load-miss-rate", "LLC-load-misses", "LLC-loads"},
-      {"dTLB-load-miss-rate", "dTLB-load-misses", "dTLB-loads"},
-      {"iTLB-load-miss-rate", "iTLB-load-misses", "iTLB-loads"},
-  };
-  return *metrics;
-}
 
 std::vector<std::string> SplitTopLevel(std::string_view list) {
   std::vector<std::string> items;
@@ -120,12 +111,17 @@ absl::StatusOr<Request> ParseRequest(std::string_view list,
                        "\"; write event names separated by single commas, e.g. "
                        "cycles,instructions"));
     }
-    const DerivedMetric* derived = nullptr;
-    for (const DerivedMetric& m : KnownDerivedMetrics()) {
-      if (absl::EqualsIgnoreCase(item, m.name)) derived = &m;
-    }
-    if (derived != nullptr) {
-      request.derived.push_back(*derived);
+    const LabelParts parts = SplitLabel(item);
+    if (IsMetricGroup(parts.event)) {
+      request.metric_groups.push_back(item);
+      for (const Metric& m : Metrics()) {
+        if (internal::IEquals(m.group, parts.event)) {
+          request.derived.push_back(
+              {MetricLabel(m, parts.modifiers), "", "", &m});
+        }
+      }
+    } else if (const Metric* m = FindMetric(parts.event); m != nullptr) {
+      request.derived.push_back({MetricLabel(*m, parts.modifiers), "", "", m});
     } else {
       events.push_back(item);
     }
@@ -136,28 +132,64 @@ absl::StatusOr<Request> ParseRequest(std::string_view list,
     if (!groups.ok()) return groups.status();
     request.groups = *std::move(groups);
   }
-  // Bring in the inputs of derived metrics that are not requested already.
-  for (const DerivedMetric& m : request.derived) {
-    absl::flat_hash_set<std::string> labels;
-    for (const GroupSpec& g : request.groups) {
-      for (const EventSpec& e : g.events) labels.insert(e.label);
+  // Bring in the inputs of derived metrics that are not requested already:
+  // the missing inputs of each metric (or of each metric group, together)
+  // as one `{}` group, so that they count over the same time.
+  std::string topdown_pmu;
+  for (DerivedMetric& d : request.derived) {
+    if (!d.metric->sysfs_inputs || !topdown_pmu.empty()) continue;
+    absl::StatusOr<std::string> pmu = TopdownPmu(
+        options.catalog != nullptr ? options.catalog->paths() : options.paths);
+    if (!pmu.ok()) {
+      return absl::Status(pmu.status().code(),
+                          absl::StrCat(d.name, ": ", pmu.status().message()));
     }
-    std::vector<std::string> missing;
-    if (!labels.contains(m.numerator)) missing.push_back(m.numerator);
-    if (!labels.contains(m.denominator)) missing.push_back(m.denominator);
-    if (missing.empty()) continue;
+    topdown_pmu = *pmu;
+  }
+  std::vector<std::string> missing;
+  std::string missing_for;
+  auto add_missing = [&]() -> absl::Status {
+    if (missing.empty()) return absl::OkStatus();
     const std::string text =
-        missing.size() == 2
-            ? absl::StrCat("{", absl::StrJoin(missing, ","), "}")
-            : missing.front();
+        missing.size() > 1 ? absl::StrCat("{", absl::StrJoin(missing, ","), "}")
+                           : missing.front();
     absl::StatusOr<std::vector<GroupSpec>> inputs =
         ParseEventList(text, options);
     if (!inputs.ok()) {
       return absl::Status(inputs.status().code(),
-                          absl::StrCat("the inputs of ", m.name, " (", text,
-                                       "): ", inputs.status().message()));
+                          absl::StrCat("the inputs of ", missing_for, " (",
+                                       text, "): ", inputs.status().message()));
     }
     for (GroupSpec& g : *inputs) request.groups.push_back(std::move(g));
+    missing.clear();
+    return absl::OkStatus();
+  };
+  absl::flat_hash_set<std::string> labels;
+  for (size_t i = 0; i < request.derived.size(); ++i) {
+    const DerivedMetric& d = request.derived[i];
+    const std::string mods = SplitLabel(d.name).modifiers;
+    const std::string pmu = d.metric->sysfs_inputs ? topdown_pmu : "";
+    for (const GroupSpec& g : request.groups) {
+      for (const EventSpec& e : g.events) labels.insert(e.label);
+    }
+    // Topdown events need slots as their group's leader.
+    const std::string_view first =
+        d.metric->sysfs_inputs ? d.metric->denominator : d.metric->numerator;
+    const std::string_view second =
+        d.metric->sysfs_inputs ? d.metric->numerator : d.metric->denominator;
+    for (std::string_view input : {first, second}) {
+      std::string label = InputLabel(input, mods, pmu);
+      if (labels.insert(label).second) missing.push_back(std::move(label));
+    }
+    // One group per metric, or per metric group.
+    missing_for =
+        d.metric->group.empty() ? d.name : std::string(d.metric->group);
+    const bool same_group_next =
+        i + 1 < request.derived.size() && !d.metric->group.empty() &&
+        request.derived[i + 1].metric->group == d.metric->group &&
+        SplitLabel(request.derived[i + 1].name).modifiers == mods;
+    if (same_group_next) continue;
+    if (absl::Status s = add_missing(); !s.ok()) return s;
   }
   return request;
 }
@@ -254,17 +286,32 @@ Plan MakePlan(const Request& request, const TryOpenFn& try_open) {
     }
   }
 
-  // Derived metrics whose inputs are both planned.
+  // Derived metrics whose inputs are both planned with the same
+  // modifiers (a repeated label's later keys, label#N, take no part).
   absl::flat_hash_set<std::string> planned;
   for (const PlannedGroup& g : plan.groups) {
     for (const PlannedEvent& e : g.events) planned.insert(e.key);
   }
-  for (const DerivedMetric& m : KnownDerivedMetrics()) {
-    if (planned.contains(m.numerator) && planned.contains(m.denominator)) {
-      plan.derived.push_back(m);
+  for (const Metric& m : Metrics()) {
+    for (const std::string& key : plan.requested_keys) {
+      if (!planned.contains(key)) continue;
+      const LabelParts parts = SplitLabel(key);
+      // The event's name without its PMU, for sysfs inputs (cpu/slots/).
+      std::string_view event = parts.event;
+      std::string_view pmu;
+      if (m.sysfs_inputs && event.ends_with('/')) {
+        const size_t slash = event.find('/');
+        pmu = event.substr(0, slash);
+        event = event.substr(slash + 1, event.size() - slash - 2);
+      }
+      if (event != m.numerator) continue;
+      std::string denominator = InputLabel(m.denominator, parts.modifiers, pmu);
+      if (!planned.contains(denominator)) continue;
+      plan.derived.push_back(
+          {MetricLabel(m, parts.modifiers), key, std::move(denominator), &m});
     }
   }
   return plan;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters

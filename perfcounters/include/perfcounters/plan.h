@@ -1,5 +1,5 @@
-// benchmark_plan.h: turning a `--perf_counters=` list into counter groups
-// the PMU can schedule.
+// plan.h: turning an event list (Counters::Open's, or benchmark_ext's
+// `--perf_counters=`) into counter groups the PMU can schedule.
 //
 // `ParseRequest()` reads the list (our grammar, plus derived metric names
 // such as `ipc` that bring in their inputs). `MakePlan()` places the events
@@ -9,8 +9,8 @@
 // first-fit into as few groups as open *and count* (a group that opens but
 // never runs is refused). The open test is injectable (`TryOpenFn`) so that
 // planning is unit-testable without a PMU.
-#ifndef PERFCOUNTERS_BENCHMARK_PLAN_H_
-#define PERFCOUNTERS_BENCHMARK_PLAN_H_
+#ifndef PERFCOUNTERS_PLAN_H_
+#define PERFCOUNTERS_PLAN_H_
 
 #include <functional>
 #include <string>
@@ -21,23 +21,21 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/metrics.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 
-// A metric computed from two counted events: numerator / denominator (both
-// per iteration, so the ratio is per event, e.g. instructions per cycle).
+// A metric of the table (metrics.h) over two planned events.
 struct DerivedMetric {
-  // The reported counter name, e.g. "ipc".
+  // The reported name: the metric's, with the inputs' modifiers, e.g.
+  // "ipc" or "ipc:u".
   std::string name;
-  // Event labels of the inputs, e.g. "instructions" and "cycles".
+  // Keys of the inputs, e.g. "instructions:u" and "cycles:u".
   std::string numerator;
   std::string denominator;
+  // The table's entry (name, formula, unit).
+  const Metric* metric = nullptr;
 };
-
-// Every derived metric we know: ipc, branch-miss-rate, cache-miss-rate,
-// L1-dcache-load-miss-rate, LLC-load-miss-rate, dTLB-load-miss-rate,
-// iTLB-load-miss-rate.
-const std::vector<DerivedMetric>& KnownDerivedMetrics();
 
 // What the user asked for: events (as the grammar parsed them) and derived
 // metric names.
@@ -47,13 +45,18 @@ struct Request {
   std::vector<GroupSpec> groups;
   // Derived metrics named explicitly (their inputs are in `groups`).
   std::vector<DerivedMetric> derived;
+  // Top-level items that named a metric group ("topdown").
+  std::vector<std::string> metric_groups;
 };
 
 // Parses a `--perf_counters=` list. Top-level items that name a derived
-// metric (case-insensitive) are replaced by their inputs, as a `{}` group,
-// unless the inputs are already requested. Everything else goes to
-// ParseEventList(); its errors (unknown name, with close names) are returned
-// as they are.
+// metric of the table (case-insensitive, optionally with modifiers: `ipc:u`)
+// are replaced by their inputs with those modifiers, as a `{}` group,
+// unless the inputs are already requested; a metric group's name
+// (`topdown`) brings in the inputs of all its metrics as one `{}` group
+// (an error naming what is missing where this CPU's sysfs lacks them).
+// Everything else goes to ParseEventList(); its errors (unknown name, with
+// close names) are returned as they are.
 absl::StatusOr<Request> ParseRequest(std::string_view list,
                                      const ParseOptions& options);
 
@@ -95,8 +98,8 @@ struct Plan {
   std::string text;
   std::vector<PlannedGroup> groups;
   std::vector<Unavailable> unavailable;
-  // Derived metrics whose two inputs are both planned (requested explicitly
-  // or not).
+  // Derived metrics whose two inputs are both planned with the same
+  // modifiers (requested explicitly or not), in table order.
   std::vector<DerivedMetric> derived;
 
   // Every requested key in request order, available or not.
@@ -108,6 +111,6 @@ struct Plan {
 // fails: what cannot be counted is listed in Plan::unavailable.
 Plan MakePlan(const Request& request, const TryOpenFn& try_open);
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters
 
-#endif  // PERFCOUNTERS_BENCHMARK_PLAN_H_
+#endif  // PERFCOUNTERS_PLAN_H_

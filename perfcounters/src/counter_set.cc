@@ -1,5 +1,7 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
-// benchmark_counters.h for the path rules).
+// counter_set.h for the path rules).
+#include "perfcounters/counter_set.h"
+
 #include <linux/perf_event.h>
 #include <unistd.h>
 
@@ -11,29 +13,21 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "perfcounters/benchmark_counters.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 namespace {
-
-// Events that never sit on a hardware counter: their pages never offer a
-// user-space read, so their groups are not mapped at all.
-bool NeverOnACounter(const Attr& attr) {
-  return attr.type == PERF_TYPE_SOFTWARE || attr.type == PERF_TYPE_TRACEPOINT ||
-         attr.type == PERF_TYPE_BREAKPOINT;
-}
 
 // Maps every member of `group` for user-space reads; empty with *why set
 // when the group cannot be read from user space.
 std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
   std::vector<UserReader> readers;
+  // Groups with an event that is never read from user space (software,
+  // topdown) are not mapped at all.
   for (const Event& e : group.events()) {
-    if (NeverOnACounter(e.attr())) {
-      *why = absl::StrCat(e.label(),
-                          " is a software event (never on a hardware "
-                          "counter): read(2)");
+    if (const char* reason = ReadSyscallOnlyReason(e.attr())) {
+      *why = absl::StrCat(e.label(), " is ", reason, ": read(2)");
       return {};
     }
   }
@@ -46,8 +40,10 @@ std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
     if (!r->user_space_capable()) {
       *why = absl::StrCat(
           "the kernel offers no user-space reads of ", e.label(),
-          " (cap_user_rdpmc = 0; arm64 needs kernel.perf_user_access=1, "
-          "x86-64 /sys/bus/event_source/devices/cpu/rdpmc >= 1): read(2)");
+          " (cap_user_rdpmc or cap_user_time is 0; arm64 needs "
+          "kernel.perf_user_access=1, x86-64 <pmu>/rdpmc >= 1 "
+          "(/sys/bus/event_source/devices/cpu/rdpmc, on hybrids cpu_core/ "
+          "and cpu_atom/) and a stable TSC): read(2)");
       return {};
     }
     readers.push_back(*std::move(r));
@@ -256,4 +252,4 @@ std::vector<BracketCost> CounterSet::Calibrate(int samples) {
   return cost;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters

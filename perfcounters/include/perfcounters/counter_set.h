@@ -1,11 +1,13 @@
-// benchmark_counters.h: the counter groups behind perfcounters::Measure —
-// how one thread's groups are opened, snapshotted at the boundaries of a
-// counting interval (from user space when the kernel allows it, else with
-// one read(2) per group), accumulated per batch, and calibrated.
+// counter_set.h: the counter groups behind perfcounters::Counters (and so
+// behind benchmark_ext's Measure) — how one thread's groups are opened,
+// snapshotted at the boundaries of a counting interval (from user space
+// when the kernel allows it, else with one read(2) per group), accumulated
+// over intervals, and calibrated.
 //
-// Measure (benchmark.h) uses one CounterSet per benchmark thread. It is
-// public so that the overhead benchmark (benchmark_ext/bench/) and the tests
-// time exactly the code Measure runs; ordinary benchmarks never need it.
+// Counters (counters.h) owns one CounterSet and adds planning, scaling,
+// calibration subtraction and results by label; use Counters. CounterSet
+// is public so that the overhead benchmark (benchmark_ext/bench/) and the
+// tests can look at its paths and snapshot counts.
 //
 // Snapshots. A group's snapshot is taken on one path only: from user space
 // (one seqlock-protected read of every member's perf_event_mmap_page plus
@@ -18,8 +20,8 @@
 // still the interval's count. What is never done is mixing paths inside one
 // snapshot: a member that is not on a counter (index 0: multiplexed out,
 // or a software event) sends the whole snapshot to read(2).
-#ifndef PERFCOUNTERS_BENCHMARK_COUNTERS_H_
-#define PERFCOUNTERS_BENCHMARK_COUNTERS_H_
+#ifndef PERFCOUNTERS_COUNTER_SET_H_
+#define PERFCOUNTERS_COUNTER_SET_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +36,7 @@
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 
 // How snapshots are read (--perf_counters_read).
 enum class ReadMode {
@@ -170,6 +172,6 @@ class CounterSet {
   bool counting_ = false;
 };
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters
 
-#endif  // PERFCOUNTERS_BENCHMARK_COUNTERS_H_
+#endif  // PERFCOUNTERS_COUNTER_SET_H_

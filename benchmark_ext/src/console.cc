@@ -1,0 +1,243 @@
+// console.cc: the console presentation of perfcounters' main and Measure:
+// one warning line per reason, the tidied console table and context.
+#include "console.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+#include "measure_internal.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/capabilities.h"
+#include "perfcounters/plan.h"
+
+namespace perfcounters {
+namespace bench_internal {
+namespace {
+
+// The event's label: its key without the "#N" of a repeated request.
+absl::string_view LabelOf(absl::string_view key) {
+  const size_t hash = key.rfind('#');
+  return hash == absl::string_view::npos ? key : key.substr(0, hash);
+}
+
+// `reason` without the event's own name in front and without group
+// bookkeeping when the group was the event alone.
+std::string CleanReason(absl::string_view key, absl::string_view reason) {
+  const std::string own = absl::StrCat(LabelOf(key), ": ");
+  if (absl::StartsWith(reason, own)) reason.remove_prefix(own.size());
+  const size_t member = reason.rfind(" [member ");
+  if (member != absl::string_view::npos && absl::EndsWith(reason, "}]") &&
+      reason.find(" of 1 in group {", member) != absl::string_view::npos) {
+    reason = reason.substr(0, member);
+  }
+  return std::string(reason);
+}
+
+// The short form of "this machine has no hardware PMU at all".
+std::string NoPmuReason(const Capabilities& caps) {
+  return absl::StrCat("no hardware PMU here (",
+                      caps.hypervisor ? "a VM without a virtual PMU"
+                                      : "none in /sys/bus/event_source/devices",
+                      "); software events still count");
+}
+
+std::mutex g_mu;
+absl::flat_hash_set<std::string>* g_warned = nullptr;  // guarded by g_mu
+
+}  // namespace
+
+std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
+                                         const Capabilities* caps) {
+  std::vector<ReasonLine> lines;
+  for (const Unavailable& u : plan.unavailable) {
+    std::string reason = CleanReason(u.key, u.reason);
+    if (caps != nullptr && !caps->has_hardware_pmu() &&
+        absl::StrContains(reason, "no hardware PMU in sysfs")) {
+      reason = NoPmuReason(*caps);
+    }
+    ReasonLine* line = nullptr;
+    for (ReasonLine& l : lines) {
+      if (l.reason == reason) line = &l;
+    }
+    if (line == nullptr) {
+      line = &lines.emplace_back();
+      line->reason = std::move(reason);
+    }
+    line->keys.push_back(u.key);
+  }
+  return lines;
+}
+
+std::string UnavailableContext(const Plan& plan) {
+  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
+                       [](std::string* out, const ReasonLine& line) {
+                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
+                                         ": ", line.reason);
+                       });
+}
+
+void WarnNotCounted(const std::vector<std::string>& keys,
+                    absl::string_view what) {
+  std::vector<std::string> fresh;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_warned == nullptr) g_warned = new absl::flat_hash_set<std::string>();
+    for (const std::string& key : keys) {
+      if (g_warned->insert(absl::StrCat(what, "\n", key)).second) {
+        fresh.push_back(key);
+      }
+    }
+  }
+  if (fresh.empty()) return;
+  const std::string line = absl::StrCat(
+      "perfcounters: warning: ", absl::StrJoin(fresh, ", "), ": ", what);
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+bool ShowContextOnConsole(absl::string_view key, bool verbose) {
+  return verbose || !absl::StartsWith(key, "perfcounters.") ||
+         key == "perfcounters.events" || key == "perfcounters.read_path";
+}
+
+double RoundSignificant(double value, int digits) {
+  if (!std::isfinite(value) || value == 0) return value;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  return std::strtod(text, nullptr);
+}
+
+void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run) {
+  const absl::flat_hash_set<std::string> keys(plan.requested_keys.begin(),
+                                              plan.requested_keys.end());
+  absl::flat_hash_set<std::string> derived;
+  for (const DerivedMetric& m : plan.derived) derived.insert(m.name);
+  // A coefficient of variation is printed as a percentage by gbench.
+  const bool percent =
+      run->run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate &&
+      run->aggregate_unit == benchmark::kPercentage;
+  for (auto it = run->counters.begin(); it != run->counters.end();) {
+    const std::string& name = it->first;
+    double& value = it->second.value;
+    const size_t dot = name.rfind('.');
+    const std::string base = name.substr(0, dot);
+    const absl::string_view suffix =
+        dot == std::string::npos ? "" : absl::string_view(name).substr(dot);
+    if (suffix == ".not_counted" && keys.contains(base)) {
+      it = run->counters.erase(it);
+      continue;
+    }
+    if (suffix == ".coverage" && keys.contains(base)) {
+      // Shown to 3 digits: what would read as 1 is left out.
+      if (!percent && value >= 0.9995) {
+        it = run->counters.erase(it);
+        continue;
+      }
+      if (!percent) value = RoundSignificant(value, 3);
+    } else if (keys.contains(name) && !percent) {
+      value = RoundSignificant(value, 4);
+    } else if (derived.contains(name) && !percent) {
+      value = RoundSignificant(value, 3);
+    }
+    ++it;
+  }
+}
+
+DisplayReporter::DisplayReporter(
+    std::unique_ptr<benchmark::BenchmarkReporter> inner, bool verbose)
+    : inner_(std::move(inner)),
+      verbose_(verbose),
+      console_(dynamic_cast<benchmark::ConsoleReporter*>(inner_.get()) !=
+               nullptr) {}
+
+bool DisplayReporter::ReportContext(const Context& context) {
+  if (!console_ || verbose_) return inner_->ReportContext(context);
+  // gbench prints the context (custom lines included) to the error stream:
+  // catch it and leave out our lines that are for the JSON and CSV only.
+  std::ostream& err = inner_->GetErrorStream();
+  std::ostringstream captured;
+  inner_->SetErrorStream(&captured);
+  const bool ok = inner_->ReportContext(context);
+  inner_->SetErrorStream(&err);
+  const std::string text = captured.str();
+  std::string kept;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty()) continue;
+    const absl::string_view key = line.substr(0, line.find(": "));
+    if (!ShowContextOnConsole(key, verbose_)) continue;
+    absl::StrAppend(&kept, line, "\n");
+  }
+  err << kept;
+  err.flush();
+  return ok;
+}
+
+void DisplayReporter::ReportRuns(const std::vector<Run>& runs) {
+  if (console_ && !verbose_) {
+    const Plan plan = CurrentBenchmarkPlan();
+    std::vector<Run> tidy = runs;
+    for (Run& run : tidy) TidyForConsole(plan, &run);
+    inner_->ReportRuns(tidy);
+  } else {
+    inner_->ReportRuns(runs);
+  }
+  WarnAboutPausedTimer(runs);
+  const std::vector<std::string> noise = TakeNoiseWarnings();
+  if (noise.empty() || runs.empty()) return;
+  const std::string name = runs.front().benchmark_name();
+  for (const std::string& w : noise) {
+    const std::string key = w.substr(0, w.find(" counted "));
+    if (!warned_.insert(name + "\n" + key).second) continue;
+    std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+                 w.c_str());
+  }
+}
+
+void DisplayReporter::Finalize() { inner_->Finalize(); }
+
+void DisplayReporter::WarnAboutPausedTimer(const std::vector<Run>& runs) {
+  const std::optional<CountedTime> counted = TakeCountedTime();
+  if (!counted.has_value() || runs.empty()) return;
+  const Run& run = runs.back();
+  if (run.run_type != Run::RT_Iteration ||
+      run.iterations != counted->iterations) {
+    return;
+  }
+  const std::string warning =
+      PausedTimerWarning(counted->seconds, run.cpu_accumulated_time);
+  const std::string name = run.benchmark_name();
+  if (warning.empty() || !warned_.insert(name + "\npaused").second) return;
+  std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+               warning.c_str());
+}
+
+}  // namespace bench_internal
+
+std::string DescribeUnavailable(const Plan& plan) {
+  if (plan.unavailable.empty()) return "";
+  std::string out;
+  const Capabilities caps = ProbeCapabilities();
+  for (const bench_internal::ReasonLine& line :
+       bench_internal::GroupUnavailable(plan, &caps)) {
+    absl::StrAppend(&out,
+                    "perfcounters: warning: ", absl::StrJoin(line.keys, ", "),
+                    ": not counted — ", line.reason, "\n");
+  }
+  return out;
+}
+
+}  // namespace perfcounters

@@ -1,0 +1,94 @@
+# Install.cmake: `cmake --install` rules (PERFCOUNTERS_INSTALL, on by default
+# when perfcounters is the top-level project):
+#
+#   lib/            libperfcounters, libperfcounters_benchmark(_main)
+#                   (static or shared after BUILD_SHARED_LIBS)
+#   include/        perfcounters/*.h (the library's and benchmark_ext's)
+#   bin/            the perfcounters command (PERFCOUNTERS_BUILD_TOOLS)
+#   lib/cmake/perfcounters/   perfcountersConfig.cmake, ...ConfigVersion.cmake
+#                   and the exported targets perfcounters::perfcounters,
+#                   perfcounters::benchmark, perfcounters::benchmark_main
+#   lib/pkgconfig/  perfcounters.pc, perfcounters_benchmark.pc,
+#                   perfcounters_benchmark_main.pc
+#
+# The core library and the Google Benchmark integration are two export sets,
+# so find_package(perfcounters) needs Google Benchmark only for the latter
+# (cmake/perfcountersConfig.cmake.in).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(PERFCOUNTERS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perfcounters)
+set(_pc_lib_destinations
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(TARGETS perfcounters EXPORT perfcountersTargets ${_pc_lib_destinations})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/perfcounters/include/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT perfcountersTargets NAMESPACE perfcounters::
+  DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
+set(PERFCOUNTERS_PC_FILES perfcounters)
+
+if(TARGET perfcounters_benchmark)
+  install(TARGETS perfcounters_benchmark perfcounters_benchmark_main
+    EXPORT perfcountersBenchmarkTargets ${_pc_lib_destinations})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/benchmark_ext/include/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT perfcountersBenchmarkTargets NAMESPACE perfcounters::
+    DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
+  list(APPEND PERFCOUNTERS_PC_FILES perfcounters_benchmark perfcounters_benchmark_main)
+  # The consumer looks first where this build found Google Benchmark (a
+  # Release build in its own prefix must not be mixed with the system's).
+  set(PERFCOUNTERS_BENCHMARK_HINT "${benchmark_DIR}")
+endif()
+
+if(TARGET perfcounters_tool)
+  install(TARGETS perfcounters_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+# libpfm4 (cmake/Libpfm.cmake) is linked PRIVATE, but a static
+# libperfcounters exports it as $<LINK_ONLY:perfcounters::libpfm>: the config
+# file re-creates that imported target (the library this build used, else
+# found again), and perfcounters.pc adds -lpfm (to Libs for a static library,
+# Libs.private for a shared one).
+set(PERFCOUNTERS_CONFIG_LIBPFM "")
+set(PERFCOUNTERS_PC_LIBS_LIBPFM "")
+set(PERFCOUNTERS_PC_LIBS_PRIVATE "")
+if(TARGET perfcounters::libpfm)
+  get_target_property(PERFCOUNTERS_CONFIG_LIBPFM perfcounters::libpfm
+    IMPORTED_LOCATION)
+  get_target_property(_pc_type perfcounters TYPE)
+  if(_pc_type STREQUAL "STATIC_LIBRARY")
+    set(PERFCOUNTERS_PC_LIBS_LIBPFM " -lpfm")
+  else()
+    set(PERFCOUNTERS_PC_LIBS_PRIVATE "Libs.private: -lpfm")
+  endif()
+endif()
+
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/perfcountersConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/perfcountersConfig.cmake
+  INSTALL_DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
+# 0.x: a minor version may change the API.
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/perfcountersConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/perfcountersConfig.cmake
+              ${PROJECT_BINARY_DIR}/perfcountersConfigVersion.cmake
+  DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
+
+# pkg-config: the prefix relative to the .pc file (${pcfiledir}), so the
+# installed tree can move.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(PERFCOUNTERS_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  string(REGEX REPLACE "[^/]+" ".." _pc_up "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  set(PERFCOUNTERS_PC_PREFIX "\${pcfiledir}/${_pc_up}")
+endif()
+foreach(pc ${PERFCOUNTERS_PC_FILES})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in
+                 ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -1,0 +1,168 @@
+// counters.h: count a region of code in a few lines — `Counters`, several
+// events in as many groups as the PMU needs, started and stopped around the
+// code as often as you like, read back by name.
+//
+//   auto counters = perfcounters::Counters::Open("cycles,instructions,ipc");
+//   if (!counters.ok()) ...;                 // a parse error, with close names
+//   counters->Start();
+//   Work();
+//   counters->Stop();
+//   for (const perfcounters::CounterValue& v : counters->Values()) ...
+//   counters->Value("instructions")->value;
+//
+// Open parses the list (perf's grammar, plus derived metric names such as
+// `ipc` that bring in their inputs, see metrics.h), plans it into groups the
+// PMU can schedule (plan.h: `{}` groups stay together, other events are
+// packed per PMU), and opens the groups for the calling thread, counting
+// from then on. An event this machine cannot count does not fail Open: it
+// is reported as not counted, with the reason, never as 0.
+//
+// Start() and Stop() snapshot every group — from user space where the
+// kernel allows it, else one read(2) per group (counter_set.h) — and add
+// the interval's deltas; they allocate nothing and make no system call
+// beyond those reads. Intervals accumulate until Reset(). Values() scales
+// each event for multiplexing (value * enabled / running), subtracts the
+// measured cost of the Start/Stop bracket itself once per interval
+// (calibration), and says how much of the time the event was on the PMU
+// (coverage). docs/counters.md explains both read paths and calibration.
+//
+// Threads: a Counters counts the thread that opened it (not its children,
+// not other threads) and must be started, stopped and read on that thread:
+// the user-space read path reads the opening thread's counters from the
+// CPU it runs on. To count several threads, open one Counters on each and
+// add their values. Counters is move-only and not thread-safe.
+#ifndef PERFCOUNTERS_COUNTERS_H_
+#define PERFCOUNTERS_COUNTERS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "perfcounters/counter_set.h"
+#include "perfcounters/grammar.h"
+#include "perfcounters/metrics.h"
+#include "perfcounters/plan.h"
+
+namespace perfcounters {
+
+// How Counters reads and corrects its counters.
+struct CountersOptions {
+  CountersOptions() { parse.default_user_only = true; }
+  // The grammar's options. By default plain names count user space only
+  // (as Google Benchmark does); `instructions:uk` counts the kernel too.
+  ParseOptions parse;
+  // Snapshot path: user space where possible (kAuto), or always read(2).
+  ReadMode read_mode = ReadMode::kAuto;
+  // Measure the Start/Stop bracket's own counts at Open (33 empty
+  // intervals) and subtract them once per interval.
+  bool calibrate = true;
+};
+
+// One requested event's result over the intervals since Open or Reset.
+struct CounterValue {
+  // The event's key: its label as written (`instructions:u`), or
+  // `label#N` for the N-th request of the same label.
+  std::string label;
+  // False when there is no value: the event is unavailable here, its group
+  // could not be opened or read, or never ran on the PMU (running == 0).
+  // Then `value` is 0 and must not be reported; `not_counted_reason` says
+  // why.
+  bool counted = false;
+  // Scaled for multiplexing, minus the bracket's own count per interval
+  // (never below 0).
+  double value = 0;
+  // running / enabled of the event's group: 1 when it was on the PMU all
+  // the time; below 1 when it was multiplexed and `value` is an estimate.
+  double coverage = 0;
+  // The summed raw delta and the group's summed enabled/running times (ns).
+  uint64_t raw = 0;
+  uint64_t enabled = 0;
+  uint64_t running = 0;
+  // The bracket cost subtracted in total (calibration floor x intervals),
+  // and the level below which the value is mostly the measurement's own
+  // (max(floor, 10 x spread) x intervals); both 0 when not calibrated.
+  double subtracted = 0;
+  double noise_limit = 0;
+  std::string not_counted_reason;
+
+  // True when counted but below noise_limit: give the region more work
+  // per interval.
+  bool below_noise() const { return counted && value < noise_limit; }
+};
+
+// A derived metric's result (a ratio of the summed, scaled inputs).
+struct MetricValue {
+  // "ipc", or "ipc:u" for inputs with modifiers.
+  std::string name;
+  // False when an input was not counted or the denominator is 0.
+  bool counted = false;
+  double value = 0;
+  // The table's entry: formula and unit.
+  const Metric* metric = nullptr;
+};
+
+// The metrics of `derived` computed from `values` (matched by key); a
+// metric whose inputs are missing from `values` is left out.
+std::vector<MetricValue> ComputeMetrics(
+    const std::vector<DerivedMetric>& derived,
+    const std::vector<CounterValue>& values);
+
+class Counters {
+ public:
+  // Parses, plans and opens `events` (see the file comment). Fails only
+  // for a list that does not parse (the error names the bad part and close
+  // names) or names a metric group this CPU lacks.
+  static absl::StatusOr<Counters> Open(std::string_view events,
+                                       const CountersOptions& options = {});
+  // Opens a plan made earlier (benchmark_ext plans once and opens the same
+  // plan on every benchmark thread). options.parse is not used.
+  static Counters Open(Plan plan, const CountersOptions& options);
+
+  Counters(Counters&&) noexcept = default;
+  Counters& operator=(Counters&&) noexcept = default;
+
+  // Starts an interval: snapshots every group. Allocates nothing; does
+  // nothing when an interval is already open.
+  void Start() { set_.Start(); }
+  // Ends the interval and adds its deltas. Allocates nothing; does nothing
+  // when no interval is open.
+  void Stop() { set_.Stop(); }
+  // Forgets the intervals so far (the groups stay open and calibrated).
+  void Reset() { set_.ResetBatch(); }
+
+  // Completed intervals since Open or Reset.
+  uint64_t intervals() const { return set_.intervals(); }
+
+  // Every requested event, in request order (unavailable ones included).
+  std::vector<CounterValue> Values() const;
+  // The requested event keyed `label`; NotFound, listing the keys, when no
+  // event has that key.
+  absl::StatusOr<CounterValue> Value(std::string_view label) const;
+  // The i-th planned event (group by group, as set().raw(i)); i <
+  // set().event_count(). Allocation apart from the label: none.
+  CounterValue PlannedValue(size_t i) const;
+  // The derived metrics whose inputs are both planned, in table order.
+  std::vector<MetricValue> DerivedMetrics() const;
+
+  // The plan (groups, unavailable events, derived metrics), the groups'
+  // snapshots and the calibration per planned event (empty when off).
+  const Plan& plan() const { return plan_; }
+  const CounterSet& set() const { return set_; }
+  const std::vector<BracketCost>& calibration() const { return calibration_; }
+
+ private:
+  Counters() = default;
+
+  Plan plan_;
+  CounterSet set_;
+  std::vector<BracketCost> calibration_;
+  // Per planned event (flat order): its group.
+  std::vector<size_t> group_of_;
+};
+
+}  // namespace perfcounters
+
+#endif  // PERFCOUNTERS_COUNTERS_H_

@@ -1,0 +1,122 @@
+// user_read_algorithm.h (internal): the self-monitoring read of a
+// `perf_event_mmap_page`, with the hardware reads injected, and the test
+// seam that builds a UserReader over a fake page and fake hardware.
+//
+// ReadMmapPage is the algorithm documented on `struct perf_event_mmap_page`
+// in include/uapi/linux/perf_event.h (and libperf's perf_mmap__read_self):
+// under the page's seqlock, offset + the sign-extended hardware counter
+// `index - 1`, and time_enabled/time_running extrapolated to now from the
+// page's time_offset/time_mult/time_shift (with the cap_user_time_short
+// correction). UserReader::TryReadUserSpace runs it with rdpmc/rdtsc (x86-64)
+// or mrs (arm64); tests run it with fakes on every machine.
+#ifndef PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
+#define PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
+
+#include <linux/perf_event.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "perfcounters/attr.h"
+#include "perfcounters/event.h"
+#include "perfcounters/user_read.h"
+
+namespace perfcounters::internal {
+
+// Bit 29 of `index - 1`: the kernel's INTEL_PMC_FIXED_RDPMC_METRICS. rdpmc
+// of it returns PERF_METRICS (packed 8-bit fractions of the topdown
+// metrics), not a count: such an event is never read from user space.
+inline constexpr uint32_t kMetricsRdpmcIndex = uint32_t{1} << 29;
+
+// Reads a field of the shared page once; the kernel may change it any time.
+template <typename T>
+inline T ReadOnce(const T& field) {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
+
+inline void CompilerBarrier() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
+// The page's reading at the moment of the call, or false when the page does
+// not allow a user-space read now: cap_user_rdpmc or cap_user_time is 0,
+// `index` is 0 (not on a counter) or names the topdown metrics register.
+// `read_counter(index - 1)` reads the hardware counter (rdpmc's ecx),
+// `read_time()` the clock the page's time fields convert (TSC, cntvct).
+// A decision taken on a torn page only costs the caller a read(2).
+template <typename ReadCounter, typename ReadTime>
+inline bool ReadMmapPage(const perf_event_mmap_page* pc,
+                         ReadCounter&& read_counter, ReadTime&& read_time,
+                         UserReading* out) {
+  uint32_t seq;
+  UserReading r;
+  do {
+    seq = ReadOnce(pc->lock);
+    CompilerBarrier();
+    const uint32_t index = ReadOnce(pc->index);
+    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0 ||
+        ((index - 1) & kMetricsRdpmcIndex) != 0) {
+      return false;
+    }
+    r.enabled = ReadOnce(pc->time_enabled);
+    r.running = ReadOnce(pc->time_running);
+    const uint16_t width = ReadOnce(pc->pmc_width);
+    r.value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
+              static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
+    // Extrapolate the times to now.
+    uint64_t cycles = read_time();
+    if (pc->cap_user_time_short) {
+      const uint64_t base = ReadOnce(pc->time_cycles);
+      cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
+    }
+    const uint64_t delta =
+        ReadOnce(pc->time_offset) +
+        CyclesToNs(cycles, ReadOnce(pc->time_mult), ReadOnce(pc->time_shift));
+    r.enabled += delta;
+    r.running += delta;
+    CompilerBarrier();
+  } while (ReadOnce(pc->lock) != seq);
+  *out = r;
+  return true;
+}
+
+// OK when an event opened for `target` by thread `opener_tid` counts thread
+// `caller_tid` on any CPU (the only case in which the caller's rdpmc/mrs
+// reads the event's counter), else FailedPrecondition naming `label`, what
+// the event counts, and read(2) as the way to read it.
+absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
+                                 pid_t caller_tid, const std::string& label);
+
+// Intel's topdown events, whatever the machine: on PERF_TYPE_RAW (the core
+// PMU, cpu_core's on hybrids), event code 0x00 with umask 0x04 (slots) or
+// 0x80..0x87 (the metrics), as the kernel's is_topdown_count() sees them.
+bool IsIntelTopdown(const Attr& attr);
+
+// Hardware reads for a UserReader under test.
+struct UserReadHardware {
+  // rdpmc / mrs of hardware counter `counter` (the page's index - 1).
+  std::function<uint64_t(uint32_t counter)> read_counter;
+  // rdtsc / cntvct.
+  std::function<uint64_t()> read_time;
+};
+
+// Builds UserReaders over fake pages, for tests.
+class UserReaderTestPeer {
+ public:
+  // A reader of `event` over `page` (the caller's, never unmapped) that
+  // reads the hardware through `hardware` (the caller's; must outlive the
+  // reader). Makes the checks of UserReader::Map (group_member false) or
+  // MapGroupMember (true); the calling thread is the reader's.
+  static absl::StatusOr<UserReader> Make(const Event& event,
+                                         perf_event_mmap_page* page,
+                                         const UserReadHardware* hardware,
+                                         bool group_member = false);
+};
+
+}  // namespace perfcounters::internal
+
+#endif  // PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_

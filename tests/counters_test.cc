@@ -1,0 +1,244 @@
+// counters_test.cc: Counters, the core region API — every listed event is
+// counted (braces or not), intervals accumulate, results by label (value,
+// coverage, not counted with a reason), Start/Stop allocate nothing on
+// either read path, derived metrics, and exact hardware counts in the
+// emulated arm64 machine (hardware tests skip natively).
+#include "perfcounters/counters.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/event_helpers.h"
+#include "support/hw.h"
+#include "support/loops.h"
+#include "support/sanitizers.h"
+
+// Counts every allocation of this program, so that a test can say that a
+// stretch of code made none.
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace perfcounters {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::FreshPages;
+using ::testing::HasSubstr;
+
+std::vector<std::string> Labels(const std::vector<CounterValue>& values) {
+  std::vector<std::string> labels;
+  for (const CounterValue& v : values) labels.push_back(v.label);
+  return labels;
+}
+
+// The README's list: plain events, no braces, each counted.
+TEST(Counters, EveryListedEventIsCountedWithoutBraces) {
+  absl::StatusOr<Counters> counters = Counters::Open("task-clock,page-faults");
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  EXPECT_EQ(counters->plan().groups.size(), 2u);
+  FreshPages pages(64);
+  ASSERT_TRUE(pages.ok());
+  counters->Start();
+  pages.Touch();
+  counters->Stop();
+  const std::vector<CounterValue> values = counters->Values();
+  EXPECT_THAT(Labels(values), ElementsAre("task-clock", "page-faults"));
+  for (const CounterValue& v : values) {
+    EXPECT_TRUE(v.counted) << v.label << ": " << v.not_counted_reason;
+    EXPECT_EQ(v.coverage, 1.0) << v.label;
+  }
+  EXPECT_GT(values[0].value, 0.0);
+  EXPECT_TOUCHED_PAGE_FAULTS(values[1].value, 64, 0);
+}
+
+TEST(Counters, IntervalsAccumulateAndOnlyTheirInsidesCount) {
+  absl::StatusOr<Counters> counters =
+      Counters::Open("page-faults,minor-faults");
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  FreshPages outside(16);
+  FreshPages inside(30);
+  ASSERT_TRUE(outside.ok() && inside.ok());
+  for (size_t i = 0; i < 3; ++i) {
+    counters->Start();
+    for (size_t p = 10 * i; p < 10 * i + 10; ++p) inside.Touch(p);
+    counters->Stop();
+    for (size_t p = 5 * i; p < 5 * i + 5; ++p) outside.Touch(p);
+  }
+  EXPECT_EQ(counters->intervals(), 3u);
+  absl::StatusOr<CounterValue> faults = counters->Value("page-faults");
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  EXPECT_TOUCHED_PAGE_FAULTS(faults->value, 30, 0);
+  absl::StatusOr<CounterValue> minor = counters->Value("minor-faults");
+  ASSERT_TRUE(minor.ok()) << minor.status();
+  EXPECT_TOUCHED_PAGE_FAULTS(minor->value, 30, 0);
+  // Page faults cost nothing to the bracket: nothing was subtracted.
+  EXPECT_EQ(faults->subtracted, 0.0);
+
+  counters->Reset();
+  EXPECT_EQ(counters->intervals(), 0u);
+  faults = counters->Value("page-faults");
+  ASSERT_TRUE(faults.ok());
+  EXPECT_FALSE(faults->counted);
+  EXPECT_THAT(faults->not_counted_reason, HasSubstr("no interval"));
+}
+
+TEST(Counters, AnUnknownLabelIsAnErrorListingTheKeys) {
+  absl::StatusOr<Counters> counters = Counters::Open("page-faults,cs");
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  absl::StatusOr<CounterValue> v = counters->Value("faults");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(v.status().message()),
+              HasSubstr("the keys are: page-faults, context-switches"));
+}
+
+TEST(Counters, AListThatDoesNotParseFailsOpenWithCloseNames) {
+  absl::StatusOr<Counters> counters =
+      Counters::Open("page-faults,instructionz");
+  ASSERT_FALSE(counters.ok());
+  EXPECT_THAT(counters.status().message(), HasSubstr("instructionz"));
+}
+
+TEST(Counters, AnEventThisMachineCannotCountIsNotCountedWithTheReason) {
+  const std::string why = testing::WhyEventUnavailable("cycles:u");
+  if (why.empty()) GTEST_SKIP() << "cycles opens on this machine";
+  absl::StatusOr<Counters> counters = Counters::Open("cycles,page-faults,ipc");
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  counters->Start();
+  counters->Stop();
+  const std::vector<CounterValue> values = counters->Values();
+  EXPECT_THAT(Labels(values),
+              ElementsAre("cycles", "page-faults", "instructions"));
+  EXPECT_FALSE(values[0].counted);
+  EXPECT_EQ(values[0].value, 0.0);
+  EXPECT_FALSE(values[0].not_counted_reason.empty());
+  EXPECT_TRUE(values[1].counted);
+  // ipc's inputs are not planned: no metric, rather than a wrong one.
+  EXPECT_TRUE(counters->DerivedMetrics().empty());
+}
+
+// Start/Stop of `counters` over `intervals` intervals: allocations made.
+uint64_t AllocationsInStartStop(Counters& counters, int intervals) {
+  const uint64_t before = g_allocations.load();
+  for (int i = 0; i < intervals; ++i) {
+    counters.Start();
+    counters.Stop();
+  }
+  return g_allocations.load() - before;
+}
+
+TEST(Counters, StartAndStopAllocateNothingOnTheReadPath) {
+  for (ReadMode mode : {ReadMode::kAuto, ReadMode::kSyscall}) {
+    CountersOptions options;
+    options.read_mode = mode;
+    absl::StatusOr<Counters> counters =
+        Counters::Open("page-faults,task-clock,context-switches", options);
+    ASSERT_TRUE(counters.ok()) << counters.status();
+    // The probe counts: one allocation is seen.
+    const uint64_t before = g_allocations.load();
+    ::operator delete(::operator new(16));
+    ASSERT_EQ(g_allocations.load() - before, 1u);
+    EXPECT_EQ(AllocationsInStartStop(*counters, 1000), 0u);
+    EXPECT_EQ(counters->set().syscall_snapshots(), 2u * 1000u * 2u);
+    EXPECT_EQ(counters->intervals(), 1000u);
+  }
+}
+
+TEST(CountersHardware, StartAndStopAllocateNothingOnTheUserSpacePath) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  CountersOptions options;
+  options.read_mode = ReadMode::kUser;
+  absl::StatusOr<Counters> counters =
+      Counters::Open("instructions:u,cycles:u", options);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  ASSERT_TRUE(counters->set().user_space(0))
+      << counters->set().user_space_reason(0);
+  EXPECT_EQ(AllocationsInStartStop(*counters, 1000), 0u);
+  EXPECT_GT(counters->set().user_snapshots(), 0u);
+}
+
+// Exact in the emulated machine: the loop's 2 instructions per iteration,
+// the bracket calibrated away.
+TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
+  constexpr uint64_t kLoops = 100000;
+  for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
+    CountersOptions options;
+    options.read_mode = mode;
+    absl::StatusOr<Counters> counters =
+        Counters::Open("instructions:u,cycles:u,ipc:u", options);
+    ASSERT_TRUE(counters.ok()) << counters.status();
+    for (int i = 0; i < 10; ++i) {
+      counters->Start();
+      perfcounters::testing::TwoInstructionLoop(kLoops);
+      counters->Stop();
+    }
+    absl::StatusOr<CounterValue> instructions =
+        counters->Value("instructions:u");
+    ASSERT_TRUE(instructions.ok()) << instructions.status();
+    ASSERT_TRUE(instructions->counted) << instructions->not_counted_reason;
+    std::printf("%s path: instructions:u of 10 x %llu loops = %.0f\n",
+                ReadModeName(mode), static_cast<unsigned long long>(kLoops),
+                instructions->value);
+    // 2 per loop, plus the call's few instructions per interval.
+    EXPECT_GE(instructions->value, 10 * 2 * kLoops);
+    EXPECT_LE(instructions->value, 10 * (2 * kLoops + 40));
+    absl::StatusOr<CounterValue> cycles = counters->Value("cycles:u");
+    ASSERT_TRUE(cycles.ok() && cycles->counted);
+    const std::vector<MetricValue> metrics = counters->DerivedMetrics();
+    ASSERT_EQ(metrics.size(), 2u);  // ipc:u, cpi:u
+    EXPECT_EQ(metrics[0].name, "ipc:u");
+    ASSERT_TRUE(metrics[0].counted);
+    EXPECT_DOUBLE_EQ(metrics[0].value, instructions->value / cycles->value);
+    EXPECT_EQ(metrics[1].name, "cpi:u");
+    EXPECT_DOUBLE_EQ(metrics[1].value, cycles->value / instructions->value);
+  }
+}
+
+TEST(ComputeMetrics, ANotCountedInputOrAZeroDenominatorGivesNoValue) {
+  const std::vector<DerivedMetric> derived = {
+      {"ipc", "instructions", "cycles", FindMetric("ipc")},
+      {"cpi", "cycles", "instructions", FindMetric("cpi")},
+      {"branch-miss-rate", "branch-misses", "branches",
+       FindMetric("branch-miss-rate")}};
+  std::vector<CounterValue> values(4);
+  values[0].label = "instructions";
+  values[0].counted = true;
+  values[0].value = 300;
+  values[1].label = "cycles";
+  values[1].counted = true;
+  values[1].value = 100;
+  values[2].label = "branches";
+  values[2].counted = true;
+  values[2].value = 0;
+  values[3].label = "branch-misses";
+  values[3].counted = false;
+  const std::vector<MetricValue> m = ComputeMetrics(derived, values);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_TRUE(m[0].counted);
+  EXPECT_EQ(m[0].value, 3.0);
+  EXPECT_EQ(m[0].metric->unit, "instructions per cycle");
+  EXPECT_TRUE(m[1].counted);
+  EXPECT_DOUBLE_EQ(m[1].value, 1.0 / 3.0);
+  EXPECT_FALSE(m[2].counted);
+}
+
+}  // namespace
+}  // namespace perfcounters

@@ -1,0 +1,352 @@
+// tools_compare_gates_test.cc: `perfcounters compare` gates that cannot lie:
+// no silent pass (a gate that checks nothing, a filter that matches
+// nothing), one verdict in every format, any benchmark name gateable, and
+// noise-aware gates (U test with repetitions, exact counters, one sample).
+// The built command runs on files written here with known values.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "compare.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "testing/tool_runner.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Quote;
+using testing::QuoteAll;
+using testing::RunResult;
+
+// One benchmark: its name and, per repetition, its fields (real_time and
+// cpu_time in ns, counters).
+struct Bench {
+  std::string name;
+  std::vector<std::map<std::string, double>> reps;
+};
+
+std::string Json(const std::vector<Bench>& benches) {
+  nlohmann::ordered_json root;
+  root["context"] = {{"date", "now"}};
+  root["benchmarks"] = nlohmann::ordered_json::array();
+  for (const Bench& b : benches) {
+    for (size_t i = 0; i < b.reps.size(); ++i) {
+      nlohmann::ordered_json e = {
+          {"name", b.name},          {"run_name", b.name},
+          {"run_type", "iteration"}, {"repetition_index", i},
+          {"iterations", 100},       {"time_unit", "ns"}};
+      for (const auto& [k, v] : b.reps[i]) {
+        if (k.ends_with(".not_counted")) {
+          e[k] = 1;
+        } else {
+          e[k] = v;
+        }
+      }
+      root["benchmarks"].push_back(e);
+    }
+  }
+  return root.dump();
+}
+
+// `n` repetitions of times `t` (+ offsets) and the given counters.
+Bench Reps(const std::string& name, const std::vector<double>& times,
+           std::map<std::string, double> counters = {}) {
+  Bench b{name, {}};
+  for (double t : times) {
+    std::map<std::string, double> rep = counters;
+    rep["real_time"] = t;
+    rep["cpu_time"] = t;
+    b.reps.push_back(rep);
+  }
+  return b;
+}
+
+class CompareGates : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::ScratchPath(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+  }
+  void Write(const std::string& name, const std::vector<Bench>& benches) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << Json(benches);
+  }
+  RunResult Run(std::vector<std::string> args) {
+    args.insert(args.begin(), {"compare", "base.json", "new.json"});
+    return testing::RunTool(QuoteAll(args), dir_);
+  }
+  std::string dir_;
+};
+
+// ---- One verdict: exit status, JSON, markdown and table agree.
+
+struct VerdictCase {
+  const char* what;
+  std::vector<std::string> args;
+  int code;
+};
+
+TEST_F(CompareGates, EveryFormatStatesTheExitStatus) {
+  // BM_a: instructions +1% (exact), cycles not counted in new; BM_b only in
+  // base.
+  Write("base.json", {Reps("BM_a", {100, 101, 102}, {{"instructions", 1000}}),
+                      Reps("BM_b", {50, 51, 52}, {{"instructions", 500}})});
+  Write("new.json",
+        {Reps("BM_a", {100, 101, 102},
+              {{"instructions", 1010}, {"cycles.not_counted", 1}})});
+  const std::vector<VerdictCase> cases = {
+      {"pass", {"--fail-on", "instructions>+2%"}, 0},
+      {"violated", {"--fail-on", "instructions>+0.5%"}, 1},
+      {"missing benchmark with --fail-on-missing",
+       {"--fail-on", "instructions>+2%", "--fail-on-missing"},
+       1},
+      {"checked nothing", {"--fail-on", "cycles>+1%"}, 2},
+      {"checked nothing, allowed",
+       {"--fail-on", "cycles>+1%", "--allow-unchecked-gates"},
+       0},
+      {"filter matches nothing", {"--fail-on", "BM_Typo:instructions>+1%"}, 2},
+      {"violated and checked nothing",
+       {"--fail-on", "instructions>+0.5%", "--fail-on", "cycles>+1%"},
+       2},
+  };
+  for (const VerdictCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--format", "json"});
+    const RunResult json = Run(args);
+    EXPECT_EQ(json.code, c.code) << json.err;
+    const auto j = nlohmann::json::parse(json.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << json.out;
+    EXPECT_EQ(j["exit_code"], c.code);
+    EXPECT_EQ(j["passed"], c.code == 0);
+    bool any_failed = false;
+    for (const auto& g : j["gates"]) any_failed |= !g["passed"].get<bool>();
+    EXPECT_EQ(any_failed, c.code != 0);
+
+    args = c.args;
+    args.insert(args.end(), {"--format", "markdown"});
+    const RunResult md = Run(args);
+    EXPECT_EQ(md.code, c.code);
+    EXPECT_THAT(md.out, HasSubstr(absl::StrCat("(exit ", c.code, ")")));
+    if (c.code != 0) {
+      EXPECT_THAT(md.out, Not(HasSubstr("passed (exit 0)")));
+    }
+
+    args = c.args;
+    args.insert(args.end(), {"--color", "never"});
+    const RunResult table = Run(args);
+    EXPECT_EQ(table.code, c.code);
+    EXPECT_THAT(table.out, HasSubstr(absl::StrCat("(exit ", c.code, ")")));
+  }
+}
+
+// ---- No silent pass.
+
+TEST_F(CompareGates, NotCountedEverywhereIsAnErrorNotAPass) {
+  // As on a machine without a PMU: cycles not counted in every benchmark.
+  for (const char* file : {"base.json", "new.json"}) {
+    Write(file, {Reps("BM_a", {100, 101, 102},
+                      {{"instructions", 1000}, {"cycles.not_counted", 1}}),
+                 Reps("BM_b", {10, 11, 12},
+                      {{"instructions", 100}, {"cycles.not_counted", 1}})});
+  }
+  const RunResult r = Run({"--fail-on", "IPC<-2%", "--format", "markdown"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("checked nothing"));
+  EXPECT_THAT(r.err, HasSubstr("metrics with values on both sides: "
+                               "real_time, cpu_time, instructions"));
+  EXPECT_THAT(r.out, Not(HasSubstr("All gates passed")));
+  EXPECT_THAT(r.out, HasSubstr("ERROR (exit 2)"));
+}
+
+TEST_F(CompareGates, UserSpaceIpcHasItsOwnName) {
+  // Only instructions:u / cycles:u: IPC:u = 2.0 -> 1.94 (-3%).
+  Write("base.json", {Reps("BM_a", {100, 101, 102},
+                           {{"instructions:u", 2000}, {"cycles:u", 1000}})});
+  Write("new.json", {Reps("BM_a", {100, 101, 102},
+                          {{"instructions:u", 2000}, {"cycles:u", 1031}})});
+  const RunResult plain = Run({"--fail-on", "IPC<-2%"});
+  EXPECT_EQ(plain.code, 2);
+  EXPECT_THAT(plain.err,
+              HasSubstr("unknown metric 'IPC' (these files have IPC:u: "
+                        "counters with modifiers keep them, e.g. IPC:u = "
+                        "instructions:u / cycles:u)"));
+  const RunResult u = Run({"--fail-on", "IPC:u<-2%"});
+  EXPECT_EQ(u.code, 1) << u.out << u.err;
+  EXPECT_THAT(u.out, HasSubstr("-3.01%"));
+  EXPECT_EQ(Run({"--fail-on", "BM_a:IPC:u<-2%"}).code, 1);
+  EXPECT_EQ(Run({"--fail-on", "IPC:u<-4%"}).code, 0);
+}
+
+TEST_F(CompareGates, FilterThatMatchesNothingIsAnError) {
+  Write("base.json", {Reps("BM_a", {100, 101, 102}, {{"instructions", 1}})});
+  Write("new.json", {Reps("BM_a", {100, 101, 102}, {{"instructions", 1}})});
+  const RunResult r = Run({"--fail-on", "BM_Typo:instructions>+1%"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("gate BM_Typo:instructions>+1%: its filter "
+                               "'BM_Typo' matches no benchmark in either "
+                               "file"));
+  const RunResult global = Run({"--filter", "BM_Typo"});
+  EXPECT_EQ(global.code, 2);
+  EXPECT_THAT(global.err, HasSubstr("--filter 'BM_Typo' matches no benchmark"));
+}
+
+// ---- Any benchmark name can be gated.
+
+TEST_F(CompareGates, TemplateAndRegexCharactersInNames) {
+  const std::string sort = "BM_Sort<std::vector<int>>/1024";
+  const std::string odd = "BM_f(x)+[1]*?";
+  Write("base.json",
+        {Reps(sort, {10, 10, 10}, {{"instructions", 1000}, {"cycles", 500}}),
+         Reps(odd, {10, 10, 10}, {{"instructions", 1000}, {"cycles", 500}})});
+  Write("new.json",
+        {Reps(sort, {10, 10, 10}, {{"instructions", 1000}, {"cycles", 520}}),
+         Reps(odd, {10, 10, 10}, {{"instructions", 1000}, {"cycles", 500}})});
+  // The comparison is the last < or >; the filter keeps its < and >.
+  EXPECT_EQ(Run({"--fail-on", sort + ":IPC<-2%"}).code, 1);
+  EXPECT_EQ(Run({"--fail-on", "=" + sort + ":IPC<-2%"}).code, 1);
+  EXPECT_EQ(Run({"--fail-on", "=" + sort + ":IPC<=-2%"}).code, 1);
+  EXPECT_EQ(Run({"--fail-on", "=" + odd + ":IPC<-2%"}).code, 0);
+  const RunResult r =
+      Run({"--fail-on", "=" + odd + ":IPC<-2%", "--format", "json"});
+  EXPECT_THAT(r.out, HasSubstr("\"checked\": 1"));
+  // As a regular expression, the odd name needs quoting; =NAME does not.
+  absl::StatusOr<Gate> gate =
+      ParseGate("=BM_f(x)+[1]*?:IPC<-2%", {"real_time", "IPC"});
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  EXPECT_TRUE(gate->Applies(odd));
+  EXPECT_FALSE(gate->Applies("BM_f(x)+[1]*?/2"));
+}
+
+// ---- Noise-aware gates.
+
+TEST_F(CompareGates, ChangeBeyondThresholdMustAlsoBeSignificant) {
+  // 5 vs 5, median +6%, but the samples overlap: p = 0.151.
+  Write("base.json", {Reps("BM_a", {100, 102, 104, 106, 108})});
+  Write("new.json", {Reps("BM_a", {98, 105, 110.24, 111, 120})});
+  RunResult r = Run({"--fail-on", "cpu_time>+5%", "--color", "never"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("+6.00%"));
+  EXPECT_THAT(r.out, HasSubstr("1 beyond the threshold but not significant"));
+  // Fully separated: the exact p is 2/252 = 0.0079 < 0.05: it trips, and
+  // the row shows p.
+  Write("new.json", {Reps("BM_a", {109, 110, 110.24, 111, 112})});
+  r = Run({"--fail-on", "cpu_time>+5%", "--color", "never"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("+6.00%  0.008  5 vs 5  FAIL cpu_time>+5%"));
+  // A stricter --alpha holds it back.
+  EXPECT_EQ(Run({"--fail-on", "cpu_time>+5%", "--alpha", "0.005"}).code, 0);
+}
+
+TEST_F(CompareGates, ThreeRepetitionsCannotReachSignificance) {
+  Write("base.json", {Reps("BM_a", {100, 101, 102})});
+  Write("new.json", {Reps("BM_a", {120, 121, 122})});
+  const RunResult r = Run({"--fail-on", "cpu_time>+5%", "--color", "never"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("these repetitions allow p >= 0.100"));
+  EXPECT_NEAR(MinimumP(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(MinimumP(4, 4), 2.0 / 70, 1e-12);
+  EXPECT_NEAR(MinimumP(5, 5), 2.0 / 252, 1e-12);
+}
+
+TEST_F(CompareGates, ExactCountersStayGateableAtATenthOfAPercent) {
+  // Instructions per iteration of a deterministic loop: repetitions agree
+  // within 1e-6; +0.2% trips a 0.1% gate with 3 and even 2 repetitions.
+  Write(
+      "base.json",
+      {Bench{
+          "BM_a",
+          {{{"real_time", 100}, {"cpu_time", 100}, {"instructions", 6000.001}},
+           {{"real_time", 101}, {"cpu_time", 101}, {"instructions", 6000.002}},
+           {{"real_time", 99}, {"cpu_time", 99}, {"instructions", 6000.0}}}}});
+  Write(
+      "new.json",
+      {Bench{
+          "BM_a",
+          {{{"real_time", 100}, {"cpu_time", 100}, {"instructions", 6012.0}},
+           {{"real_time", 101}, {"cpu_time", 101}, {"instructions", 6012.003}},
+           {{"real_time", 99},
+            {"cpu_time", 99},
+            {"instructions", 6012.001}}}}});
+  const RunResult r =
+      Run({"--fail-on", "instructions>+0.1%", "--color", "never"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("+0.20%  exact  3 vs 3  FAIL"));
+  EXPECT_EQ(Run({"--fail-on", "instructions>+0.3%"}).code, 0);
+}
+
+TEST_F(CompareGates, OneSampleEachIsSaid) {
+  Write("base.json", {Reps("BM_a", {100})});
+  Write("new.json", {Reps("BM_a", {110})});
+  const RunResult r =
+      Run({"--fail-on", "cpu_time>+5%", "--format", "markdown"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("rest on one sample each"));
+  EXPECT_THAT(r.out, HasSubstr("| n=1 |"));
+}
+
+// Two sets of runs of the same example binary, 5 repetitions each, trip no
+// time gate: their differences are noise, and the U test says so. The
+// machine these tests run on is shared (parallel builds come and go), so
+// the two sides are measured interleaved, A B A B ..., one repetition per
+// process: a change in the machine's load then falls on both sides alike
+// instead of on whichever side ran later (run back to back, the second run
+// here once read BM_Sequential/4096 +142 % slower, every repetition).
+TEST(CompareSameBinary, TripsNoTimeGate) {
+#ifndef PERFCOUNTERS_EXAMPLE_BENCHES
+  GTEST_SKIP() << "the examples are not built (PERFCOUNTERS_BUILD_EXAMPLES)";
+#else
+  const std::string dir = testing::ScratchPath("same_binary");
+  ASSERT_EQ(std::system(("mkdir -p " + Quote(dir)).c_str()), 0);
+  const std::vector<std::string> benches =
+      absl::StrSplit(PERFCOUNTERS_EXAMPLE_BENCHES, ',');
+  size_t compared = 0;
+  for (const std::string& bench : benches) {
+    if (!testing::Exists(bench)) continue;
+    nlohmann::json sides[2];
+    for (int rep = 0; rep < 5; ++rep) {
+      for (int side = 0; side < 2; ++side) {
+        const std::string out = dir + "/one.json";
+        const std::string cmd = absl::StrCat(
+            Quote(bench), " --benchmark_min_time=0.02",
+            " --perf_counters=task-clock,page-faults --benchmark_out=",
+            Quote(out), " >/dev/null 2>&1");
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        nlohmann::json run = nlohmann::json::parse(testing::Slurp(out));
+        if (rep == 0) {
+          sides[side] = run;
+          sides[side]["benchmarks"] = nlohmann::json::array();
+        }
+        for (auto& e : run["benchmarks"]) {
+          e["repetition_index"] = rep;
+          sides[side]["benchmarks"].push_back(e);
+        }
+      }
+    }
+    std::ofstream(dir + "/base.json") << sides[0].dump();
+    std::ofstream(dir + "/new.json") << sides[1].dump();
+    const RunResult r =
+        testing::RunTool(QuoteAll({"compare", "base.json", "new.json",
+                                   "--fail-on", "real_time>+5%", "--fail-on",
+                                   "cpu_time>+5%", "--color", "never"}),
+                         dir);
+    EXPECT_EQ(r.code, 0) << bench << "\n" << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("5 vs 5"));
+    EXPECT_THAT(r.err, Not(HasSubstr("warning")));
+    ++compared;
+  }
+  EXPECT_GT(compared, 0u);
+#endif
+}
+
+}  // namespace
+}  // namespace perfcounters::tools

@@ -1,0 +1,364 @@
+// compare_gates.cc: the CI gates of `perfcounters compare` (see compare.h):
+// parsing `[FILTER:]METRIC OP VALUE`, evaluating gates on a comparison with
+// the significance rule, and the statuses the exit code follows from.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "compare.h"
+
+namespace perfcounters::tools {
+namespace {
+
+bool IsTimeMetric(absl::string_view metric) {
+  return metric == "real_time" || metric == "cpu_time";
+}
+
+}  // namespace
+
+bool Gate::Violated(double value) const {
+  switch (op) {
+    case Op::kLess:
+      return value < threshold;
+    case Op::kLessEqual:
+      return value <= threshold;
+    case Op::kGreater:
+      return value > threshold;
+    case Op::kGreaterEqual:
+      return value >= threshold;
+  }
+  return false;
+}
+
+namespace {
+
+// The canonical name of a known metric (exact, else case-insensitive when
+// unique), or empty.
+std::string FindMetric(absl::string_view name,
+                       const std::vector<std::string>& known) {
+  std::string found;
+  int matches = 0;
+  for (const std::string& k : known) {
+    if (k == name) return k;
+    if (absl::EqualsIgnoreCase(k, name)) {
+      found = k;
+      ++matches;
+    }
+  }
+  return matches == 1 ? found : std::string();
+}
+
+constexpr absl::string_view kGateSyntax =
+    "gate syntax: [FILTER:]METRIC OP VALUE, OP one of < <= > >=, VALUE a "
+    "change in % (IPC<-2%, instructions>+0.5%) or an absolute limit "
+    "(IPC<1.2, cpu_time>1.5ms)";
+
+}  // namespace
+
+absl::StatusOr<Gate> ParseGate(absl::string_view text,
+                               const std::vector<std::string>& known_metrics) {
+  Gate gate;
+  gate.text = std::string(text);
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad gate '", text, "': ", why, "; ", kGateSyntax));
+  };
+  // The last < or >: a FILTER may contain both (templates), a value none.
+  const size_t op_pos = text.find_last_of("<>");
+  if (op_pos == absl::string_view::npos) return bad("no comparison < or >");
+  absl::string_view left = absl::StripAsciiWhitespace(text.substr(0, op_pos));
+  absl::string_view right = text.substr(op_pos + 1);
+  const bool less = text[op_pos] == '<';
+  bool or_equal = false;
+  if (absl::ConsumePrefix(&right, "=")) or_equal = true;
+  gate.op = less ? (or_equal ? Gate::Op::kLessEqual : Gate::Op::kLess)
+                 : (or_equal ? Gate::Op::kGreaterEqual : Gate::Op::kGreater);
+  right = absl::StripAsciiWhitespace(right);
+  if (left.empty()) return bad("no metric before the comparison");
+  if (right.empty()) return bad("no value after the comparison");
+
+  // METRIC, or FILTER:METRIC (metric names may themselves contain ':').
+  std::string metric = FindMetric(left, known_metrics);
+  if (metric.empty()) {
+    for (size_t p = left.find(':'); p != absl::string_view::npos;
+         p = left.find(':', p + 1)) {
+      metric = FindMetric(absl::StripAsciiWhitespace(left.substr(p + 1)),
+                          known_metrics);
+      if (!metric.empty()) {
+        gate.filter_text = std::string(left.substr(0, p));
+        break;
+      }
+    }
+  }
+  if (metric.empty()) {
+    absl::string_view name = left;
+    if (size_t p = left.rfind(':'); p != absl::string_view::npos &&
+                                    FindMetric(left, known_metrics).empty()) {
+      name = left.substr(p + 1);
+    }
+    // IPC<-2% on files with only instructions:u/cycles:u: name IPC:u.
+    std::vector<std::string> variants;
+    for (const std::string& k : known_metrics) {
+      if (absl::StartsWithIgnoreCase(k, absl::StrCat(name, ":"))) {
+        variants.push_back(k);
+      }
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad gate '", text, "': unknown metric '", name, "'",
+        variants.empty()
+            ? std::string()
+            : absl::StrCat(" (these files have ", absl::StrJoin(variants, ", "),
+                           ": counters with modifiers keep them, e.g. "
+                           "IPC:u = instructions:u / cycles:u)"),
+        "; metrics in these files: ", absl::StrJoin(known_metrics, ", ")));
+  }
+  gate.metric = metric;
+  if (gate.filter_text == "@geomean") {
+    gate.geomean = true;
+  } else if (absl::StartsWith(gate.filter_text, "=")) {
+    gate.exact_name = gate.filter_text.substr(1);
+    if (gate.exact_name->empty()) return bad("'=' names no benchmark");
+  } else if (!gate.filter_text.empty()) {
+    absl::StatusOr<NameFilter> filter = NameFilter::Create(gate.filter_text);
+    if (!filter.ok()) {
+      return bad(
+          absl::StrCat("the benchmark filter ", filter.status().message()));
+    }
+    gate.filter = *std::move(filter);
+  }
+
+  // VALUE: NUMBER% or NUMBER[UNIT].
+  absl::string_view number = right;
+  absl::string_view unit;
+  if (absl::ConsumeSuffix(&number, "%")) {
+    gate.relative = true;
+  } else {
+    size_t end = number.size();
+    while (end > 0 &&
+           (absl::ascii_isalpha(static_cast<unsigned char>(number[end - 1])) ||
+            static_cast<unsigned char>(number[end - 1]) >= 0x80)) {
+      --end;
+    }
+    unit = number.substr(end);
+    number = absl::StripAsciiWhitespace(number.substr(0, end));
+  }
+  absl::string_view digits = number;
+  absl::ConsumePrefix(&digits, "+");
+  double value = 0;
+  if (digits.empty() || !absl::SimpleAtod(digits, &value) ||
+      !std::isfinite(value) ||
+      absl::StrContains(absl::AsciiStrToLower(digits), "n")) {
+    return bad(absl::StrCat("'", right, "' is not a finite number"));
+  }
+  if (gate.relative) {
+    gate.threshold = value;
+  } else if (gate.geomean) {
+    return bad("@geomean gates compare changes; write the value in %");
+  } else if (IsTimeMetric(metric)) {
+    const std::string u = unit == "\xC2\xB5s" ? "us" : std::string(unit);
+    const std::optional<double> scale = NanosecondsPer(u);
+    if (!scale) {
+      return bad(absl::StrCat(
+          metric, " needs a unit: ns, us, ms or s (e.g. ", metric, ">1.5ms)",
+          unit.empty() ? "" : absl::StrCat(", not '", unit, "'")));
+    }
+    gate.threshold = value * *scale;
+  } else {
+    if (!unit.empty()) {
+      return bad(absl::StrCat("unit '", unit, "' given for ", metric,
+                              ", which has none (units are for real_time "
+                              "and cpu_time)"));
+    }
+    gate.threshold = value;
+  }
+  return gate;
+}
+
+bool Gate::Applies(absl::string_view name) const {
+  if (exact_name) return name == *exact_name;
+  return !filter || filter->Matches(name);
+}
+
+namespace {
+
+// Why `gate` could not be checked on `bc`, or empty when it can be.
+std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
+                       const MetricComparison* m) {
+  if (bc.pairing == Pairing::kBaseOnly) {
+    return gate.relative ? "only in the base file" : "not in the new file";
+  }
+  if (bc.pairing == Pairing::kNewOnly && gate.relative) {
+    return "only in the new file";
+  }
+  auto side_reason = [&](const SideStats& s, const char* side,
+                         const std::string& problem) {
+    if (!problem.empty()) return absl::StrCat(side, ": ", problem);
+    return absl::StrCat(gate.metric,
+                        s.present ? " not counted in " : " absent from ", side);
+  };
+  if (m == nullptr) {
+    return !bc.next_problem.empty()
+               ? absl::StrCat("new: ", bc.next_problem)
+               : absl::StrCat(gate.metric, " absent from both files");
+  }
+  if (!m->next.median) return side_reason(m->next, "new", bc.next_problem);
+  if (gate.relative && !m->base.median) {
+    return side_reason(m->base, "base", bc.base_problem);
+  }
+  return "";
+}
+
+void EvaluateGeomean(const Comparison& comparison, const Gate& gate,
+                     GateResult& r) {
+  r.matched = comparison.benchmarks.size();
+  for (const GeomeanSummary& g : comparison.geomean) {
+    if (g.metric != gate.metric) continue;
+    ++r.checked;
+    if (gate.Violated(g.change_pct)) {
+      GateViolation v;
+      v.benchmark = "@geomean";
+      v.metric = g.metric;
+      v.value = g.change_pct;
+      r.violations.push_back(std::move(v));
+    }
+  }
+  if (r.checked == 0) {
+    r.not_evaluated.push_back(
+        {"@geomean", absl::StrCat("no benchmark has ", gate.metric,
+                                  " counted on both sides")});
+  }
+}
+
+}  // namespace
+
+std::vector<GateResult> EvaluateGates(const Comparison& comparison,
+                                      const std::vector<Gate>& gates,
+                                      const GateOptions& options) {
+  std::vector<GateResult> results;
+  for (const Gate& gate : gates) {
+    GateResult r;
+    r.gate = gate.text;
+    r.metric = gate.metric;
+    r.relative = gate.relative;
+    if (gate.geomean) {
+      EvaluateGeomean(comparison, gate, r);
+    } else {
+      for (const BenchmarkComparison& bc : comparison.benchmarks) {
+        if (!gate.Applies(bc.name)) continue;
+        ++r.matched;
+        const MetricComparison* m = nullptr;
+        for (const MetricComparison& x : bc.metrics) {
+          if (x.metric == gate.metric) m = &x;
+        }
+        if (std::string why = SkipReason(gate, bc, m); !why.empty()) {
+          r.not_evaluated.push_back({bc.name, std::move(why)});
+          continue;
+        }
+        // A not-counted side has no median and was skipped above: only
+        // counted values are checked.
+        const double value = gate.relative ? *m->change_pct : *m->next.median;
+        ++r.checked;
+        if (!gate.Violated(value)) continue;
+        GateViolation v;
+        v.benchmark = bc.name;
+        v.metric = gate.metric;
+        v.value = value;
+        if (!gate.relative) {
+          r.violations.push_back(std::move(v));
+          continue;
+        }
+        v.evidence = m->evidence;
+        v.p = m->p_value;
+        if (m->evidence == Evidence::kUTest) {
+          v.min_p = MinimumP(m->base.samples.size(), m->next.samples.size());
+        }
+        if (m->evidence == Evidence::kOneSample) ++r.one_sample;
+        if (Significant(*m, options.alpha)) {
+          r.violations.push_back(std::move(v));
+        } else {
+          r.not_significant.push_back(std::move(v));
+        }
+      }
+    }
+    // The status, from the most severe finding.
+    if (r.matched == 0) {
+      r.status = GateStatus::kNoMatch;
+      r.message = absl::StrCat(
+          "its filter '", gate.filter_text,
+          "' matches no benchmark in either file",
+          gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
+    } else if (r.checked == 0 && !options.allow_unchecked) {
+      r.status = GateStatus::kUnchecked;
+      const std::vector<std::string> measured = MeasuredMetrics(comparison);
+      r.message = absl::StrCat(
+          "checked nothing: no benchmark it applies to has ", gate.metric,
+          gate.relative ? " counted on both sides" : " counted in the new file",
+          r.not_evaluated.empty()
+              ? std::string()
+              : absl::StrCat(" (", r.not_evaluated[0].benchmark, ": ",
+                             r.not_evaluated[0].reason, ")"),
+          "; metrics with values on both sides: ",
+          measured.empty() ? std::string("none")
+                           : absl::StrJoin(measured, ", "),
+          "; --allow-unchecked-gates accepts this");
+    } else if (!r.violations.empty()) {
+      r.status = GateStatus::kFailed;
+    } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
+      r.status = GateStatus::kMissing;
+      r.message = absl::StrCat("not evaluated on ", r.not_evaluated.size(),
+                               " benchmark(s) (--fail-on-missing)");
+    } else {
+      r.status = GateStatus::kPassed;
+      if (r.checked == 0) {
+        r.message = "checked nothing (allowed by --allow-unchecked-gates)";
+      }
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+int ExitCode(const std::vector<GateResult>& results) {
+  int code = 0;
+  for (const GateResult& r : results) {
+    switch (r.status) {
+      case GateStatus::kPassed:
+        break;
+      case GateStatus::kFailed:
+      case GateStatus::kMissing:
+        code = std::max(code, 1);
+        break;
+      case GateStatus::kUnchecked:
+      case GateStatus::kNoMatch:
+        code = 2;
+        break;
+    }
+  }
+  return code;
+}
+
+const char* StatusName(GateStatus status) {
+  switch (status) {
+    case GateStatus::kPassed:
+      return "passed";
+    case GateStatus::kFailed:
+      return "FAILED";
+    case GateStatus::kMissing:
+      return "FAILED (missing)";
+    case GateStatus::kUnchecked:
+      return "ERROR (checked nothing)";
+    case GateStatus::kNoMatch:
+      return "ERROR (matches no benchmark)";
+  }
+  return "?";
+}
+
+}  // namespace perfcounters::tools

@@ -1,0 +1,147 @@
+// compare_json.cc: the JSON output of `perfcounters compare` (see
+// compare.h): every sample, median, change, p-value and evidence, the gate
+// results with their statuses, input warnings, and the exit code.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "compare_output_internal.h"
+#include "nlohmann/json.hpp"
+
+namespace perfcounters::tools::compare_internal {
+namespace {
+
+nlohmann::ordered_json SideJson(const SideStats& s) {
+  nlohmann::ordered_json j;
+  j["present"] = s.present;
+  j["counted"] = s.median.has_value();
+  j["median"] = s.median ? nlohmann::ordered_json(*s.median) : nullptr;
+  j["samples"] = s.samples;
+  j["not_counted"] = s.not_counted;
+  j["from_aggregate"] = s.from_aggregate;
+  return j;
+}
+
+const char* PairingName(Pairing p) {
+  switch (p) {
+    case Pairing::kBoth:
+      return "both";
+    case Pairing::kBaseOnly:
+      return "base_only";
+    case Pairing::kNewOnly:
+      return "new_only";
+  }
+  return "?";
+}
+
+const char* EvidenceName(Evidence e) {
+  switch (e) {
+    case Evidence::kNone:
+      return "none";
+    case Evidence::kOneSample:
+      return "one_sample";
+    case Evidence::kExact:
+      return "exact";
+    case Evidence::kUTest:
+      return "u_test";
+  }
+  return "?";
+}
+
+nlohmann::ordered_json ViolationJson(const GateViolation& v) {
+  using json = nlohmann::ordered_json;
+  json x = {{"benchmark", v.benchmark},
+            {"metric", v.metric},
+            {"value", std::isfinite(v.value) ? json(v.value)
+                                             : json(FormatChange(v.value))}};
+  if (v.evidence != Evidence::kNone) {
+    x["evidence"] = EvidenceName(v.evidence);
+    x["p_value"] = v.p ? json(*v.p) : json(nullptr);
+    if (v.min_p > 0) x["min_possible_p"] = v.min_p;
+  }
+  return x;
+}
+
+}  // namespace
+
+std::string RenderJson(const Comparison& c,
+                       const std::vector<GateResult>& gates,
+                       const RenderOptions& options) {
+  using json = nlohmann::ordered_json;
+  json root;
+  root["base"] = c.base_source;
+  root["new"] = c.next_source;
+  const int code = ExitCode(gates);
+  root["exit_code"] = code;
+  root["passed"] = code == 0;
+  root["verdict"] = gates.empty() ? "no gates" : VerdictText(gates);
+  root["alpha"] = options.alpha;
+  root["one_sample_comparisons"] = OneSampleCount(c);
+  root["warnings"] = options.warnings;
+  json& jg = root["gates"] = json::array();
+  for (const GateResult& g : gates) {
+    json x;
+    x["gate"] = g.gate;
+    x["status"] = StatusName(g.status);
+    x["passed"] = g.status == GateStatus::kPassed;
+    if (!g.message.empty()) x["message"] = g.message;
+    x["matched"] = g.matched;
+    x["checked"] = g.checked;
+    x["one_sample"] = g.one_sample;
+    json& v = x["violations"] = json::array();
+    for (const GateViolation& viol : g.violations) {
+      v.push_back(ViolationJson(viol));
+    }
+    json& ns = x["not_significant"] = json::array();
+    for (const GateViolation& viol : g.not_significant) {
+      ns.push_back(ViolationJson(viol));
+    }
+    json& ne = x["not_evaluated"] = json::array();
+    for (const GateSkip& s : g.not_evaluated) {
+      ne.push_back({{"benchmark", s.benchmark}, {"reason", s.reason}});
+    }
+    jg.push_back(std::move(x));
+  }
+  json& geo = root["geomean"] = json::array();
+  for (const GeomeanSummary& g : c.geomean) {
+    geo.push_back({{"metric", g.metric},
+                   {"benchmarks", g.benchmarks},
+                   {"change_pct", g.change_pct}});
+  }
+  json& benchmarks = root["benchmarks"] = json::array();
+  for (const BenchmarkComparison& bc : c.benchmarks) {
+    json b;
+    b["name"] = bc.name;
+    b["in"] = PairingName(bc.pairing);
+    if (!bc.base_problem.empty()) b["base_problem"] = bc.base_problem;
+    if (!bc.next_problem.empty()) b["new_problem"] = bc.next_problem;
+    json& metrics = b["metrics"] = json::array();
+    for (const MetricComparison& m : bc.metrics) {
+      json x;
+      x["metric"] = m.metric;
+      x["base"] = SideJson(m.base);
+      x["new"] = SideJson(m.next);
+      if (m.change_pct && std::isfinite(*m.change_pct)) {
+        x["change_pct"] = *m.change_pct;
+      } else {
+        x["change_pct"] = nullptr;
+        if (m.change_pct) x["change"] = FormatChange(m.change_pct);
+      }
+      x["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
+      x["p_method"] = m.p_method == PMethod::kExact    ? "exact"
+                      : m.p_method == PMethod::kNormal ? "normal"
+                                                       : "none";
+      x["evidence"] = EvidenceName(m.evidence);
+      x["significant"] = Significant(m, options.alpha);
+      metrics.push_back(std::move(x));
+    }
+    benchmarks.push_back(std::move(b));
+  }
+  // Names and gate texts need not be UTF-8: replace invalid bytes (U+FFFD)
+  // instead of throwing. Control bytes are escaped (\u001b) by the dump.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+}  // namespace perfcounters::tools::compare_internal

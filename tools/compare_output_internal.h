@@ -1,0 +1,27 @@
+// compare_output_internal.h: what compare_output.cc (table, markdown) and
+// compare_json.cc (JSON) share. Not part of the tools' interface.
+#ifndef PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_
+#define PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+
+namespace perfcounters::tools::compare_internal {
+
+// The verdict sentence every format states ("FAILED (exit 1): ...").
+std::string VerdictText(const std::vector<GateResult>& gates);
+
+// How many compared metrics rest on one sample a side.
+size_t OneSampleCount(const Comparison& c);
+
+// The JSON output.
+std::string RenderJson(const Comparison& c,
+                       const std::vector<GateResult>& gates,
+                       const RenderOptions& options);
+
+}  // namespace perfcounters::tools::compare_internal
+
+#endif  // PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_

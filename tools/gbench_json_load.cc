@@ -1,0 +1,147 @@
+// gbench_json_load.cc: reading Google Benchmark JSON files with limits
+// (regular files and pipes only, at most max_bytes), and EscapeControlBytes
+// (see gbench_json.h).
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gbench_json.h"
+#include "gbench_json_internal.h"
+#include "simdjson.h"
+
+namespace perfcounters::tools {
+namespace {
+
+// Opens `path` for reading and checks what it is: a regular file of at most
+// `max_bytes`, or a pipe (whose size is checked while reading).
+absl::StatusOr<FILE*> OpenInput(const std::string& path, uint64_t max_bytes,
+                                struct stat* st) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    const int err = errno;
+    const std::string message =
+        absl::StrCat(path, ": cannot open: ", std::strerror(err));
+    if (err == ENOENT) return absl::NotFoundError(message);
+    if (err == EACCES) return absl::PermissionDeniedError(message);
+    return absl::InvalidArgumentError(message);
+  }
+  if (fstat(fileno(f), st) != 0) {
+    const int err = errno;
+    std::fclose(f);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot stat: ", std::strerror(err)));
+  }
+  const char* kind = nullptr;
+  if (S_ISDIR(st->st_mode)) kind = "a directory";
+  if (S_ISCHR(st->st_mode)) kind = "a character device";
+  if (S_ISBLK(st->st_mode)) kind = "a block device";
+  if (S_ISSOCK(st->st_mode)) kind = "a socket";
+  if (kind != nullptr) {
+    std::fclose(f);
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is ", kind,
+        ", not a file; expected Google Benchmark JSON output (a regular file "
+        "or a pipe)"));
+  }
+  if (S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) > max_bytes) {
+    std::fclose(f);
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is ", st->st_size, " bytes, more than the limit of ",
+        max_bytes, " (--max-input-mb)"));
+  }
+  return f;
+}
+
+absl::Status TooLong(const std::string& path, uint64_t max_bytes) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": more than ", max_bytes,
+                   " bytes (the limit, --max-input-mb) and still going; "
+                   "expected Google Benchmark JSON output"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             uint64_t max_bytes) {
+  struct stat st;
+  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
+  if (!opened.ok()) return opened.status();
+  FILE* f = *opened;
+  std::string data;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    data.resize(static_cast<size_t>(st.st_size));
+    data.resize(std::fread(data.data(), 1, data.size(), f));
+  }
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+    data.append(buffer, n);
+    if (data.size() > max_bytes) {
+      std::fclose(f);
+      return TooLong(path, max_bytes);
+    }
+  }
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (failed) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot read: ", std::strerror(err)));
+  }
+  return data;
+}
+
+absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path,
+                                                uint64_t max_bytes) {
+  struct stat st;
+  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
+  if (!opened.ok()) return opened.status();
+  FILE* f = *opened;
+  if (S_ISREG(st.st_mode)) {
+    // The common case: read straight into simdjson's padded buffer.
+    simdjson::padded_string padded(static_cast<size_t>(st.st_size));
+    const size_t n = std::fread(padded.data(), 1, padded.size(), f);
+    const bool complete =
+        n == padded.size() && std::fgetc(f) == EOF && !std::ferror(f);
+    std::fclose(f);
+    if (complete) return gbench_json_internal::ParsePadded(padded, path);
+  } else {
+    std::fclose(f);
+  }
+  // Pipes, files that changed size, errors: the general reader.
+  absl::StatusOr<std::string> text = ReadFileToString(path, max_bytes);
+  if (!text.ok()) return text.status();
+  simdjson::padded_string padded(text->data(), text->size());
+  return gbench_json_internal::ParsePadded(padded, path);
+}
+
+std::string EscapeControlBytes(absl::string_view text) {
+  size_t special = 0;
+  for (unsigned char c : text) special += (c < 0x20 || c == 0x7f);
+  if (special == 0) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + special * 3);
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace perfcounters::tools

@@ -1,0 +1,372 @@
+// stat_output.cc: writes a StatResult (stat.h) as perf 6.1 writes its
+// counts: the table, the -x CSV lines, the -j JSON lines, and our --json
+// object. Units, value formats and derived metrics follow perf's
+// stat-display.c and stat-shadow.c: time events in msec, duration_time in
+// ns, "CPUs utilized" for task-clock, "GHz" for cycles, IPC, branch and
+// cache miss rates, and every other event per second of task-clock.
+#include <linux/perf_event.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "stat.h"
+
+namespace perfcounters::tools {
+namespace {
+
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// Relative standard error of the mean in %, perf's "( +- x% )" and the
+// CSV variance field.
+double SpreadPct(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = Mean(v);
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  return m == 0 ? 0 : sd / std::sqrt(static_cast<double>(v.size())) / m * 100;
+}
+
+bool IsSoftware(const StatSeries& s, uint64_t config) {
+  return !s.duration_time && s.spec.attr.type == PERF_TYPE_SOFTWARE &&
+         s.spec.attr.config == config;
+}
+
+bool IsClock(const StatSeries& s) {
+  return IsSoftware(s, PERF_COUNT_SW_TASK_CLOCK) ||
+         IsSoftware(s, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+bool IsHardware(const StatSeries& s, uint64_t config) {
+  return s.spec.attr.type == PERF_TYPE_HARDWARE &&
+         (s.spec.attr.config & 0xffffffff) == config;
+}
+
+// How a series' values are shown: multiplied by `factor`, in `unit`.
+struct Display {
+  double factor = 1;
+  std::string unit;
+  bool fractional = false;  // "%.2f" (perf: a non-integer scale) or "%.0f"
+};
+
+Display DisplayOf(const StatSeries& s) {
+  Display d;
+  if (IsClock(s)) {
+    d.factor = 1e-6;
+    d.unit = "msec";
+  } else if (s.duration_time) {
+    d.unit = "ns";
+  } else {
+    d.unit = s.spec.unit;
+  }
+  const double scale = s.spec.scale * d.factor;
+  d.fractional = std::floor(scale) != scale;
+  return d;
+}
+
+std::string Value(const StatSeries& s) {
+  const Display d = DisplayOf(s);
+  return absl::StrFormat(d.fractional ? "%.2f" : "%.0f",
+                         Mean(s.values) * d.factor);
+}
+
+// A derived metric: perf's number and unit.
+struct Metric {
+  bool present = false;
+  double value = 0;
+  int decimals = 3;
+  std::string unit;
+  bool percent = false;  // shown as "x%" in the table
+};
+
+const StatSeries* FindCounted(const StatResult& r,
+                              bool (*match)(const StatSeries&)) {
+  for (const StatSeries& s : r.series) {
+    if (!s.values.empty() && match(s)) return &s;
+  }
+  return nullptr;
+}
+
+Metric MetricOf(const StatSeries& s, const StatResult& r) {
+  Metric m;
+  if (s.values.empty()) return m;
+  const double mean = Mean(s.values);
+  const double wall_ns = Mean(r.seconds) * 1e9;
+  const StatSeries* clock = FindCounted(r, IsClock);
+  const double nsecs = clock != nullptr ? Mean(clock->values) : 0;
+  auto ratio = [&](bool (*den)(const StatSeries&), double factor, int decimals,
+                   const char* unit, bool percent) {
+    const StatSeries* d = FindCounted(r, den);
+    if (d == nullptr || Mean(d->values) == 0) return false;
+    m = Metric{true, mean / Mean(d->values) * factor, decimals, unit, percent};
+    return true;
+  };
+  if (IsClock(s)) {
+    if (wall_ns > 0) m = Metric{true, mean / wall_ns, 3, "CPUs utilized"};
+    return m;
+  }
+  if (IsHardware(s, PERF_COUNT_HW_INSTRUCTIONS)) {
+    if (ratio(
+            [](const StatSeries& x) {
+              return IsHardware(x, PERF_COUNT_HW_CPU_CYCLES);
+            },
+            1, 2, "insn per cycle", false)) {
+      return m;
+    }
+  } else if (IsHardware(s, PERF_COUNT_HW_BRANCH_MISSES)) {
+    if (ratio(
+            [](const StatSeries& x) {
+              return IsHardware(x, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+            },
+            100, 2, "of all branches", true)) {
+      return m;
+    }
+  } else if (IsHardware(s, PERF_COUNT_HW_CACHE_MISSES)) {
+    if (ratio(
+            [](const StatSeries& x) {
+              return IsHardware(x, PERF_COUNT_HW_CACHE_REFERENCES);
+            },
+            100, 3, "of all cache refs", true)) {
+      return m;
+    }
+  } else if (IsHardware(s, PERF_COUNT_HW_CPU_CYCLES) && nsecs > 0) {
+    return Metric{true, mean / nsecs, 3, "GHz"};
+  }
+  if (nsecs > 0) {
+    // perf: any other event, per second of task-clock, with K/M/G.
+    double rate = 1e9 * mean / nsecs;
+    std::string unit = "/sec";
+    for (const auto& [limit, prefix] :
+         {std::pair{1e9, "G"}, std::pair{1e6, "M"}, std::pair{1e3, "K"}}) {
+      if (rate > limit) {
+        rate /= limit;
+        unit = absl::StrCat(prefix, "/sec");
+        break;
+      }
+    }
+    m = Metric{true, rate, 3, unit};
+  }
+  return m;
+}
+
+std::string MetricNumber(const Metric& m) {
+  return absl::StrFormat("%.*f", m.decimals, m.value);
+}
+
+// Why `s` (never counted) was not counted, when it is known: a `{}` group
+// whose events were all opened but never ran could not be scheduled.
+std::string NotCountedWhy(const StatSeries& s, const StatResult& r) {
+  if (s.group < 0) return "";
+  int size = 0;
+  for (const StatSeries& o : r.series) {
+    if (o.group != s.group) continue;
+    if (!o.unsupported.empty() || !o.values.empty()) return "";
+    ++size;
+  }
+  return absl::StrCat("group of ", size,
+                      " never scheduled: more events than the PMU has "
+                      "counters for them?");
+}
+
+double RunningPct(const StatSeries& s) {
+  if (!s.unsupported.empty()) return 100;  // perf: enabled == running == 0
+  return s.values.empty() ? 0 : Mean(s.coverages) * 100;
+}
+
+std::string StatusValue(const StatSeries& s) {
+  return !s.unsupported.empty() ? "<not supported>"
+         : s.values.empty()     ? "<not counted>"
+                                : Value(s);
+}
+
+}  // namespace
+
+std::string FormatStatCsv(const StatResult& r, const std::string& x) {
+  std::string out;
+  for (const StatSeries& s : r.series) {
+    const Metric m = MetricOf(s, r);
+    // perf writes the unit for <not counted>/<not supported> lines too.
+    absl::StrAppend(&out, StatusValue(s), x, DisplayOf(s).unit, x,
+                    s.spec.label);
+    if (r.runs_done > 1) {
+      absl::StrAppendFormat(&out, "%s%.2f%%", x, SpreadPct(s.values));
+    }
+    absl::StrAppendFormat(&out, "%s%.0f%s%.2f%s%s%s%s\n", x,
+                          s.values.empty() ? 0.0 : Mean(s.running_ns), x,
+                          RunningPct(s), x, m.present ? MetricNumber(m) : "", x,
+                          m.present ? m.unit : "");
+  }
+  return out;
+}
+
+std::string FormatStatJsonLines(const StatResult& r) {
+  std::string out;
+  for (const StatSeries& s : r.series) {
+    const Metric m = MetricOf(s, r);
+    std::string value =
+        s.values.empty()
+            ? StatusValue(s)
+            : absl::StrFormat("%f", Mean(s.values) * DisplayOf(s).factor);
+    absl::StrAppend(
+        &out, "{\"counter-value\" : ", nlohmann::json(value).dump(),
+        ", \"unit\" : ",
+        nlohmann::json(DisplayOf(s).unit).dump(),
+        ", \"event\" : ", nlohmann::json(s.spec.label).dump());
+    if (r.runs_done > 1) {
+      absl::StrAppendFormat(&out, ", \"variance\" : %.2f", SpreadPct(s.values));
+    }
+    absl::StrAppendFormat(
+        &out, ", \"event-runtime\" : %.0f, \"pcnt-running\" : %.2f",
+        s.values.empty() ? 0.0 : Mean(s.running_ns), RunningPct(s));
+    if (m.present) {
+      absl::StrAppendFormat(
+          &out, ", \"metric-value\" : %f, \"metric-unit\" : ", m.value);
+      absl::StrAppend(&out, nlohmann::json(m.unit).dump());
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+std::string FormatStatJson(const StatResult& r) {
+  nlohmann::ordered_json j;
+  j["command"] = r.command;
+  j["runs"] = r.runs_done;
+  if (r.runs_done != r.runs_asked) j["runs_asked"] = r.runs_asked;
+  if (r.interrupted_by != 0) {
+    j["interrupted_by"] = strsignal(r.interrupted_by);
+  }
+  if (r.term_signal != 0) {
+    j["term_signal"] = r.term_signal;
+    j["term_signal_name"] = strsignal(r.term_signal);
+  }
+  j["exit_code"] = r.ExitCode();
+  j["seconds_elapsed"] = Mean(r.seconds);
+  j["seconds_elapsed_spread_pct"] = SpreadPct(r.seconds);
+  nlohmann::ordered_json& ev = j["events"] = nlohmann::ordered_json::array();
+  for (const StatSeries& s : r.series) {
+    nlohmann::ordered_json e;
+    e["event"] = s.spec.label;
+    if (s.group >= 0) e["group"] = s.group;
+    if (s.user_only_fallback) e["user_only_fallback"] = true;
+    if (!s.unsupported.empty()) {
+      e["status"] = "not supported";
+      e["reason"] = s.unsupported;
+    } else if (s.values.empty()) {
+      e["status"] = "not counted";
+      if (const std::string why = NotCountedWhy(s, r); !why.empty()) {
+        e["reason"] = why;
+      }
+    } else {
+      const Display d = DisplayOf(s);
+      e["status"] = "counted";
+      e["value"] = Mean(s.values) * d.factor;
+      if (!d.unit.empty()) e["unit"] = d.unit;
+      e["spread_pct"] = SpreadPct(s.values);
+      e["running_pct"] = RunningPct(s);
+      e["running_ns"] = Mean(s.running_ns);
+      if (const Metric m = MetricOf(s, r); m.present) {
+        e["metric_value"] = m.value;
+        e["metric_unit"] = m.unit;
+      }
+    }
+    if (s.not_counted > 0 && !s.values.empty()) {
+      e["runs_not_counted"] = s.not_counted;
+    }
+    ev.push_back(std::move(e));
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string FormatStatTable(const StatResult& r) {
+  std::string out = absl::StrCat(
+      "\n Performance counter stats for '", absl::StrJoin(r.command, " "), "'",
+      r.runs_done > 1 ? absl::StrCat(" (", r.runs_done, " runs)") : "",
+      ":\n\n");
+  for (const StatSeries& s : r.series) {
+    if (!s.unsupported.empty()) {
+      absl::StrAppendFormat(&out, "%20s      %-24s  (%s)\n", "<not supported>",
+                            s.spec.label, s.unsupported);
+      continue;
+    }
+    if (s.values.empty()) {
+      const std::string why = NotCountedWhy(s, r);
+      absl::StrAppendFormat(&out, "%20s      %-24s%s\n", "<not counted>",
+                            s.spec.label, why.empty() ? "" : "  (" + why + ")");
+      continue;
+    }
+    const Display d = DisplayOf(s);
+    std::string value = Value(s);
+    if (!d.unit.empty()) absl::StrAppend(&value, " ", d.unit);
+    const Metric m = MetricOf(s, r);
+    std::string metric;
+    if (m.present) {
+      metric =
+          absl::StrCat("#  ", MetricNumber(m), m.percent ? "% " : " ", m.unit);
+    }
+    absl::StrAppendFormat(&out, "%20s      %-24s %-28s", value, s.spec.label,
+                          metric);
+    if (r.runs_done > 1) {
+      absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(s.values));
+    }
+    const double running = RunningPct(s);
+    if (running < 99.995) absl::StrAppendFormat(&out, "  (%.2f%%)", running);
+    if (s.not_counted > 0) {
+      absl::StrAppend(&out, "  (not counted in ", s.not_counted, " of ",
+                      r.runs_done, " runs)");
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
+  absl::StrAppendFormat(&out, "\n %18.9f seconds time elapsed",
+                        Mean(r.seconds));
+  if (r.runs_done > 1) {
+    absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(r.seconds));
+  }
+  absl::StrAppend(&out, "\n\n");
+  if (r.term_signal != 0) {
+    absl::StrAppend(&out, " Command terminated by signal ", r.term_signal, " (",
+                    strsignal(r.term_signal), ")\n\n");
+  } else if (r.exit_status != 0) {
+    absl::StrAppend(&out, " Command exited with status ", r.exit_status,
+                    "\n\n");
+  }
+  return out;
+}
+
+std::string StatNotes(const StatResult& r) {
+  std::string out;
+  std::vector<std::string> fell_back;
+  for (const StatSeries& s : r.series) {
+    if (s.user_only_fallback) fell_back.push_back(s.spec.label);
+  }
+  if (!fell_back.empty()) {
+    absl::StrAppend(
+        &out,
+        "perfcounters stat: kernel.perf_event_paranoid=", r.fallback_paranoid,
+        " and no CAP_PERFMON: counting user space only (as perf stat does) "
+        "for ",
+        absl::StrJoin(fell_back, ", "),
+        "; to count the kernel too, run `sysctl kernel.perf_event_paranoid=1` "
+        "or grant CAP_PERFMON\n");
+  }
+  if (r.interrupted_by != 0) {
+    absl::StrAppend(
+        &out, "perfcounters stat: interrupted by ", strsignal(r.interrupted_by),
+        " (signal ", r.interrupted_by, ") in run ", r.runs_done, " of ",
+        r.runs_asked, ": the counts cover ", r.runs_done,
+        r.runs_done == 1 ? " run" : " runs", ", the last one cut short\n");
+  }
+  return out;
+}
+
+}  // namespace perfcounters::tools
