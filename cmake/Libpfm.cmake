@@ -12,10 +12,15 @@
 include_guard(GLOBAL)
 
 find_path(PERFCOUNTERS_LIBPFM_INCLUDE_DIR perfmon/pfmlib_perf_event.h)
-# Debian's -dev package ships only libpfm.a (position-independent); the
-# runtime package has libpfm.so.4. Prefer the archive, so nothing extra is
-# needed at run time (the emulated arm64 machine copies no libpfm).
-find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES libpfm.a pfm)
+# Prefer the archive for a static perfcounters, so nothing extra is needed at
+# run time (the emulated arm64 machine copies no libpfm). Debian's libpfm.a
+# is not position independent (x86_64: "relocation R_X86_64_PC32 against
+# stderr"), so a shared perfcounters links libpfm.so.
+if(BUILD_SHARED_LIBS)
+  find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES pfm)
+else()
+  find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES libpfm.a pfm)
+endif()
 if(PERFCOUNTERS_LIBPFM_INCLUDE_DIR AND PERFCOUNTERS_LIBPFM_LIBRARY)
   set(_perfcounters_libpfm_found TRUE)
 else()
