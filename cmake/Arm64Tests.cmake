@@ -12,6 +12,8 @@
 #   arm64.runner          the runner's own tests (tests/arm64/runner_test)
 #   arm64.<binary>        each tests/*_test.cc binary, run in the machine
 #   arm64.hardware_test.shift1  hardware_test again with --icount-shift 1
+#   arm64.vendor_events_test.a57  vendor_events_test on a Cortex-A57, whose
+#                         table libpfm4 detects (it knows none for -cpu max)
 
 set(_pc_arm64_default OFF)
 if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND NOT CMAKE_CROSSCOMPILING)
@@ -123,4 +125,8 @@ endforeach()
 if("hardware_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
   perfcounters_arm64_test(arm64.hardware_test.shift1 hardware_test
     --icount-shift 1 --env PERFCOUNTERS_ICOUNT_SHIFT=1)
+endif()
+if("vendor_events_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
+  perfcounters_arm64_test(arm64.vendor_events_test.a57 vendor_events_test
+    --cpu cortex-a57)
 endif()

@@ -47,6 +47,25 @@ if(TARGET perfcounters_tool)
   install(TARGETS perfcounters_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
+# libpfm4 (cmake/Libpfm.cmake) is linked PRIVATE, but a static
+# libperfcounters exports it as $<LINK_ONLY:perfcounters::libpfm>: the config
+# file re-creates that imported target (the library this build used, else
+# found again), and perfcounters.pc adds -lpfm (to Libs for a static library,
+# Libs.private for a shared one).
+set(PERFCOUNTERS_CONFIG_LIBPFM "")
+set(PERFCOUNTERS_PC_LIBS_LIBPFM "")
+set(PERFCOUNTERS_PC_LIBS_PRIVATE "")
+if(TARGET perfcounters::libpfm)
+  get_target_property(PERFCOUNTERS_CONFIG_LIBPFM perfcounters::libpfm
+    IMPORTED_LOCATION)
+  get_target_property(_pc_type perfcounters TYPE)
+  if(_pc_type STREQUAL "STATIC_LIBRARY")
+    set(PERFCOUNTERS_PC_LIBS_LIBPFM " -lpfm")
+  else()
+    set(PERFCOUNTERS_PC_LIBS_PRIVATE "Libs.private: -lpfm")
+  endif()
+endif()
+
 configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/perfcountersConfig.cmake.in
   ${PROJECT_BINARY_DIR}/perfcountersConfig.cmake

@@ -13,6 +13,8 @@ perfcounters_main_packages=(
   libabsl-dev libbenchmark-dev
   # tools: command line, JSON (fast loading for compare/report), name filters
   nlohmann-json3-dev libcli11-dev libsimdjson-dev libre2-dev
+  # vendor event names (INST_RETIRED:ANY_P, mem_load_retired.l3_miss); optional
+  libpfm4-dev
 )
 
 # The test suite on top of that.

@@ -24,6 +24,7 @@
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/tracepoint.h"
+#include "perfcounters/vendor_events.h"
 #include "support/hw.h"
 #include "support/sanitizers.h"
 #include "testing/tool_runner.h"
@@ -454,8 +455,8 @@ TEST(List, TracepointsComeFromTracefsUnopenedUnlessChecked) {
       perfcounters::ListTracepointCategories();
   ASSERT_TRUE(cats.ok()) << cats.status();
   for (const std::string& c : *cats) {
-    on_disk += perfcounters::ListTracepoints(c).value_or(
-                                                   std::vector<std::string>{})
+    on_disk += perfcounters::ListTracepoints(c)
+                   .value_or(std::vector<std::string>{})
                    .size();
   }
   std::printf("%zu tracepoints listed (%zu in tracefs)\n", tracepoints,
@@ -475,6 +476,84 @@ TEST(List, GoldenJsonForAPattern) {
   const RunResult r = RunTool("list --json faults");
   EXPECT_EQ(r.code, 0) << r.err;
   ExpectGolden(r.out, "list_faults.json");
+}
+
+// --- Vendor events (libpfm4), with a table of this architecture chosen by
+// --table, so the output is the same on every machine.
+
+#if defined(__x86_64__)
+constexpr char kTable[] = "skl";
+constexpr char kVendorName[] = "mem_load_retired.l3_miss:u";
+constexpr char kVendorConfig[] = "0x20d1";
+constexpr bool kX86 = true;
+#else
+constexpr char kTable[] = "arm_ac57";
+constexpr char kVendorName[] = "inst_retired:u";
+constexpr char kVendorConfig[] = "0x8";
+constexpr bool kX86 = false;
+#endif
+
+TEST(Encode, VendorNameSaysWhichTableResolvedIt) {
+  if (!perfcounters::HaveLibpfm()) {
+    const RunResult r = RunTool("encode INST_RETIRED:ANY_P");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("this build lacks libpfm4"));
+    return;
+  }
+  RunResult r =
+      RunTool(absl::StrCat("encode --table ", kTable, " ", kVendorName));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              StartsWith(absl::StrCat("# ", kVendorName, "  [libpfm4 table ",
+                                      kTable, "]\nperf_event_attr:\n")));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("  config", std::string(27, ' '),
+                                            kVendorConfig, "\n")));
+  EXPECT_THAT(r.out, HasSubstr("  exclude_kernel                   1\n"));
+  r = RunTool(absl::StrCat("encode --table ", kTable, " INST_RETIRED:BOGUS"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("'BOGUS' is not a umask or modifier of"));
+  r = RunTool("encode --table no_such_cpu cycles");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no table 'no_such_cpu'"));
+  EXPECT_THAT(r.err, HasSubstr(kTable));
+}
+
+TEST(List, VendorEventsOfATableWithUmasks) {
+  if (!perfcounters::HaveLibpfm()) {
+    const RunResult r = RunTool("list --vendor");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("this build lacks libpfm4"));
+    return;
+  }
+#if defined(__x86_64__)
+  RunResult r = RunTool("list --vendor --table skl mem_load_retired.l3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("vendor events (libpfm4 table skl); "));
+  EXPECT_THAT(r.out, HasSubstr("\nskl::MEM_LOAD_RETIRED  [0xd1]  "));
+  EXPECT_THAT(r.out, HasSubstr("\n    :L3_MISS  [0x20]  "));
+  EXPECT_THAT(r.out, HasSubstr("\n    :L3_HIT  [0x4]  "));
+  EXPECT_THAT(r.out, Not(HasSubstr(":L1_HIT")));  // only matching umasks
+  r = RunTool("list --vendor --json --table skl 'inst_retired'");
+#else
+  RunResult r = RunTool("list --vendor --json --table arm_ac57 'inst_retired'");
+#endif
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_array()) << r.out;
+  bool found = false;
+  for (const nlohmann::json& e : j) {
+    if (e["name"] != "INST_RETIRED") continue;
+    found = true;
+    EXPECT_EQ(e["table"], kTable);
+    EXPECT_EQ(e["code"], kX86 ? "0xc0" : "0x8");
+    EXPECT_FALSE(e["description"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(found) << r.out;
+  // The default list ends with this machine's vendor section.
+  r = RunTool("list --table " + std::string(kTable) + " no_such_event_xyz");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("vendor events (libpfm4 table ",
+                                            kTable, ")")));
 }
 
 }  // namespace

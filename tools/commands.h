@@ -56,12 +56,27 @@ struct ListArgs {
   bool json = false;
   bool tracepoints = false;        // list tracepoints (from tracefs)
   bool check_tracepoints = false;  // and open each (slow: tens of ms each)
+  // Only the vendor events (libpfm4's table for this CPU).
+  bool vendor = false;
+  // Use this libpfm4 table instead of the detected one (e.g. "icl").
+  std::string table;
 };
 int RunList(const ListArgs& args);
+// `list`'s PATTERN against one text: a case-insensitive substring, or a glob
+// with * ? [ ] (FNM_CASEFOLD); an empty pattern matches everything.
+bool MatchesListPattern(const std::string& text, const std::string& pattern);
+
+// vendor_list.cc: the vendor events of `list` (a text section after perf's
+// events, or alone, also as JSON, when `section` is false), and --table for
+// list/encode (false after printing why the table cannot be used).
+int PrintVendorEvents(const ListArgs& args, bool section);
+bool ChooseVendorTable(const std::string& table, const char* command);
 
 // Arguments of `perfcounters encode`.
 struct EncodeArgs {
   std::vector<std::string> events;
+  // Resolve vendor names with this libpfm4 table (e.g. "skl").
+  std::string table;
 };
 int RunEncode(const EncodeArgs& args);
 

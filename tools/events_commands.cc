@@ -108,19 +108,11 @@ absl::Status CheckPattern(const std::string& pattern) {
   return absl::OkStatus();
 }
 
-bool MatchesOne(const std::string& text, const std::string& pattern) {
-  if (pattern.find_first_of("*?[") != std::string::npos) {
-    return fnmatch(pattern.c_str(), text.c_str(), FNM_CASEFOLD) == 0;
-  }
-  return absl::StrContains(absl::AsciiStrToLower(text),
-                           absl::AsciiStrToLower(pattern));
-}
-
 // PATTERN against the name, the other names and the description.
 bool Matches(const Listed& e, const std::string& pattern) {
-  if (pattern.empty() || MatchesOne(e.name, pattern)) return true;
+  if (pattern.empty() || MatchesListPattern(e.name, pattern)) return true;
   for (const std::string& s : e.search) {
-    if (MatchesOne(s, pattern)) return true;
+    if (MatchesListPattern(s, pattern)) return true;
   }
   return false;
 }
@@ -144,12 +136,23 @@ void Try(Listed& e, const ParseOptions& options) {
 
 }  // namespace
 
+// Case-insensitive substring, or glob with * ? [ ] (an empty pattern matches).
+bool MatchesListPattern(const std::string& text, const std::string& pattern) {
+  if (pattern.find_first_of("*?[") != std::string::npos) {
+    return fnmatch(pattern.c_str(), text.c_str(), FNM_CASEFOLD) == 0;
+  }
+  return absl::StrContains(absl::AsciiStrToLower(text),
+                           absl::AsciiStrToLower(pattern));
+}
+
 int RunList(const ListArgs& args) {
   if (absl::Status s = CheckPattern(args.pattern); !s.ok()) {
     std::fprintf(stderr, "perfcounters list: %s\n",
                  std::string(s.message()).c_str());
     return kExitUsage;
   }
+  if (!ChooseVendorTable(args.table, "list")) return kExitUsage;
+  if (args.vendor) return PrintVendorEvents(args, /*section=*/false);
   // Every listed name is parsed: read sysfs and tracefs once for all of them.
   ParseOptions options;
   options.catalog = EventCatalog::Create();
@@ -264,10 +267,12 @@ int RunList(const ListArgs& args) {
     text += '\n';
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
-  return kExitOk;
+  std::fflush(stdout);
+  return PrintVendorEvents(args, /*section=*/true);
 }
 
 int RunEncode(const EncodeArgs& args) {
+  if (!ChooseVendorTable(args.table, "encode")) return kExitUsage;
   std::string out;
   ParseOptions options;
   options.tool_events = true;
@@ -284,7 +289,11 @@ int RunEncode(const EncodeArgs& args) {
         absl::StrAppend(
             &out, "# ", e.label,
             e.text != e.label ? absl::StrCat(" (", e.text, ")") : "",
-            g.user_group ? "  [group member]" : "", "\n", EncodeAttr(e.attr));
+            g.user_group ? "  [group member]" : "",
+            e.vendor_table.empty()
+                ? ""
+                : absl::StrCat("  [libpfm4 table ", e.vendor_table, "]"),
+            "\n", EncodeAttr(e.attr));
         if (!out.empty() && out.back() != '\n') out += '\n';
       }
     }

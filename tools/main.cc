@@ -135,12 +135,20 @@ int main(int argc, char** argv) {
   lst->add_flag("--check", list.check_tracepoints,
                 "list the tracepoints and open each, with progress on stderr "
                 "(slow: the kernel takes tens of ms to close one)");
+  lst->add_flag("--vendor", list.vendor,
+                "only the vendor events (libpfm4's table for this CPU), "
+                "with descriptions and umasks");
+  lst->add_option("--table", list.table,
+                  "list this libpfm4 table's vendor events instead "
+                  "(e.g. skl, icl, amd64_fam19h_zen3)");
 
   EncodeArgs encode;
   CLI::App* enc = app.add_subcommand(
       "encode", "Print the perf_event_attr each event opens, as perf stat -vv");
   enc->add_option("EVENT", encode.events, "events in perf's -e grammar")
       ->required();
+  enc->add_option("--table", encode.table,
+                  "resolve vendor names with this libpfm4 table (e.g. skl)");
 
   StatArgs stat;
   CLI::App* st = app.add_subcommand(

@@ -340,25 +340,10 @@ absl::StatusOr<std::vector<ParsedEvent>> ParseTracepointGlob(
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<ParsedEvent>> ParseItemEvents(
-    const ParseContext& ctx, std::string_view text, size_t offset) {
-  if (!IStartsWith(text, "mem:") && text.find('/') == std::string_view::npos) {
-    const std::vector<std::string_view> parts = Split(text, ':');
-    if (parts.size() >= 2 && parts.size() <= 3 &&
-        (HasGlob(parts[0]) || HasGlob(parts[1]))) {
-      return ParseTracepointGlob(ctx, parts, offset);
-    }
-  }
-  absl::StatusOr<ParsedEvent> event = ParseSingleEvent(ctx, text, offset);
-  if (!event.ok()) return event.status();
-  return std::vector<ParsedEvent>{*std::move(event)};
-}
-
-absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
-                                             std::string_view text,
-                                             size_t offset) {
+// perf's forms of one event (ParseSingleEvent without vendor names).
+absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
+                                           std::string_view text,
+                                           size_t offset) {
   if (text.empty()) {
     return absl::InvalidArgumentError(
         Cat("empty event", At(ctx, offset),
@@ -443,6 +428,37 @@ absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
     }
   }
   return event;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ParsedEvent>> ParseItemEvents(
+    const ParseContext& ctx, std::string_view text, size_t offset) {
+  if (!IStartsWith(text, "mem:") && text.find('/') == std::string_view::npos) {
+    const std::vector<std::string_view> parts = Split(text, ':');
+    if (parts.size() >= 2 && parts.size() <= 3 &&
+        (HasGlob(parts[0]) || HasGlob(parts[1]))) {
+      return ParseTracepointGlob(ctx, parts, offset);
+    }
+  }
+  absl::StatusOr<ParsedEvent> event = ParseSingleEvent(ctx, text, offset);
+  if (!event.ok()) return event.status();
+  return std::vector<ParsedEvent>{*std::move(event)};
+}
+
+absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,
+                                             std::string_view text,
+                                             size_t offset) {
+  // Vendor names (grammar_vendor.cc) come last: only what perf's forms
+  // cannot be, or do not know.
+  const bool perf_only = text.empty() || IStartsWith(text, "mem:") ||
+                         text.find('/') != std::string_view::npos;
+  if (!perf_only && IsVendorSyntax(text)) {
+    return ParseVendorEvent(ctx, text, offset);
+  }
+  absl::StatusOr<ParsedEvent> event = ParsePerfEvent(ctx, text, offset);
+  if (event.ok() || perf_only) return event;
+  return VendorFallback(ctx, text, offset, event.status());
 }
 
 }  // namespace perfcounters::internal

@@ -114,6 +114,22 @@ absl::StatusOr<ParsedEvent> ParseSymbolWithTerms(const ParseContext& ctx,
 absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
                                           std::string_view text, size_t offset);
 
+// Vendor names through libpfm4 (grammar_vendor.cc): EVENT:UMASK,
+// table::EVENT:UMASK, perf's dotted event.umask, with libpfm's modifiers
+// and perf's (:u :k :h :p :D :G :H :I with perf's meaning).
+// True when `text` can only be a vendor name ("::", a '.' in the name, or
+// more ':' parts than perf's forms have).
+bool IsVendorSyntax(std::string_view text);
+absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
+                                             std::string_view text,
+                                             size_t offset);
+// `perf_error` is why `text` is none of perf's forms: returns the vendor
+// event `text` names, else the error that explains best (perf_error
+// itself when libpfm4 knows no such event, or this build lacks it).
+absl::StatusOr<ParsedEvent> VendorFallback(const ParseContext& ctx,
+                                           std::string_view text, size_t offset,
+                                           const absl::Status& perf_error);
+
 }  // namespace perfcounters::internal
 
 #endif  // PERFCOUNTERS_SRC_GRAMMAR_INTERNAL_H_

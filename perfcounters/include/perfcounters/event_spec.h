@@ -32,6 +32,10 @@ struct EventSpec {
   double scale = 1.0;
   // Unit of the scaled value (sysfs events/<alias>.unit), e.g. "MiB".
   std::string unit;
+  // For a vendor event name resolved through libpfm4 (vendor_events.h):
+  // the table that resolved it, e.g. "skl", "icl", "amd64_fam19h_zen3",
+  // "arm_ac57". Empty for every other form.
+  std::string vendor_table;
 
   friend bool operator==(const EventSpec&, const EventSpec&) = default;
 };

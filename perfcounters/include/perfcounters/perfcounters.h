@@ -32,5 +32,6 @@
 #include "perfcounters/ring_buffer.h"     // IWYU pragma: export
 #include "perfcounters/tracepoint.h"      // IWYU pragma: export
 #include "perfcounters/user_read.h"       // IWYU pragma: export
+#include "perfcounters/vendor_events.h"   // IWYU pragma: export
 
 #endif  // PERFCOUNTERS_PERFCOUNTERS_H_
