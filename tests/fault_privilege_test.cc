@@ -138,7 +138,9 @@ TEST_P(FaultPrivilegeTest, DefaultUserOnlyFaultsAndClocksOpen) {
     const ChildResult r = OpenAsNobody(event, Target::CallingThread(),
                                        /*default_user_only=*/true);
     EXPECT_EQ(r.opened, colon_u.opened) << event << ": " << r.message;
-    if (GetParam() == 2) EXPECT_TRUE(r.opened) << event << ": " << r.message;
+    if (GetParam() == 2) {
+      EXPECT_TRUE(r.opened) << event << ": " << r.message;
+    }
   }
   const ChildResult cs =
       OpenAsNobody("context-switches", Target::CallingThread(),

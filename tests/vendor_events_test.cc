@@ -156,7 +156,9 @@ class VendorModel : public ::testing::TestWithParam<Model> {
     ASSERT_TRUE(status.ok()) << status;
   }
   void TearDown() override {
-    if (HaveLibpfm()) EXPECT_TRUE(UseVendorTable("").ok());
+    if (HaveLibpfm()) {
+      EXPECT_TRUE(UseVendorTable("").ok());
+    }
   }
 };
 
@@ -248,7 +250,9 @@ class Skylake : public ::testing::Test {
     ASSERT_TRUE(status.ok()) << status;
   }
   void TearDown() override {
-    if (HaveLibpfm()) EXPECT_TRUE(UseVendorTable("").ok());
+    if (HaveLibpfm()) {
+      EXPECT_TRUE(UseVendorTable("").ok());
+    }
   }
 
   static EventSpec Parse(const std::string& text,
