@@ -15,13 +15,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "perfcounters/counters.h"
+#include "perfcounters/metrics.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters::tools {
 namespace {
 
 constexpr absl::string_view kRealTime = "real_time";
 constexpr absl::string_view kCpuTime = "cpu_time";
-constexpr absl::string_view kIpc = "IPC";
 
 // The usable entries of one benchmark in one file.
 struct Group {
@@ -108,86 +110,54 @@ void AddSample(SideStats& s, const CounterValue* v) {
   }
 }
 
-// The metrics compare derives per repetition: NAME = numerator /
-// denominator, for each modifier suffix both counters share (IPC:u =
-// instructions:u / cycles:u). Only here, so that it can follow the core
-// library's derived-metrics table.
-struct Derivation {
-  absl::string_view name;
-  absl::string_view numerator;
-  absl::string_view denominator;
-};
-constexpr Derivation kDerivations[] = {
-    {kIpc, "instructions", "cycles"},
-    {kIpc, "instructions", "cpu-cycles"},
-};
-
-// One derived value, or nullopt when it is undefined.
-std::optional<double> Derive(double numerator, double denominator) {
-  if (!(denominator > 0)) return std::nullopt;
-  return numerator / denominator;
+// A value of `label` in `e`, or null.
+const CounterValue* FindCounter(const BenchmarkFile& file, const RunEntry& e,
+                                absl::string_view label) {
+  for (const CounterValue& c : e.counters) {
+    if (file.counter_names[c.name] == label) return &c;
+  }
+  return nullptr;
 }
 
-// Whether `name` is `base` or `base:MODIFIERS`; sets *suffix to ":MODIFIERS".
-bool SplitModifiers(absl::string_view name, absl::string_view base,
-                    absl::string_view* suffix) {
-  if (!absl::StartsWith(name, base)) return false;
-  *suffix = name.substr(base.size());
-  return suffix->empty() || (*suffix)[0] == ':';
-}
-
-// Adds the derived metrics of kDerivations to `list` (unless the file
-// carries IPC itself): present when both counters are present, counted in
-// the repetitions where both are counted.
+// Adds the table's metrics (metrics.h) whose inputs are counters of `list`
+// with the same modifiers, unless the file carries the metric itself:
+// computed per entry (ComputeMetrics, the library's), present where both
+// inputs are present, counted where both are counted and the denominator
+// is positive.
 void AddDerivedMetrics(const BenchmarkFile& file,
                        const std::vector<const RunEntry*>& entries,
                        bool aggregate, MetricList& list) {
-  for (const auto& [name, stats] : list) {
-    absl::string_view unused;
-    if (absl::StartsWithIgnoreCase(name, kIpc) &&
-        SplitModifiers(absl::string_view(name).substr(3), "", &unused)) {
-      return;  // the file already carries IPC
+  std::vector<std::string> labels;
+  labels.reserve(list.size());
+  for (const auto& [name, stats] : list) labels.push_back(name);
+  for (const DerivedMetric& d : MatchMetrics(labels)) {
+    const std::string name =
+        CompareMetricName(*d.metric, SplitLabel(d.name).modifiers);
+    if (std::find(labels.begin(), labels.end(), name) != labels.end()) {
+      continue;  // the file carries it
     }
-  }
-  struct Pair {
-    std::string name, numerator, denominator;
-  };
-  std::vector<Pair> pairs;
-  for (const Derivation& d : kDerivations) {
-    for (const auto& [name, stats] : list) {
-      absl::string_view suffix;
-      if (!SplitModifiers(name, d.numerator, &suffix)) continue;
-      const std::string denominator = absl::StrCat(d.denominator, suffix);
-      for (const auto& [other, unused] : list) {
-        if (other == denominator) {
-          pairs.push_back({absl::StrCat(d.name, suffix), name, denominator});
-        }
-      }
-    }
-  }
-  for (const Pair& pair : pairs) {
     SideStats derived;
     derived.from_aggregate = aggregate;
     for (const RunEntry* e : entries) {
-      const CounterValue* num = nullptr;
-      const CounterValue* den = nullptr;
-      for (const CounterValue& c : e->counters) {
-        const std::string& n = file.counter_names[c.name];
-        if (n == pair.numerator) num = &c;
-        if (n == pair.denominator) den = &c;
-      }
+      const CounterValue* num = FindCounter(file, *e, d.numerator);
+      const CounterValue* den = FindCounter(file, *e, d.denominator);
       if (num == nullptr || den == nullptr) continue;
       derived.present = true;
-      const std::optional<double> v = num->counted && den->counted
-                                          ? Derive(num->value, den->value)
-                                          : std::nullopt;
-      if (v) {
-        derived.samples.push_back(*v);
+      std::vector<perfcounters::CounterValue> inputs(2);
+      inputs[0].label = d.numerator;
+      inputs[0].counted = num->counted;
+      inputs[0].value = num->value;
+      inputs[1].label = d.denominator;
+      inputs[1].counted = den->counted;
+      inputs[1].value = den->value;
+      const std::vector<MetricValue> v = ComputeMetrics({d}, inputs);
+      if (!v.empty() && v.front().counted) {
+        derived.samples.push_back(v.front().value);
       } else {
         ++derived.not_counted;
       }
     }
-    Slot(list, pair.name) = std::move(derived);
+    Slot(list, name) = std::move(derived);
   }
 }
 
@@ -212,10 +182,10 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
   for (const RunEntry* e : entries) {
     for (const CounterValue& c : e->counters) {
       const std::string& name = file.counter_names[c.name];
-      // benchmark_ext writes derived IPC as "ipc"; show it as IPC.
-      if (absl::StartsWithIgnoreCase(name, "ipc") &&
-          (name.size() == 3 || name[3] == ':')) {
-        AddSample(Slot(list, absl::StrCat(kIpc, name.substr(3))), &c);
+      // A metric of the table the file carries (benchmark_ext writes "ipc",
+      // "cpi:u", ...): under compare's name for it (IPC).
+      if (const TableMetric t = FindTableMetric(name); t.metric != nullptr) {
+        AddSample(Slot(list, CompareMetricName(*t.metric, t.modifiers)), &c);
         continue;
       }
       AddSample(Slot(list, name), &c);
@@ -301,10 +271,28 @@ double ExactP(size_t m, size_t n, double u_max) {
 
 }  // namespace
 
+TableMetric FindTableMetric(absl::string_view name) {
+  LabelParts parts = SplitLabel(std::string_view(name.data(), name.size()));
+  const Metric* metric = FindMetric(parts.event);
+  if (metric == nullptr) return {};
+  return {metric, std::move(parts.modifiers)};
+}
+
+std::string CompareMetricName(const Metric& metric,
+                              absl::string_view modifiers) {
+  if (&metric == FindMetric("ipc")) {
+    return modifiers.empty() ? "IPC" : absl::StrCat("IPC:", modifiers);
+  }
+  return MetricLabel(metric,
+                     std::string_view(modifiers.data(), modifiers.size()));
+}
+
 Better BetterDirection(absl::string_view metric) {
+  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
+    return t.metric->higher_is_better ? Better::kHigher : Better::kLower;
+  }
   const std::string m = absl::AsciiStrToLower(metric);
-  if (absl::StartsWith(m, "ipc") || absl::StrContains(m, "per_second") ||
-      absl::StrContains(m, "hit")) {
+  if (absl::StrContains(m, "per_second") || absl::StrContains(m, "hit")) {
     return Better::kHigher;
   }
   for (const char* worse : {"time", "cycles", "instructions", "miss", "fault",

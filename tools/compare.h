@@ -4,9 +4,11 @@
 // CI gates (`IPC<-2%`, `instructions>+0.5%`, `cpu_time>1.5ms`, ...).
 //
 // Metrics are real_time and cpu_time (nanoseconds, whatever time_unit the
-// files use), every counter found in either file, and IPC, derived per
-// repetition as instructions/cycles when both are counted (unless the files
-// already carry an "IPC" counter). A metric that is absent or not counted on
+// files use), every counter found in either file, and every metric of the
+// core library's table (metrics.h: IPC, cpi, branch-miss-rate, ...),
+// derived per repetition from its two inputs when both are counters of the
+// files with the same modifiers (IPC:u = instructions:u / cycles:u), unless
+// the files already carry it. A metric that is absent or not counted on
 // one side has no median there and no change: it is reported as such, never
 // as 0.
 #ifndef PERFCOUNTERS_TOOLS_COMPARE_H_
@@ -21,14 +23,31 @@
 #include "absl/strings/string_view.h"
 #include "gbench_json.h"
 #include "name_filter.h"
+#include "perfcounters/metrics.h"
 
 namespace perfcounters::tools {
+
+// A metric of the table (metrics.h) as compare names it, with its
+// modifiers: "IPC:u" -> ipc, "u"; "branch-miss-rate" -> branch-miss-rate,
+// "" (case-insensitive). `metric` is null for other names.
+struct TableMetric {
+  const Metric* metric = nullptr;
+  std::string modifiers;
+};
+TableMetric FindTableMetric(absl::string_view name);
+
+// The name compare reports a table metric under: the table's with the
+// inputs' modifiers ("cpi:u"), except ipc, which is "IPC" ("IPC:u") as
+// Google Benchmark's users write it.
+std::string CompareMetricName(const Metric& metric,
+                              absl::string_view modifiers);
 
 // Whether a larger value of a metric is an improvement.
 enum class Better { kLower, kHigher, kUnknown };
 
-// Direction of a metric by name: times, cycles, instructions, misses,
-// faults are better lower; IPC and *_per_second better higher.
+// Direction of a metric by name: the table's metrics by the table
+// (higher_is_better: IPC, retiring); times, cycles, instructions, misses,
+// faults are better lower; *_per_second better higher.
 Better BetterDirection(absl::string_view metric);
 
 // How a p-value was computed.
@@ -317,9 +336,19 @@ std::string Render(const Comparison& comparison,
 
 // ---- Shared by `compare` and `report`.
 
-// Parses gate texts against the metrics of `comparison` (ParseGate).
-absl::StatusOr<std::vector<Gate>> ParseGates(
-    const std::vector<std::string>& texts, const Comparison& comparison);
+// Parses gate texts against the metrics of `comparison` (ParseGate) and
+// evaluates them (EvaluateGates); nullopt after printing a bad gate's error
+// as "perfcounters COMMAND: ...".
+std::optional<std::vector<GateResult>> RunGates(
+    const char* command, const std::vector<std::string>& texts,
+    const Comparison& comparison, const GateOptions& options);
+
+// Writes `text` to `path` (WriteOutputFile: "-" is standard output, never
+// over one of `inputs`); false after printing why not as
+// "perfcounters COMMAND: ...".
+bool WriteOutput(const char* command, const std::string& path,
+                 const std::string& text,
+                 const std::vector<std::string>& inputs);
 
 // Prints `file`'s warnings to stderr as "perfcounters COMMAND: warning:".
 void PrintWarnings(const char* command, const BenchmarkFile& file);

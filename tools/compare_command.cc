@@ -19,8 +19,11 @@ const char kGateHelp[] =
   [FILTER:]METRIC OP VALUE      OP: <  <=  >  >=
   VALUE with %   change of the new median relative to the base median
   VALUE without  absolute limit on the new median (times need ns/us/ms/s)
-  METRIC         real_time, cpu_time, IPC (instructions/cycles), or any
-                 counter in the files (cycles, instructions:u, page-faults...)
+  METRIC         real_time, cpu_time, a derived metric of the core
+                 library's table whose inputs are in the files (IPC, cpi,
+                 branch-miss-rate, cache-miss-rate, ...; docs/tools.md lists
+                 them; IPC:u from instructions:u/cycles:u), or any counter
+                 in the files (cycles, instructions:u, page-faults...)
   FILTER         regular expression searched in benchmark names (RE2),
                  =NAME for exactly the benchmark NAME, or @geomean for
                  the geometric-mean summary
@@ -33,6 +36,7 @@ Examples:
   --fail-on '@geomean:cpu_time>+1%'   overall cpu_time up by more than 1%
   --fail-on '=BM_f<std::vector<int>>/8:IPC<-2%'   exactly this benchmark
   --fail-on 'IPC:u<-2%'               IPC of instructions:u / cycles:u
+  --fail-on 'branch-miss-rate>+5%'    branch-misses/branches up by > 5%
 Noise: with repetitions a relative gate trips only when the change is also
 significant: U test p < --alpha (0.05), or for exact counters (repetitions
 agreeing within 0.01 %) ranges that do not overlap. With 3 repetitions a
@@ -71,16 +75,32 @@ std::vector<std::string> WarningLines(const BenchmarkFile& file) {
   return lines;
 }
 
-absl::StatusOr<std::vector<Gate>> ParseGates(
-    const std::vector<std::string>& texts, const Comparison& comparison) {
+std::optional<std::vector<GateResult>> RunGates(
+    const char* command, const std::vector<std::string>& texts,
+    const Comparison& comparison, const GateOptions& options) {
   const std::vector<std::string> metrics = MetricNames(comparison);
   std::vector<Gate> gates;
   for (const std::string& text : texts) {
     absl::StatusOr<Gate> gate = ParseGate(text, metrics);
-    if (!gate.ok()) return gate.status();
+    if (!gate.ok()) {
+      std::fprintf(stderr, "perfcounters %s: %s\n", command,
+                   EscapeControlBytes(gate.status().message()).c_str());
+      return std::nullopt;
+    }
     gates.push_back(*std::move(gate));
   }
-  return gates;
+  return EvaluateGates(comparison, gates, options);
+}
+
+bool WriteOutput(const char* command, const std::string& path,
+                 const std::string& text,
+                 const std::vector<std::string>& inputs) {
+  const absl::Status written = WriteOutputFile(path, text, inputs);
+  if (!written.ok()) {
+    std::fprintf(stderr, "perfcounters %s: %s\n", command,
+                 std::string(written.message()).c_str());
+  }
+  return written.ok();
 }
 
 void PrintGateErrors(const char* command,
@@ -166,28 +186,19 @@ int RunCompare(const CompareArgs& args) {
                  EscapeControlBytes(args.filter).c_str());
     return kExitUsage;
   }
-  absl::StatusOr<std::vector<Gate>> gates = ParseGates(args.gates, comparison);
-  if (!gates.ok()) {
-    std::fprintf(stderr, "perfcounters compare: %s\n",
-                 EscapeControlBytes(gates.status().message()).c_str());
+  const std::optional<std::vector<GateResult>> results =
+      RunGates("compare", args.gates, comparison,
+               {.alpha = args.alpha,
+                .fail_on_missing = args.fail_on_missing,
+                .allow_unchecked = args.allow_unchecked});
+  if (!results) return kExitUsage;
+  if (!WriteOutput("compare", to_stdout ? "-" : args.output,
+                   Render(comparison, *results, render),
+                   {args.base, args.next})) {
     return kExitUsage;
   }
-  GateOptions gate_options;
-  gate_options.alpha = args.alpha;
-  gate_options.fail_on_missing = args.fail_on_missing;
-  gate_options.allow_unchecked = args.allow_unchecked;
-  const std::vector<GateResult> results =
-      EvaluateGates(comparison, *gates, gate_options);
-  const std::string out = Render(comparison, results, render);
-  if (absl::Status written = WriteOutputFile(to_stdout ? "-" : args.output, out,
-                                             {args.base, args.next});
-      !written.ok()) {
-    std::fprintf(stderr, "perfcounters compare: %s\n",
-                 std::string(written.message()).c_str());
-    return kExitUsage;
-  }
-  PrintGateErrors("compare", results);
-  return ExitCode(results);
+  PrintGateErrors("compare", *results);
+  return ExitCode(*results);
 }
 
 }  // namespace perfcounters::tools

@@ -56,6 +56,24 @@ std::string FindMetric(absl::string_view name,
   return matches == 1 ? found : std::string();
 }
 
+// What an unknown metric name could have been: the table's metric (its
+// inputs are missing), or the table's names.
+std::string DerivedMetricsNote(absl::string_view name) {
+  if (const TableMetric t = FindTableMetric(name); t.metric != nullptr) {
+    return absl::StrCat(CompareMetricName(*t.metric, t.modifiers), " = ",
+                        InputLabel(t.metric->numerator, t.modifiers, ""), " / ",
+                        InputLabel(t.metric->denominator, t.modifiers, ""),
+                        " needs both counters in the files");
+  }
+  std::vector<std::string> names;
+  for (const Metric& metric : Metrics()) {
+    names.push_back(CompareMetricName(metric, ""));
+  }
+  return absl::StrCat(
+      "derived metrics, where both inputs are counters of the files: ",
+      absl::StrJoin(names, ", "));
+}
+
 constexpr absl::string_view kGateSyntax =
     "gate syntax: [FILTER:]METRIC OP VALUE, OP one of < <= > >=, VALUE a "
     "change in % (IPC<-2%, instructions>+0.5%) or an absolute limit "
@@ -99,10 +117,22 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
     }
   }
   if (metric.empty()) {
+    // The metric named: a derived metric with its modifiers (cpi:k), after
+    // a FILTER or not, else what follows the last ':'.
     absl::string_view name = left;
-    if (size_t p = left.rfind(':'); p != absl::string_view::npos &&
-                                    FindMetric(left, known_metrics).empty()) {
-      name = left.substr(p + 1);
+    if (FindTableMetric(left).metric == nullptr) {
+      if (size_t p = left.rfind(':'); p != absl::string_view::npos) {
+        name = left.substr(p + 1);
+      }
+      for (size_t p = left.find(':'); p != absl::string_view::npos;
+           p = left.find(':', p + 1)) {
+        const absl::string_view rest =
+            absl::StripAsciiWhitespace(left.substr(p + 1));
+        if (FindTableMetric(rest).metric != nullptr) {
+          name = rest;
+          break;
+        }
+      }
     }
     // IPC<-2% on files with only instructions:u/cycles:u: name IPC:u.
     std::vector<std::string> variants;
@@ -118,7 +148,8 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
             : absl::StrCat(" (these files have ", absl::StrJoin(variants, ", "),
                            ": counters with modifiers keep them, e.g. "
                            "IPC:u = instructions:u / cycles:u)"),
-        "; metrics in these files: ", absl::StrJoin(known_metrics, ", ")));
+        "; metrics in these files: ", absl::StrJoin(known_metrics, ", "), "; ",
+        DerivedMetricsNote(name)));
   }
   gate.metric = metric;
   if (gate.filter_text == "@geomean") {

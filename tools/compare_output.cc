@@ -604,11 +604,12 @@ std::string FormatValue(absl::string_view metric, double value) {
     if (a < 1e9) return absl::StrCat(FourDigits(value / 1e6), " ms");
     return absl::StrCat(FourDigits(value / 1e9), " s");
   }
-  if (BetterDirection(metric) == Better::kHigher &&
-      absl::StartsWithIgnoreCase(metric, "ipc")) {
-    return absl::StrFormat("%.3f", value);
-  }
   const double a = std::fabs(value);
+  if (FindTableMetric(metric).metric != nullptr) {
+    // Ratios: 3 decimals, 3 significant digits below 0.1 (a miss rate).
+    return a >= 0.1 || a == 0 ? absl::StrFormat("%.3f", value)
+                              : absl::StrFormat("%.3g", value);
+  }
   if (a < 1e6) return absl::StrFormat("%.6g", value);
   if (a < 1e9) return absl::StrFormat("%.4gM", value / 1e6);
   if (a < 1e12) return absl::StrFormat("%.4gG", value / 1e9);

@@ -91,21 +91,12 @@ std::string_view Description(std::string_view kernel_name) {
 
 // An error when PATTERN is not a well-formed glob (a '[' never closed).
 absl::Status CheckPattern(const std::string& pattern) {
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '[') continue;
-    size_t j = i + 1;
-    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
-    if (j < pattern.size() && pattern[j] == ']') ++j;
-    j = pattern.find(']', j);
-    if (j == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid pattern '", pattern, "': the '[' at offset ", i,
-          " is never closed; a glob set is written [abc] or [a-z], and a "
-          "pattern without * ? [ matches as a substring"));
-    }
-    i = j;
-  }
-  return absl::OkStatus();
+  const size_t open = UnclosedGlobBracket(pattern);
+  if (open == std::string::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "invalid pattern '", pattern, "': the '[' at offset ", open,
+      " is never closed; a glob set is written [abc] or [a-z], and a "
+      "pattern without * ? [ matches as a substring"));
 }
 
 // PATTERN against the name, the other names and the description.

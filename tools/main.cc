@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   CompareArgs compare;
   CLI::App* cmp = app.add_subcommand(
       "compare",
-      "Compare two Google Benchmark JSON files: times, every counter, IPC");
+      "Compare two Google Benchmark JSON files: times, every counter, "
+      "derived metrics (IPC, cpi, miss rates, ...)");
   cmp->add_option("BASE", compare.base, "baseline JSON file")->required();
   cmp->add_option("NEW", compare.next, "new JSON file")->required();
   cmp->add_option("--fail-on", compare.gates,

@@ -39,10 +39,9 @@ std::string NotCountedReason(const BenchmarkFile& file,
     if (k == "perfcounters.unavailable") unavailable = v;
   }
   std::vector<std::string> labels = {metric};
-  if (absl::StartsWithIgnoreCase(metric, "IPC")) {
-    const std::string suffix = metric.substr(3);
-    labels = {absl::StrCat("instructions", suffix),
-              absl::StrCat("cycles", suffix)};
+  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
+    labels = {InputLabel(t.metric->numerator, t.modifiers, ""),
+              InputLabel(t.metric->denominator, t.modifiers, "")};
   }
   std::vector<std::string> reasons;
   for (absl::string_view entry : absl::StrSplit(unavailable, "; ")) {

@@ -1,13 +1,13 @@
 // report_command.cc: `perfcounters report RUN.json... -o report.html`.
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "compare.h"
 #include "gbench_json.h"
-#include "output_file.h"
 #include "report.h"
 
 namespace perfcounters::tools {
@@ -35,25 +35,16 @@ int RunReport(const ReportArgs& args) {
                    "(gates compare the last run with the first)\n");
       return kExitUsage;
     }
-    const Comparison comparison = Compare(runs.front(), runs.back());
-    absl::StatusOr<std::vector<Gate>> gates =
-        ParseGates(args.gates, comparison);
-    if (!gates.ok()) {
-      std::fprintf(stderr, "perfcounters report: %s\n",
-                   EscapeControlBytes(gates.status().message()).c_str());
-      return kExitUsage;
-    }
-    GateOptions gate_options;
-    gate_options.alpha = args.alpha;
-    gate_options.fail_on_missing = args.fail_on_missing;
-    gate_options.allow_unchecked = args.allow_unchecked;
-    options.gates = EvaluateGates(comparison, *gates, gate_options);
+    std::optional<std::vector<GateResult>> results =
+        RunGates("report", args.gates, Compare(runs.front(), runs.back()),
+                 {.alpha = args.alpha,
+                  .fail_on_missing = args.fail_on_missing,
+                  .allow_unchecked = args.allow_unchecked});
+    if (!results) return kExitUsage;
+    options.gates = *std::move(results);
   }
-  const std::string html = RenderReport(runs, options);
-  if (absl::Status written = WriteOutputFile(args.output, html, args.runs);
-      !written.ok()) {
-    std::fprintf(stderr, "perfcounters report: %s\n",
-                 std::string(written.message()).c_str());
+  if (!WriteOutput("report", args.output, RenderReport(runs, options),
+                   args.runs)) {
     return kExitUsage;
   }
   if (args.output != "-") {

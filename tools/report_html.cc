@@ -92,8 +92,8 @@ std::string Spread(const SideStats& s) {
 
 std::string UnitText(const std::string& metric) {
   if (IsTimeValued(metric)) return "time per iteration";
-  if (absl::StartsWithIgnoreCase(metric, "IPC")) {
-    return "instructions per cycle";
+  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
+    return std::string(t.metric->unit);
   }
   return "count per iteration, as the benchmark reported it";
 }

@@ -2,8 +2,11 @@
 // counts: the table, the -x CSV lines, the -j JSON lines, and our --json
 // object. Units, value formats and derived metrics follow perf's
 // stat-display.c and stat-shadow.c: time events in msec, duration_time in
-// ns, "CPUs utilized" for task-clock, "GHz" for cycles, IPC, branch and
-// cache miss rates, and every other event per second of task-clock.
+// ns, "CPUs utilized" for task-clock, "GHz" for cycles, every other event
+// per second of task-clock, and the core library's table of derived metrics
+// (metrics.h: IPC as "insn per cycle", miss rates as "% of all branches",
+// ...) on the numerator's line, the table's others (cpi, topdown) on
+// perf's extra metric lines.
 #include <linux/perf_event.h>
 
 #include <cmath>
@@ -14,6 +17,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "perfcounters/counters.h"
+#include "perfcounters/metrics.h"
+#include "perfcounters/plan.h"
 #include "stat.h"
 
 namespace perfcounters::tools {
@@ -79,14 +85,57 @@ std::string Value(const StatSeries& s) {
   return d.fractional ? absl::StrFormat("%.2f", v) : absl::StrFormat("%.0f", v);
 }
 
-// A derived metric: perf's number and unit.
-struct Metric {
+// A metric as stat shows it: perf's number and unit.
+struct Shown {
   bool present = false;
   double value = 0;
   int decimals = 3;
   std::string unit;
   bool percent = false;  // shown as "x%" in the table
 };
+
+// A metric of the table (metrics.h) whose inputs are both series of the
+// result, computed from their means by the library (ComputeMetrics).
+struct Derived {
+  DerivedMetric inputs;
+  MetricValue value;
+};
+
+// Every metric of the table whose inputs stat counted (MatchMetrics over
+// the series' labels), in table order; `value.counted` is false where an
+// input was not counted or the denominator is 0.
+std::vector<Derived> DerivedOf(const StatResult& r) {
+  std::vector<std::string> labels;
+  std::vector<perfcounters::CounterValue> values;
+  for (const StatSeries& s : r.series) {
+    labels.push_back(s.spec.label);
+    perfcounters::CounterValue& v = values.emplace_back();
+    v.label = s.spec.label;
+    v.counted = s.unsupported.empty() && !s.values.empty();
+    v.value = v.counted ? Mean(s.values) : 0;
+  }
+  std::vector<Derived> out;
+  for (DerivedMetric& d : MatchMetrics(labels)) {
+    std::vector<MetricValue> v = ComputeMetrics({d}, values);
+    if (v.empty()) continue;
+    out.push_back({std::move(d), std::move(v.front())});
+  }
+  return out;
+}
+
+// How a table metric is shown: with perf's comment ("insn per cycle",
+// "12.34% of all branches") where perf stat has one, else under its name
+// ("0.812 cpi").
+Shown ShownOf(const Derived& d) {
+  const Metric& m = *d.inputs.metric;
+  if (m.perf_stat.empty()) {
+    return Shown{true, d.value.value, 3, d.value.name, false};
+  }
+  // perf's stat-shadow.c: "%8.3f %%" for cache misses, else 2 decimals.
+  const int decimals = m.name == "cache-miss-rate" ? 3 : 2;
+  return Shown{true, d.value.value * (m.percent ? 100 : 1), decimals,
+               std::string(m.perf_stat), m.percent};
+}
 
 const StatSeries* FindCounted(const StatResult& r,
                               bool (*match)(const StatSeries&)) {
@@ -96,52 +145,39 @@ const StatSeries* FindCounted(const StatResult& r,
   return nullptr;
 }
 
-Metric MetricOf(const StatSeries& s, const StatResult& r) {
-  Metric m;
-  if (s.values.empty()) return m;
+// The metrics of `s`'s line: the first (perf's comment column) and the
+// table's other metrics with `s` as numerator (perf's extra metric lines).
+struct SeriesMetrics {
+  Shown first;
+  std::vector<Shown> more;
+};
+
+SeriesMetrics MetricsOf(const StatSeries& s, const StatResult& r,
+                        const std::vector<Derived>& derived) {
+  SeriesMetrics out;
+  if (s.values.empty()) return out;
   const double mean = Mean(s.values);
+  // The table's metrics of this line; the first with perf's comment is
+  // the line's own.
+  for (const Derived& d : derived) {
+    if (d.inputs.numerator != s.spec.label || !d.value.counted) continue;
+    Shown shown = ShownOf(d);
+    if (!out.first.present && !d.inputs.metric->perf_stat.empty()) {
+      out.first = std::move(shown);
+    } else {
+      out.more.push_back(std::move(shown));
+    }
+  }
+  if (out.first.present) return out;
   const double wall_ns = Mean(r.seconds) * 1e9;
   const StatSeries* clock = FindCounted(r, IsClock);
   const double nsecs = clock != nullptr ? Mean(clock->values) : 0;
-  auto ratio = [&](bool (*den)(const StatSeries&), double factor, int decimals,
-                   const char* unit, bool percent) {
-    const StatSeries* d = FindCounted(r, den);
-    if (d == nullptr || Mean(d->values) == 0) return false;
-    m = Metric{true, mean / Mean(d->values) * factor, decimals, unit, percent};
-    return true;
-  };
   if (IsClock(s)) {
-    if (wall_ns > 0) m = Metric{true, mean / wall_ns, 3, "CPUs utilized"};
-    return m;
-  }
-  if (IsHardware(s, PERF_COUNT_HW_INSTRUCTIONS)) {
-    if (ratio(
-            [](const StatSeries& x) {
-              return IsHardware(x, PERF_COUNT_HW_CPU_CYCLES);
-            },
-            1, 2, "insn per cycle", false)) {
-      return m;
-    }
-  } else if (IsHardware(s, PERF_COUNT_HW_BRANCH_MISSES)) {
-    if (ratio(
-            [](const StatSeries& x) {
-              return IsHardware(x, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
-            },
-            100, 2, "of all branches", true)) {
-      return m;
-    }
-  } else if (IsHardware(s, PERF_COUNT_HW_CACHE_MISSES)) {
-    if (ratio(
-            [](const StatSeries& x) {
-              return IsHardware(x, PERF_COUNT_HW_CACHE_REFERENCES);
-            },
-            100, 3, "of all cache refs", true)) {
-      return m;
-    }
+    if (wall_ns > 0)
+      out.first = Shown{true, mean / wall_ns, 3, "CPUs utilized"};
   } else if (IsHardware(s, PERF_COUNT_HW_CPU_CYCLES) && nsecs > 0) {
-    return Metric{true, mean / nsecs, 3, "GHz"};
-  }
-  if (nsecs > 0) {
+    out.first = Shown{true, mean / nsecs, 3, "GHz"};
+  } else if (nsecs > 0) {
     // perf: any other event, per second of task-clock, with K/M/G.
     double rate = 1e9 * mean / nsecs;
     std::string unit = "/sec";
@@ -153,13 +189,19 @@ Metric MetricOf(const StatSeries& s, const StatResult& r) {
         break;
       }
     }
-    m = Metric{true, rate, 3, unit};
+    out.first = Shown{true, rate, 3, unit};
   }
-  return m;
+  return out;
 }
 
-std::string MetricNumber(const Metric& m) {
+std::string MetricNumber(const Shown& m) {
   return absl::StrFormat("%.*f", m.decimals, m.value);
+}
+
+// The table's comment column: "#  1.23 insn per cycle", "#  4.56% of all
+// branches".
+std::string Comment(const Shown& m) {
+  return absl::StrCat("#  ", MetricNumber(m), m.percent ? "% " : " ", m.unit);
 }
 
 // Why `s` (never counted) was not counted, when it is known: a `{}` group
@@ -192,8 +234,10 @@ std::string StatusValue(const StatSeries& s) {
 
 std::string FormatStatCsv(const StatResult& r, const std::string& x) {
   std::string out;
+  const std::vector<Derived> derived = DerivedOf(r);
   for (const StatSeries& s : r.series) {
-    const Metric m = MetricOf(s, r);
+    const SeriesMetrics metrics = MetricsOf(s, r, derived);
+    const Shown& m = metrics.first;
     // perf writes the unit for <not counted>/<not supported> lines too.
     absl::StrAppend(&out, StatusValue(s), x, DisplayOf(s).unit, x,
                     s.spec.label);
@@ -204,14 +248,20 @@ std::string FormatStatCsv(const StatResult& r, const std::string& x) {
                           s.values.empty() ? 0.0 : Mean(s.running_ns), x,
                           RunningPct(s), x, m.present ? MetricNumber(m) : "", x,
                           m.present ? m.unit : "");
+    // perf's extra metric line: three empty fields, value, unit.
+    for (const Shown& more : metrics.more) {
+      absl::StrAppend(&out, x, x, x, MetricNumber(more), x, more.unit, "\n");
+    }
   }
   return out;
 }
 
 std::string FormatStatJsonLines(const StatResult& r) {
   std::string out;
+  const std::vector<Derived> derived = DerivedOf(r);
   for (const StatSeries& s : r.series) {
-    const Metric m = MetricOf(s, r);
+    const SeriesMetrics metrics = MetricsOf(s, r, derived);
+    const Shown& m = metrics.first;
     std::string value =
         s.values.empty()
             ? StatusValue(s)
@@ -231,6 +281,12 @@ std::string FormatStatJsonLines(const StatResult& r) {
       absl::StrAppend(&out, nlohmann::json(m.unit).dump());
     }
     out += "}\n";
+    // perf's extra metric line: an object with the metric only.
+    for (const Shown& more : metrics.more) {
+      absl::StrAppendFormat(
+          &out, "{\"metric-value\" : %f, \"metric-unit\" : ", more.value);
+      absl::StrAppend(&out, nlohmann::json(more.unit).dump(), "}\n");
+    }
   }
   return out;
 }
@@ -251,6 +307,7 @@ std::string FormatStatJson(const StatResult& r) {
   j["seconds_elapsed"] = Mean(r.seconds);
   j["seconds_elapsed_spread_pct"] = SpreadPct(r.seconds);
   nlohmann::ordered_json& ev = j["events"] = nlohmann::ordered_json::array();
+  const std::vector<Derived> derived = DerivedOf(r);
   for (const StatSeries& s : r.series) {
     nlohmann::ordered_json e;
     e["event"] = s.spec.label;
@@ -272,7 +329,7 @@ std::string FormatStatJson(const StatResult& r) {
       e["spread_pct"] = SpreadPct(s.values);
       e["running_pct"] = RunningPct(s);
       e["running_ns"] = Mean(s.running_ns);
-      if (const Metric m = MetricOf(s, r); m.present) {
+      if (const Shown m = MetricsOf(s, r, derived).first; m.present) {
         e["metric_value"] = m.value;
         e["metric_unit"] = m.unit;
       }
@@ -282,6 +339,24 @@ std::string FormatStatJson(const StatResult& r) {
     }
     ev.push_back(std::move(e));
   }
+  // The table's metrics whose inputs were both counted, as ratios.
+  nlohmann::ordered_json& metrics = j["metrics"] =
+      nlohmann::ordered_json::array();
+  for (const Derived& d : derived) {
+    nlohmann::ordered_json m;
+    m["metric"] = d.value.name;
+    m["formula"] =
+        absl::StrCat(d.inputs.numerator, " / ", d.inputs.denominator);
+    m["unit"] = std::string(d.inputs.metric->unit);
+    if (d.value.counted) {
+      m["status"] = "counted";
+      m["value"] = d.value.value;
+    } else {
+      m["status"] = "not counted";
+      m["reason"] = "an input was not counted or the denominator is 0";
+    }
+    metrics.push_back(std::move(m));
+  }
   return j.dump(2) + "\n";
 }
 
@@ -290,6 +365,7 @@ std::string FormatStatTable(const StatResult& r) {
       "\n Performance counter stats for '", absl::StrJoin(r.command, " "), "'",
       r.runs_done > 1 ? absl::StrCat(" (", r.runs_done, " runs)") : "",
       ":\n\n");
+  const std::vector<Derived> derived = DerivedOf(r);
   for (const StatSeries& s : r.series) {
     if (!s.unsupported.empty()) {
       absl::StrAppendFormat(&out, "%20s      %-24s  (%s)\n", "<not supported>",
@@ -305,12 +381,10 @@ std::string FormatStatTable(const StatResult& r) {
     const Display d = DisplayOf(s);
     std::string value = Value(s);
     if (!d.unit.empty()) absl::StrAppend(&value, " ", d.unit);
-    const Metric m = MetricOf(s, r);
+    const SeriesMetrics metrics = MetricsOf(s, r, derived);
+    const Shown& m = metrics.first;
     std::string metric;
-    if (m.present) {
-      metric =
-          absl::StrCat("#  ", MetricNumber(m), m.percent ? "% " : " ", m.unit);
-    }
+    if (m.present) metric = Comment(m);
     absl::StrAppendFormat(&out, "%20s      %-24s %-28s", value, s.spec.label,
                           metric);
     if (r.runs_done > 1) {
@@ -324,6 +398,10 @@ std::string FormatStatTable(const StatResult& r) {
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
+    // perf's extra metric lines, in the comment column.
+    for (const Shown& more : metrics.more) {
+      absl::StrAppendFormat(&out, "%51s%s\n", "", Comment(more));
+    }
   }
   absl::StrAppendFormat(&out, "\n %18.9f seconds time elapsed",
                         Mean(r.seconds));

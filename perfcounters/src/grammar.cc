@@ -220,6 +220,19 @@ std::vector<std::string> SuggestEventNames(std::string_view unknown,
       });
 }
 
+size_t UnclosedGlobBracket(std::string_view pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '[') continue;
+    size_t j = i + 1;
+    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
+    if (j < pattern.size() && pattern[j] == ']') ++j;
+    j = pattern.find(']', j);
+    if (j == std::string_view::npos) return i;
+    i = j;
+  }
+  return std::string_view::npos;
+}
+
 namespace internal {
 namespace {
 

@@ -273,20 +273,11 @@ bool HasGlob(std::string_view text) {
 // An error when `pattern` is not a well-formed glob (a '[' never closed).
 absl::Status CheckGlob(const ParseContext& ctx, std::string_view pattern,
                        size_t offset) {
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '[') continue;
-    size_t j = i + 1;
-    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
-    if (j < pattern.size() && pattern[j] == ']') ++j;
-    j = pattern.find(']', j);
-    if (j == std::string_view::npos) {
-      return absl::InvalidArgumentError(
-          Cat("'[' never closed", At(ctx, offset + i),
-              "; a glob set is written [abc] or [a-z]"));
-    }
-    i = j;
-  }
-  return absl::OkStatus();
+  const size_t open = UnclosedGlobBracket(pattern);
+  if (open == std::string_view::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      Cat("'[' never closed", At(ctx, offset + open),
+          "; a glob set is written [abc] or [a-z]"));
 }
 
 // category:name[:modifiers] where category or name is a glob: every

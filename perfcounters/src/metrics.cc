@@ -18,7 +18,7 @@ namespace {
 
 constexpr Metric kMetrics[] = {
     {"ipc", "instructions", "cycles", "instructions per cycle", "", false,
-     "insn per cycle", false},
+     "insn per cycle", false, true},
     {"cpi", "cycles", "instructions", "cycles per instruction", "", false},
     {"branch-miss-rate", "branch-misses", "branches",
      "mispredicted fraction of branches", "", false, "of all branches", true},
@@ -44,7 +44,8 @@ constexpr Metric kMetrics[] = {
      "fraction of cycles the backend stalled", "", false, "backend cycles idle",
      true},
     {"retiring", "topdown-retiring", "slots",
-     "fraction of issue slots that retired a uop", "topdown", true},
+     "fraction of issue slots that retired a uop", "topdown", true, "", false,
+     true},
     {"bad-speculation", "topdown-bad-spec", "slots",
      "fraction of issue slots wasted on mispredicted paths", "topdown", true},
     {"frontend-bound", "topdown-fe-bound", "slots",

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "perfcounters/event_catalog.h"
+#include "perfcounters/generic_events.h"
 #include "perfcounters/group.h"
 #include "perfcounters/metrics.h"
 #include "text_util.h"
@@ -97,6 +98,68 @@ std::vector<std::string> SplitTopLevel(std::string_view list) {
     items.push_back(std::string(absl::StripAsciiWhitespace(current)));
   }
   return items;
+}
+
+namespace {
+
+// What `label`'s event is as an input of `metric`: its PMU (for sysfs
+// inputs: cpu/slots/ -> "cpu", "slots"), its name, canonical for generic
+// and cache events (CYCLES, cpu-cycles -> cycles), and its modifiers.
+struct InputName {
+  std::string pmu;
+  std::string event;
+  std::string modifiers;
+};
+InputName InputNameOf(const Metric& metric, std::string_view label) {
+  LabelParts parts = SplitLabel(label);
+  InputName in{"", std::move(parts.event), std::move(parts.modifiers)};
+  if (metric.sysfs_inputs) {
+    const size_t slash = in.event.find('/');
+    if (slash != std::string::npos && slash > 0 && in.event.ends_with('/') &&
+        in.event.size() >= slash + 3) {
+      in.pmu = in.event.substr(0, slash);
+      in.event = in.event.substr(slash + 1, in.event.size() - slash - 2);
+    }
+    return in;
+  }
+  if (const GenericEvent* g = FindGenericEvent(in.event); g != nullptr) {
+    in.event = std::string(g->canonical);
+  } else if (absl::StatusOr<HwCacheEvent> c = ParseHwCacheName(in.event);
+             c.ok()) {
+    in.event = c->CanonicalName();
+  }
+  return in;
+}
+
+}  // namespace
+
+std::vector<DerivedMetric> MatchMetrics(
+    const std::vector<std::string>& labels) {
+  std::vector<DerivedMetric> out;
+  absl::flat_hash_set<std::string> names;
+  for (const Metric& m : Metrics()) {
+    std::vector<InputName> inputs;
+    inputs.reserve(labels.size());
+    for (const std::string& label : labels) {
+      inputs.push_back(InputNameOf(m, label));
+    }
+    for (size_t n = 0; n < labels.size(); ++n) {
+      if (inputs[n].event != m.numerator) continue;
+      for (size_t d = 0; d < labels.size(); ++d) {
+        if (inputs[d].event != m.denominator ||
+            inputs[d].modifiers != inputs[n].modifiers ||
+            inputs[d].pmu != inputs[n].pmu) {
+          continue;
+        }
+        std::string name = MetricLabel(m, inputs[n].modifiers);
+        if (names.insert(name).second) {
+          out.push_back({std::move(name), labels[n], labels[d], &m});
+        }
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<Request> ParseRequest(std::string_view list,
@@ -292,25 +355,11 @@ Plan MakePlan(const Request& request, const TryOpenFn& try_open) {
   for (const PlannedGroup& g : plan.groups) {
     for (const PlannedEvent& e : g.events) planned.insert(e.key);
   }
-  for (const Metric& m : Metrics()) {
-    for (const std::string& key : plan.requested_keys) {
-      if (!planned.contains(key)) continue;
-      const LabelParts parts = SplitLabel(key);
-      // The event's name without its PMU, for sysfs inputs (cpu/slots/).
-      std::string_view event = parts.event;
-      std::string_view pmu;
-      if (m.sysfs_inputs && event.ends_with('/')) {
-        const size_t slash = event.find('/');
-        pmu = event.substr(0, slash);
-        event = event.substr(slash + 1, event.size() - slash - 2);
-      }
-      if (event != m.numerator) continue;
-      std::string denominator = InputLabel(m.denominator, parts.modifiers, pmu);
-      if (!planned.contains(denominator)) continue;
-      plan.derived.push_back(
-          {MetricLabel(m, parts.modifiers), key, std::move(denominator), &m});
-    }
+  std::vector<std::string> keys;
+  for (const std::string& key : plan.requested_keys) {
+    if (planned.contains(key)) keys.push_back(key);
   }
+  plan.derived = MatchMetrics(keys);
   return plan;
 }
 

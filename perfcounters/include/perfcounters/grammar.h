@@ -51,6 +51,12 @@
 
 namespace perfcounters {
 
+// The offset of the first '[' in the glob `pattern` that is never closed,
+// or npos when every set is closed. A set is [abc], [!abc], [^abc] or
+// [a-z]; a ']' first in a set is a member ([]a], [!]a]). The grammar's
+// tracepoint globs and `perfcounters list`'s patterns are checked with it.
+size_t UnclosedGlobBracket(std::string_view pattern);
+
 // How to resolve names that depend on the machine.
 struct ParseOptions {
   // Where sysfs PMUs and tracefs live (injectable for tests). Every call

@@ -52,6 +52,9 @@ struct Metric {
   // "12.34% of all branches".
   std::string_view perf_stat = {};
   bool percent = false;
+  // True when a larger value is better (ipc, retiring); for the others a
+  // larger value is worse. `perfcounters compare` colours changes by it.
+  bool higher_is_better = false;
 };
 
 // The table, in the order docs/counters.md lists it.

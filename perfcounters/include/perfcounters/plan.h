@@ -37,6 +37,19 @@ struct DerivedMetric {
   const Metric* metric = nullptr;
 };
 
+// The table's metrics (metrics.h) whose two inputs are both among
+// `labels` with the same modifiers, in table order and then the order of
+// `labels`; numerator and denominator are the matching labels as given. An
+// input matches as the grammar resolves it: generic and cache names
+// case-insensitively and by perf's aliases (`cpu-cycles` and `CYCLES` are
+// `cycles`, `branch-instructions` is `branches`, `l1d-loads` is
+// `L1-dcache-loads`); sysfs inputs on any one PMU (`cpu/topdown-retiring/`
+// with `cpu/slots/`). A label that is no event name (`cycles#2`) matches
+// nothing; a metric name found twice (`cycles` and `cpu-cycles` both
+// counted) is given once, for the first. What MakePlan() derives, and what
+// the tools derive from counted labels.
+std::vector<DerivedMetric> MatchMetrics(const std::vector<std::string>& labels);
+
 // What the user asked for: events (as the grammar parsed them) and derived
 // metric names.
 struct Request {
