@@ -146,6 +146,40 @@ void AddTopdown(testing::FakeTree& tree, const std::string& pmu) {
   tree.Pmu(pmu, "events/topdown-be-bound", "event=0x00,umask=0x83");
 }
 
+// The metrics found among counted labels (what the tools derive from a
+// file's counters): names as the grammar resolves them, same modifiers,
+// sysfs inputs on one PMU, each metric once.
+std::vector<std::string> Matched(const std::vector<std::string>& labels) {
+  std::vector<std::string> out;
+  for (const DerivedMetric& d : MatchMetrics(labels)) {
+    out.push_back(d.name + "=" + d.numerator + "/" + d.denominator);
+  }
+  return out;
+}
+
+TEST(MatchMetrics, NamesMatchAsTheGrammarResolvesThem) {
+  EXPECT_THAT(
+      Matched({"INSTRUCTIONS", "CYCLES"}),
+      ElementsAre("ipc=INSTRUCTIONS/CYCLES", "cpi=CYCLES/INSTRUCTIONS"));
+  EXPECT_THAT(
+      Matched({"cpu-cycles", "instructions", "branch-instructions",
+               "branch-misses"}),
+      ElementsAre("ipc=instructions/cpu-cycles", "cpi=cpu-cycles/instructions",
+                  "branch-miss-rate=branch-misses/branch-instructions"));
+  EXPECT_THAT(Matched({"l1d-loads", "L1-dcache-load-misses"}),
+              ElementsAre("L1-dcache-load-miss-rate=L1-dcache-load-misses/"
+                          "l1d-loads"));
+  // Modifiers must agree; the first of two spellings wins.
+  EXPECT_THAT(Matched({"instructions:u", "cycles", "cycles:u", "cpu-cycles:u"}),
+              ElementsAre("ipc:u=instructions:u/cycles:u",
+                          "cpi:u=cycles:u/instructions:u"));
+  EXPECT_THAT(Matched({"instructions", "cycles:k", "cycles#2"}), ElementsAre());
+  // Sysfs inputs on one PMU.
+  EXPECT_THAT(Matched({"cpu/slots/", "cpu/topdown-retiring/",
+                       "cpu_core/topdown-fe-bound/"}),
+              ElementsAre("retiring=cpu/topdown-retiring//cpu/slots/"));
+}
+
 TEST(Topdown, TheGroupBringsInSlotsAndItsEventsAsOneGroupLedBySlots) {
   testing::FakeTree tree;
   tree.AddX86Cpu();

@@ -151,7 +151,22 @@ TEST(Stat, HardwareGroups) {
       "PERFCOUNTERS_TOUCH_PAGES=0");
   EXPECT_EQ(pair.code, 0) << pair.err;
   EXPECT_THAT(pair.err, HasSubstr("insn per cycle"));
+  EXPECT_THAT(pair.err, HasSubstr(" cpi:u\n"));  // its own line
   EXPECT_THAT(pair.err, Not(HasSubstr("<not")));
+  // The table's metrics are the ratios of the two counts (--json).
+  const nlohmann::json counted = StatJson("{cycles:u,instructions:u}");
+  ASSERT_EQ(counted["events"].size(), 2u) << counted.dump(1);
+  const double cycles = counted["events"][0].value("value", 0.0);
+  const double instructions = counted["events"][1].value("value", 0.0);
+  ASSERT_GT(cycles, 0) << counted.dump(1);
+  ASSERT_GT(instructions, 0) << counted.dump(1);
+  std::map<std::string, double> metrics;
+  for (const nlohmann::json& m : counted["metrics"]) {
+    metrics[m.value("metric", "")] = m.value("value", -1.0);
+  }
+  EXPECT_EQ(metrics.size(), 2u) << counted.dump(1);
+  EXPECT_DOUBLE_EQ(metrics["ipc:u"], instructions / cycles);
+  EXPECT_DOUBLE_EQ(metrics["cpi:u"], cycles / instructions);
 
   std::string seven;
   for (int i = 0; i < 7; ++i) {

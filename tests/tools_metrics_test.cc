@@ -400,16 +400,6 @@ std::string DocsTable() {
   return out;
 }
 
-TEST(MetricsDocs, ToolsMdListsTheTable) {
-  PERFCOUNTERS_REQUIRE_TESTDATA();
-  const std::string docs = testing::Slurp(kData + "/../../../docs/tools.md");
-  ASSERT_FALSE(docs.empty());
-  EXPECT_THAT(docs, HasSubstr(DocsTable()))
-      << "docs/tools.md must list the derived metrics as metrics.h has "
-         "them; the table is:\n"
-      << DocsTable();
-}
-
 // docs/counters.md's table of the library's metrics, made from the table.
 std::string CountersDocsTable() {
   std::string out = "| name | formula | unit |\n|---|---|---|\n";
@@ -422,14 +412,21 @@ std::string CountersDocsTable() {
   return out;
 }
 
-TEST(MetricsDocs, CountersMdListsTheTable) {
+// Whether docs/`name` contains `table`, printing the table when not.
+void ExpectDocsList(const std::string& name, const std::string& table) {
+  const std::string docs = testing::Slurp(kData + "/../../../docs/" + name);
+  ASSERT_FALSE(docs.empty()) << name;
+  EXPECT_THAT(docs, HasSubstr(table))
+      << "docs/" << name
+      << " must list the derived metrics as metrics.h has them; the table "
+         "is:\n"
+      << table;
+}
+
+TEST(MetricsDocs, ToolsAndCountersDocsListTheTable) {
   PERFCOUNTERS_REQUIRE_TESTDATA();
-  const std::string docs = testing::Slurp(kData + "/../../../docs/counters.md");
-  ASSERT_FALSE(docs.empty());
-  EXPECT_THAT(docs, HasSubstr(CountersDocsTable()))
-      << "docs/counters.md must list the derived metrics as metrics.h has "
-         "them; the table is:\n"
-      << CountersDocsTable();
+  ExpectDocsList("tools.md", DocsTable());
+  ExpectDocsList("counters.md", CountersDocsTable());
 }
 
 }  // namespace
