@@ -102,30 +102,29 @@ std::vector<std::string> SplitTopLevel(std::string_view list) {
 
 namespace {
 
-// What `label`'s event is as an input of `metric`: its PMU (for sysfs
-// inputs: cpu/slots/ -> "cpu", "slots"), its name, canonical for generic
-// and cache events (CYCLES, cpu-cycles -> cycles), and its modifiers.
+// What a counted label is as an input of a metric: its modifiers, its event
+// name (canonical for generic and cache events: CYCLES, cpu-cycles ->
+// cycles) for the table's plain inputs, and for sysfs inputs its PMU and
+// event (cpu/slots/ -> "cpu", "slots"; no PMU for a bare name).
 struct InputName {
-  std::string pmu;
-  std::string event;
   std::string modifiers;
+  std::string event;
+  std::string sysfs_pmu;
+  std::string sysfs_event;
 };
-InputName InputNameOf(const Metric& metric, std::string_view label) {
+InputName InputNameOf(std::string_view label) {
   LabelParts parts = SplitLabel(label);
-  InputName in{"", std::move(parts.event), std::move(parts.modifiers)};
-  if (metric.sysfs_inputs) {
-    const size_t slash = in.event.find('/');
-    if (slash != std::string::npos && slash > 0 && in.event.ends_with('/') &&
-        in.event.size() >= slash + 3) {
-      in.pmu = in.event.substr(0, slash);
-      in.event = in.event.substr(slash + 1, in.event.size() - slash - 2);
-    }
-    return in;
+  InputName in{std::move(parts.modifiers), parts.event, "", parts.event};
+  const std::string& e = parts.event;
+  if (const size_t slash = e.find('/'); slash != std::string::npos &&
+                                        slash > 0 && e.ends_with('/') &&
+                                        e.size() >= slash + 3) {
+    in.sysfs_pmu = e.substr(0, slash);
+    in.sysfs_event = e.substr(slash + 1, e.size() - slash - 2);
   }
-  if (const GenericEvent* g = FindGenericEvent(in.event); g != nullptr) {
+  if (const GenericEvent* g = FindGenericEvent(e); g != nullptr) {
     in.event = std::string(g->canonical);
-  } else if (absl::StatusOr<HwCacheEvent> c = ParseHwCacheName(in.event);
-             c.ok()) {
+  } else if (absl::StatusOr<HwCacheEvent> c = ParseHwCacheName(e); c.ok()) {
     in.event = c->CanonicalName();
   }
   return in;
@@ -137,18 +136,24 @@ std::vector<DerivedMetric> MatchMetrics(
     const std::vector<std::string>& labels) {
   std::vector<DerivedMetric> out;
   absl::flat_hash_set<std::string> names;
+  std::vector<InputName> inputs;
+  inputs.reserve(labels.size());
+  for (const std::string& label : labels) inputs.push_back(InputNameOf(label));
+  // The event a label is as an input of `m`, and the PMU it must share.
+  auto event = [](const Metric& m, const InputName& in) -> const std::string& {
+    return m.sysfs_inputs ? in.sysfs_event : in.event;
+  };
+  auto pmu = [](const Metric& m, const InputName& in) -> const std::string& {
+    static const std::string kNone;
+    return m.sysfs_inputs ? in.sysfs_pmu : kNone;
+  };
   for (const Metric& m : Metrics()) {
-    std::vector<InputName> inputs;
-    inputs.reserve(labels.size());
-    for (const std::string& label : labels) {
-      inputs.push_back(InputNameOf(m, label));
-    }
     for (size_t n = 0; n < labels.size(); ++n) {
-      if (inputs[n].event != m.numerator) continue;
+      if (event(m, inputs[n]) != m.numerator) continue;
       for (size_t d = 0; d < labels.size(); ++d) {
-        if (inputs[d].event != m.denominator ||
+        if (event(m, inputs[d]) != m.denominator ||
             inputs[d].modifiers != inputs[n].modifiers ||
-            inputs[d].pmu != inputs[n].pmu) {
+            pmu(m, inputs[d]) != pmu(m, inputs[n])) {
           continue;
         }
         std::string name = MetricLabel(m, inputs[n].modifiers);
