@@ -150,6 +150,11 @@ TEST(CompareMetrics, DirectionsFollowTheTable) {
   EXPECT_EQ(FormatValue("iTLB-load-miss-rate", 0.001234), "0.00123");
 }
 
+// `perfcounters ARGS` in the test data folder.
+RunResult Tool(const std::vector<std::string>& args) {
+  return testing::RunTool(QuoteAll(args), kData);
+}
+
 RunResult Gate(const std::vector<std::string>& gates,
                const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args = {"compare", "metrics_base.json",
@@ -159,7 +164,7 @@ RunResult Gate(const std::vector<std::string>& gates,
     args.push_back(g);
   }
   args.insert(args.end(), extra.begin(), extra.end());
-  return testing::RunTool(QuoteAll(args), kData);
+  return Tool(args);
 }
 
 TEST(CompareMetrics, GatesAnyMetricOfTheTableByName) {
@@ -216,20 +221,16 @@ TEST(CompareMetrics, UnknownMetricsAreErrorsNamingTheKnownOnes) {
                                "branch-miss-rate, cache-miss-rate"));
   // A metric of the table whose inputs the files lack (base.json counts
   // cycles, instructions and page-faults).
-  r = testing::RunTool(QuoteAll({"compare", "base.json", "new.json",
-                                 "--fail-on", "branch-miss-rate>+1%"}),
-                       kData);
+  r = Tool({"compare", "base.json", "new.json", "--fail-on",
+            "branch-miss-rate>+1%"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("branch-miss-rate = branch-misses / branches "
                                "needs both counters in the files"));
-  r = testing::RunTool(
-      QuoteAll({"compare", "base.json", "new.json", "--fail-on", "cpi:k>+1%"}),
-      kData);
+  r = Tool({"compare", "base.json", "new.json", "--fail-on", "cpi:k>+1%"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("cpi:k = cycles:k / instructions:k needs"));
-  r = testing::RunTool(QuoteAll({"compare", "base.json", "new.json",
-                                 "--fail-on", "BM_sort.*:IPC:k<-1%"}),
-                       kData);
+  r = Tool(
+      {"compare", "base.json", "new.json", "--fail-on", "BM_sort.*:IPC:k<-1%"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("unknown metric 'IPC:k'"));
   EXPECT_THAT(r.err, HasSubstr("IPC:k = instructions:k / cycles:k needs"));
@@ -237,20 +238,31 @@ TEST(CompareMetrics, UnknownMetricsAreErrorsNamingTheKnownOnes) {
 
 TEST(CompareMetrics, OutputsShowTheMetrics) {
   PERFCOUNTERS_REQUIRE_TESTDATA();
-  const RunResult r =
-      testing::RunTool(QuoteAll({"compare", "metrics_base.json",
-                                 "metrics_new.json", "--format", "json"}),
-                       kData);
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\"branch-miss-rate\""));
-  EXPECT_THAT(r.out, HasSubstr("\"cpi:u\""));
-  const RunResult t =
-      testing::RunTool(QuoteAll({"compare", "metrics_base.json",
-                                 "metrics_new.json", "--color", "never"}),
-                       kData);
-  ASSERT_EQ(t.code, 0) << t.err;
-  EXPECT_THAT(t.out, HasSubstr("cpi"));
-  EXPECT_THAT(t.out, HasSubstr("0.515"));
+  const RunResult json = Tool(
+      {"compare", "metrics_base.json", "metrics_new.json", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json.out;
+  std::map<std::string, double> change;
+  for (const nlohmann::json& b : j["benchmarks"]) {
+    if (b["name"] != "BM_all") continue;
+    for (const nlohmann::json& m : b["metrics"]) {
+      if (m["change_pct"].is_number()) change[m["metric"]] = m["change_pct"];
+    }
+  }
+  EXPECT_NEAR(change["cpi:u"], -20.0, 1e-9);
+  EXPECT_NEAR(change["branch-miss-rate"], 10.0, 1e-9);
+  EXPECT_NEAR(change["retiring"], -25.0, 1e-9);
+  EXPECT_FALSE(change.contains("dTLB-load-miss-rate"));  // not counted in new
+  const RunResult table = Tool(
+      {"compare", "metrics_base.json", "metrics_new.json", "--color", "never"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  // Ratios with 3 decimals, or 3 digits below 0.1.
+  EXPECT_THAT(table.out, ::testing::ContainsRegex(
+                             "\n +cpi +0\\.500 +0\\.515 +\\+3\\.00%"));
+  EXPECT_THAT(table.out,
+              ::testing::ContainsRegex("\n +branch-miss-rate +0\\.02 +0\\.022 "
+                                       "+\\+10\\.00%"));
 }
 
 // ---- stat: a crafted result, every output.
