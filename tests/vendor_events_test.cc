@@ -10,11 +10,13 @@
 
 #include <linux/perf_event.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -380,6 +382,74 @@ TEST_F(Skylake, ListsTheTableWithUmasks) {
     if (u.name == "L3_MISS") l3_miss = !u.is_modifier && u.code == 0x20;
   }
   EXPECT_TRUE(l3_miss);
+}
+
+// libpfm4's state is process-wide and not thread-safe (pfm_initialize,
+// pfm_terminate): every call of ours holds one lock. Threads parse a vendor
+// name and list the table while another switches between Skylake's and
+// Ice Lake's tables (pfm_terminate + pfm_initialize each time): every parse
+// gives the code both tables have (INST_RETIRED.ANY_P = 0xc0), every
+// listing is one whole table, and under TSan (scripts/ci-hardening tsan)
+// no libpfm access races.
+TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
+  if (!HaveLibpfm()) GTEST_SKIP() << "this build lacks libpfm4";
+  if (!kX86) GTEST_SKIP() << "libpfm4 for arm64 has no Skylake table";
+  std::atomic<bool> stop{false};
+  std::atomic<int> parses{0};
+  std::atomic<int> listings{0};
+  std::vector<std::string> failures[4];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      do {
+        absl::StatusOr<EventSpec> spec = ParseEvent("inst_retired.any_p:u");
+        if (!spec.ok()) {
+          failures[t].push_back(std::string(spec.status().message()));
+        } else if (spec->attr.type != PERF_TYPE_RAW ||
+                   spec->attr.config != 0xc0 || !spec->attr.exclude_kernel ||
+                   (spec->vendor_table != "skl" &&
+                    spec->vendor_table != "icl")) {
+          failures[t].push_back(spec->vendor_table + " encoded " +
+                                std::to_string(spec->attr.config));
+        }
+        ++parses;
+      } while (!stop.load());
+    });
+  }
+  threads.emplace_back([&] {
+    do {
+      absl::StatusOr<std::vector<VendorEventInfo>> events = ListVendorEvents();
+      if (!events.ok() || events->empty()) {
+        failures[3].push_back(events.ok()
+                                  ? "empty listing"
+                                  : std::string(events.status().message()));
+      } else {
+        for (const VendorEventInfo& e : *events) {
+          if (e.table != events->front().table) {
+            failures[3].push_back("one listing mixes " + e.table + " and " +
+                                  events->front().table);
+            break;
+          }
+        }
+      }
+      ++listings;
+    } while (!stop.load());
+  });
+  int switches = 0;
+  for (int i = 0; i < 40; ++i) {
+    const absl::Status status = UseVendorTable(i % 2 == 0 ? "skl" : "icl");
+    EXPECT_TRUE(status.ok()) << status;
+    switches += status.ok();
+  }
+  stop = true;
+  for (std::thread& t : threads) t.join();
+  EXPECT_TRUE(UseVendorTable("").ok());
+  EXPECT_EQ(switches, 40);
+  EXPECT_GE(parses.load(), 3);
+  EXPECT_GE(listings.load(), 1);
+  for (const std::vector<std::string>& f : failures) {
+    EXPECT_THAT(f, ::testing::IsEmpty());
+  }
 }
 
 // Built with -DPERFCOUNTERS_WITH_LIBPFM=OFF: names only libpfm4 could
