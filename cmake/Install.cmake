@@ -47,19 +47,24 @@ if(TARGET perfcounters_tool)
   install(TARGETS perfcounters_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# libpfm4 (cmake/Libpfm.cmake) is linked PRIVATE, but a static
-# libperfcounters exports it as $<LINK_ONLY:perfcounters::libpfm>: the config
-# file re-creates that imported target (the library this build used, else
-# found again), and perfcounters.pc adds -lpfm (to Libs for a static library,
-# Libs.private for a shared one).
+# libpfm4 (cmake/Libpfm.cmake) is linked PRIVATE, and no public header
+# includes its headers: a consumer never needs libpfm4-dev's headers. A
+# static libperfcounters exports it as $<LINK_ONLY:perfcounters::libpfm>, so
+# its consumers link libpfm: the config file re-creates that imported
+# target (the library this build used, else found again: libpfm.so, from
+# libpfm4-dev), and perfcounters.pc adds -lpfm to Libs. A shared
+# libperfcounters carries libpfm.so.4 as its own dependency: its consumers
+# need only the run-time package libpfm4, so the config file looks for
+# nothing and perfcounters.pc names -lpfm in Libs.private only (for
+# pkg-config --static).
 set(PERFCOUNTERS_CONFIG_LIBPFM "")
 set(PERFCOUNTERS_PC_LIBS_LIBPFM "")
 set(PERFCOUNTERS_PC_LIBS_PRIVATE "")
 if(TARGET perfcounters::libpfm)
-  get_target_property(PERFCOUNTERS_CONFIG_LIBPFM perfcounters::libpfm
-    IMPORTED_LOCATION)
   get_target_property(_pc_type perfcounters TYPE)
   if(_pc_type STREQUAL "STATIC_LIBRARY")
+    get_target_property(PERFCOUNTERS_CONFIG_LIBPFM perfcounters::libpfm
+      IMPORTED_LOCATION)
     set(PERFCOUNTERS_PC_LIBS_LIBPFM " -lpfm")
   else()
     set(PERFCOUNTERS_PC_LIBS_PRIVATE "Libs.private: -lpfm")

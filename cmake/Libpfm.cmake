@@ -12,14 +12,16 @@
 include_guard(GLOBAL)
 
 find_path(PERFCOUNTERS_LIBPFM_INCLUDE_DIR perfmon/pfmlib_perf_event.h)
-# Prefer the archive for a static perfcounters, so nothing extra is needed at
-# run time (the emulated arm64 machine copies no libpfm). Debian's libpfm.a
-# is not position independent (x86_64: "relocation R_X86_64_PC32 against
-# stderr"), so a shared perfcounters links libpfm.so.
-if(BUILD_SHARED_LIBS)
-  find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES pfm)
-else()
+# libpfm.so: Debian's libpfm.a is not position independent (x86_64:
+# "relocation R_X86_64_PC32 against stderr"), so neither a shared
+# perfcounters nor a consumer's shared library over a static perfcounters
+# (add_subdirectory, FetchContent) could link it. Only a cross build for the
+# emulated arm64 machine prefers the archive: its test programs then need
+# no libpfm there.
+if(CMAKE_CROSSCOMPILING AND NOT BUILD_SHARED_LIBS)
   find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES libpfm.a pfm)
+else()
+  find_library(PERFCOUNTERS_LIBPFM_LIBRARY NAMES pfm)
 endif()
 if(PERFCOUNTERS_LIBPFM_INCLUDE_DIR AND PERFCOUNTERS_LIBPFM_LIBRARY)
   set(_perfcounters_libpfm_found TRUE)
