@@ -16,6 +16,11 @@
 // results: the same EventSpecs, or the same error code and message, and the
 // same suggestions.
 //
+// Names that are none of perf's forms go on to libpfm4 (vendor_events.h).
+// So that they meet a real vendor table on any machine (this VM's CPU has
+// none), the fuzzer makes libpfm4 use one model's table at start-up: Skylake
+// on x86-64, Cortex-A57 on arm64, or LIBPFM_FORCE_PMU when set.
+//
 // The tree lives under /dev/shm when it exists (the fresh parses read it;
 // tmpfs keeps that cheap), else under TMPDIR.
 #include <unistd.h>
@@ -32,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/vendor_events.h"
 #include "testdata/fake_sysfs.h"
 
 namespace {
@@ -106,6 +112,20 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     options[user_only]->default_user_only = user_only == 1;
   }
   std::atexit([] { delete tree; });
+  if (perfcounters::HaveLibpfm() &&
+      std::getenv("LIBPFM_FORCE_PMU") == nullptr) {
+#if defined(__x86_64__)
+    const char* table = "skl";
+#else
+    const char* table = "arm_ac57";
+#endif
+    const absl::Status status = perfcounters::UseVendorTable(table);
+    if (!status.ok()) {
+      std::fprintf(stderr, "grammar_fuzzer: libpfm4 table %s: %s\n", table,
+                   std::string(status.message()).c_str());
+      std::abort();
+    }
+  }
   return 0;
 }
 
