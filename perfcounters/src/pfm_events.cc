@@ -220,6 +220,9 @@ struct Encoded {
 Encoded Encode(const std::string& qualified, const Table* table) {
   Encoded out;
   perf_event_attr kernel{};
+  // libpfm copies back only `size` bytes of the attr, and takes 0 as the
+  // first ABI's 64 (which ends before config2).
+  kernel.size = sizeof(kernel);
   char* fstr = nullptr;
   pfm_perf_encode_arg_t arg{};
   arg.attr = &kernel;
@@ -327,9 +330,19 @@ absl::Status EncodeError(int ret, std::string_view name,
         Cat(what, " needs a umask (or the ones given do not combine)", known,
             "; write it as ", info.ok() ? info->name : "EVENT", ":UMASK"));
   }
+  // Every part is known: a value is missing or out of range, or the
+  // modifiers do not combine.
+  std::string why;
+  if (ret == PFM_ERR_ATTR_VAL) {
+    why = "; a modifier's value is missing or out of range (c=N, precise=0..3)";
+  } else if (ret == PFM_ERR_ATTR) {
+    why =
+        "; the modifiers given do not combine (e.g. Intel's e, edge detect, "
+        "needs a count mask c=N)";
+  }
   return absl::InvalidArgumentError(Cat("libpfm4 cannot encode ",
                                         internal::Quote(name), " (", what,
-                                        "): ", pfm_strerror(ret), known));
+                                        "): ", pfm_strerror(ret), why, known));
 }
 
 }  // namespace
