@@ -395,15 +395,19 @@ TEST_F(Skylake, ListsTheTableWithUmasks) {
 
 // libpfm4's state is process-wide and not thread-safe (pfm_initialize,
 // pfm_terminate): every call of ours holds one lock. Threads parse a vendor
-// name and list the table while another switches between Skylake's and
-// Ice Lake's tables (pfm_terminate + pfm_initialize each time): every parse
-// gives the code both tables have (INST_RETIRED.ANY_P = 0xc0), every
-// listing is one whole table, and under TSan (scripts/ci-hardening tsan)
-// no libpfm access races.
+// name and list the table while another switches between two models'
+// tables 200 times (pfm_terminate + pfm_initialize each time): every parse
+// gives the code both tables have (INST_RETIRED.ANY_P = 0xc0 in Skylake's
+// and Ice Lake's, INST_RETIRED = 0x08 in the Cortex-A57's and A53's),
+// every listing is one whole table, and under TSan (scripts/ci-hardening
+// tsan) no access to our table state races.
 TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
   if (!HaveLibpfm()) GTEST_SKIP() << "this build lacks libpfm4";
-  if (!kX86) GTEST_SKIP() << "libpfm4 for arm64 has no Skylake table";
-  ASSERT_TRUE(UseVendorTable("skl").ok());
+  const std::string tables[2] = {kX86 ? "skl" : "arm_ac57",
+                                 kX86 ? "icl" : "arm_ac53"};
+  const std::string name = kX86 ? "inst_retired.any_p:u" : "inst_retired:u";
+  const uint64_t code = kX86 ? 0xc0 : 0x08;
+  ASSERT_TRUE(UseVendorTable(tables[0]).ok());
   std::atomic<bool> stop{false};
   std::atomic<int> parses{0};
   std::atomic<int> listings{0};
@@ -412,13 +416,13 @@ TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&, t] {
       do {
-        absl::StatusOr<EventSpec> spec = ParseEvent("inst_retired.any_p:u");
+        absl::StatusOr<EventSpec> spec = ParseEvent(name);
         if (!spec.ok()) {
           failures[t].push_back(std::string(spec.status().message()));
         } else if (spec->attr.type != PERF_TYPE_RAW ||
-                   spec->attr.config != 0xc0 || !spec->attr.exclude_kernel ||
-                   (spec->vendor_table != "skl" &&
-                    spec->vendor_table != "icl")) {
+                   spec->attr.config != code || !spec->attr.exclude_kernel ||
+                   (spec->vendor_table != tables[0] &&
+                    spec->vendor_table != tables[1])) {
           failures[t].push_back(spec->vendor_table + " encoded " +
                                 std::to_string(spec->attr.config));
         }
@@ -447,7 +451,7 @@ TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
   });
   int switches = 0;
   for (int i = 0; i < 200; ++i) {
-    const absl::Status status = UseVendorTable(i % 2 == 0 ? "icl" : "skl");
+    const absl::Status status = UseVendorTable(tables[(i + 1) % 2]);
     EXPECT_TRUE(status.ok()) << status;
     switches += status.ok();
   }
