@@ -43,7 +43,24 @@ if(TARGET perfcounters_benchmark)
   set(PERFCOUNTERS_BENCHMARK_HINT "${benchmark_DIR}")
 endif()
 
+# A shared build's libraries find the ones they need next to them (a
+# consumer's RUNPATH does not apply to its libraries' own dependencies).
+if(BUILD_SHARED_LIBS)
+  foreach(_pc_lib perfcounters_benchmark perfcounters_benchmark_main)
+    if(TARGET ${_pc_lib})
+      set_target_properties(${_pc_lib} PROPERTIES INSTALL_RPATH "$ORIGIN")
+    endif()
+  endforeach()
+endif()
+
 if(TARGET perfcounters_tool)
+  # A shared build's command finds its libraries next to it in the prefix.
+  if(BUILD_SHARED_LIBS)
+    file(RELATIVE_PATH _pc_bin_to_lib "/${CMAKE_INSTALL_BINDIR}"
+      "/${CMAKE_INSTALL_LIBDIR}")
+    set_target_properties(perfcounters_tool PROPERTIES
+      INSTALL_RPATH "$ORIGIN/${_pc_bin_to_lib}")
+  endif()
   install(TARGETS perfcounters_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
