@@ -5,8 +5,10 @@
 // emulated arm64 machine (hardware tests skip natively).
 #include "perfcounters/counters.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -221,6 +223,68 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
     EXPECT_DOUBLE_EQ(metrics[0].value, instructions->value / cycles->value);
     EXPECT_EQ(metrics[1].name, "cpi:u");
     EXPECT_DOUBLE_EQ(metrics[1].value, cycles->value / instructions->value);
+  }
+}
+
+// The issue #15 repro's events: twelve copies of the same count (default
+// user-only, so `instructions` = `instructions:u`; with the machine's
+// icount shift 0 cycles = instructions), on a six-counter PMU: two packed
+// groups of six, or twelve one-event groups, either way multiplexed.
+constexpr char kTwelvePacked[] =
+    "instructions,cycles,r08,r11,instructions:u,cycles:u,r08:u,r11:u,"
+    "instructions,cycles,r08,r11";
+constexpr char kTwelveAlone[] =
+    "{instructions},{cycles},{r08},{r11},{instructions:u},{cycles:u},"
+    "{r08:u},{r11:u},{instructions},{cycles},{r08},{r11}";
+
+// Every event is calibrated although the groups take turns on the PMU, and
+// every batch that ran fully on the PMU reads the loop's exact count: the
+// bracket is subtracted for every event alike.
+TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
+  if (!perfcounters::testing::HardwareRequired()) {
+    GTEST_SKIP() << "exact counts need the emulated machine";
+  }
+  if (std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != std::string("0")) {
+    GTEST_SKIP() << "cycles = instructions only at icount shift 0";
+  }
+  constexpr uint64_t kLoops = 1000;
+  for (const char* list : {kTwelvePacked, kTwelveAlone}) {
+    SCOPED_TRACE(list);
+    absl::StatusOr<Counters> counters = Counters::Open(list);
+    ASSERT_TRUE(counters.ok()) << counters.status();
+    EXPECT_THAT(counters->Uncalibrated(), ::testing::IsEmpty());
+    ASSERT_EQ(counters->calibration().size(), 12u);
+    // Per event: batches fully on the PMU, and the least and most counted
+    // in one of them beyond the loop's 100 per iteration.
+    std::vector<int> full(12, 0);
+    double least = 1e18;
+    double most = -1e18;
+    for (int batch = 0; batch < 400; ++batch) {
+      counters->Reset();
+      counters->Start();
+      perfcounters::testing::HundredInstructionLoop(kLoops);
+      counters->Stop();
+      for (size_t i = 0; i < 12; ++i) {
+        const CounterValue v = counters->PlannedValue(i);
+        EXPECT_TRUE(v.calibrated) << v.label;
+        if (!v.counted || v.coverage < 1) continue;
+        ++full[i];
+        least = std::min(least, v.value - 100.0 * kLoops);
+        most = std::max(most, v.value - 100.0 * kLoops);
+      }
+    }
+    std::printf("%s: beyond 100 x %llu: %.0f to %.0f; full batches:", list,
+                static_cast<unsigned long long>(kLoops), least, most);
+    for (int f : full) std::printf(" %d", f);
+    std::printf("\n");
+    for (size_t i = 0; i < 12; ++i) EXPECT_GT(full[i], 0) << i;
+    // The call's own instructions (the loop count into a register): a
+    // few, the same for every event.
+    EXPECT_GE(least, 0.0);
+    EXPECT_LE(most, 5.0);
+    EXPECT_EQ(least, most);
   }
 }
 

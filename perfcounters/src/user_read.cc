@@ -52,12 +52,13 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
     PC_PMEVCNTR(7)
     PC_PMEVCNTR(8)
     PC_PMEVCNTR(9)
-    PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13)
-        PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17)
-            PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
-                PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25)
-                    PC_PMEVCNTR(26) PC_PMEVCNTR(27) PC_PMEVCNTR(28)
-                        PC_PMEVCNTR(29) PC_PMEVCNTR(30) case 31
+    PC_PMEVCNTR(10)
+    PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14)
+        PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18)
+            PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21) PC_PMEVCNTR(22)
+                PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25) PC_PMEVCNTR(26)
+                    PC_PMEVCNTR(27) PC_PMEVCNTR(28) PC_PMEVCNTR(29)
+                        PC_PMEVCNTR(30) case 31
         : __asm__ volatile("mrs %0, pmccntr_el0"
                            : "=r"(v));
     break;
@@ -332,6 +333,10 @@ bool UserReader::user_space_capable() const {
 
 uint16_t UserReader::pmc_width() const {
   return user_space_capable() ? internal::ReadOnce(Page(page_)->pmc_width) : 0;
+}
+
+bool UserReader::OnCounterNow() const {
+  return page_ != nullptr && internal::ReadOnce(Page(page_)->index) != 0;
 }
 
 bool UserReader::TryReadUserSpace(UserReading* out) const {
