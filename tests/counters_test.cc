@@ -288,6 +288,58 @@ TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
   }
 }
 
+// The scaled error against the batch's length (docs/counters.md has the
+// table this prints): a batch of n loop instructions, 10 batches per
+// length, twelve events on six counters packed or alone. The assertion:
+// an error above 1% never goes without short_multiplexed().
+TEST(CountersHardware, ShortMultiplexedBatchesAreFlagged) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
+  if (!perfcounters::testing::HardwareRequired()) {
+    GTEST_SKIP() << "exact counts need the emulated machine";
+  }
+  if (std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != std::string("0")) {
+    GTEST_SKIP() << "cycles = instructions only at icount shift 0";
+  }
+  std::printf("| groups | instructions per batch | rotations | counted | "
+              "coverage | max error | flagged |\n");
+  for (const char* list : {kTwelvePacked, kTwelveAlone}) {
+    absl::StatusOr<Counters> counters = Counters::Open(list);
+    ASSERT_TRUE(counters.ok()) << counters.status();
+    for (uint64_t n = 10000; n <= 100000000; n *= 10) {
+      int counted = 0;
+      int flagged = 0;
+      double worst = 0;
+      double least_coverage = 1;
+      double rotations = 0;
+      for (int batch = 0; batch < 10; ++batch) {
+        counters->Reset();
+        counters->Start();
+        perfcounters::testing::TwoInstructionLoop(n / 2);
+        counters->Stop();
+        for (const CounterValue& v : counters->Values()) {
+          if (!v.counted) continue;
+          ++counted;
+          rotations = v.mux_intervals;
+          least_coverage = std::min(least_coverage, v.coverage);
+          const double error = std::abs(v.value / static_cast<double>(n) - 1);
+          worst = std::max(worst, error);
+          if (v.short_multiplexed()) ++flagged;
+          if (error > 0.01) {
+            EXPECT_TRUE(v.short_multiplexed())
+                << v.label << " off by " << error << " at coverage "
+                << v.coverage << " over " << v.mux_intervals << " rotations";
+          }
+        }
+      }
+      std::printf("| %s | %.0e | %.3g | %d of 120 | %.2f | %.3g%% | %d |\n",
+                  list == kTwelvePacked ? "2 packed" : "12 alone",
+                  static_cast<double>(n), rotations, counted, least_coverage,
+                  100 * worst, flagged);
+    }
+  }
+}
+
 TEST(ComputeMetrics, ANotCountedInputOrAZeroDenominatorGivesNoValue) {
   const std::vector<DerivedMetric> derived = {
       {"ipc", "instructions", "cycles", FindMetric("ipc")},
