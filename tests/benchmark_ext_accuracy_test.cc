@@ -29,16 +29,16 @@ using ::testing::Not;
 
 // Exact counts need the emulated machine (and cycles = instructions its
 // icount shift 0).
-#define REQUIRE_EXACT_MACHINE()                                           \
-  do {                                                                    \
-    PERFCOUNTERS_REQUIRE_HW_PMU();                                        \
-    if (!perfcounters::testing::HardwareRequired()) {                     \
-      GTEST_SKIP() << "exact counts need the emulated machine";           \
-    }                                                                     \
-    const char* shift = std::getenv("PERFCOUNTERS_ICOUNT_SHIFT");         \
-    if (shift == nullptr || std::string(shift) != "0") {                  \
-      GTEST_SKIP() << "cycles = instructions only at icount shift 0";     \
-    }                                                                     \
+#define REQUIRE_EXACT_MACHINE()                                       \
+  do {                                                                \
+    PERFCOUNTERS_REQUIRE_HW_PMU();                                    \
+    if (!perfcounters::testing::HardwareRequired()) {                 \
+      GTEST_SKIP() << "exact counts need the emulated machine";       \
+    }                                                                 \
+    const char* shift = std::getenv("PERFCOUNTERS_ICOUNT_SHIFT");     \
+    if (shift == nullptr || std::string(shift) != "0") {              \
+      GTEST_SKIP() << "cycles = instructions only at icount shift 0"; \
+    }                                                                 \
   } while (0)
 
 // Issue #15's events: twelve copies of one count on a six-counter PMU.
@@ -56,16 +56,15 @@ std::vector<std::string> TwelveKeys() {
        {"instructions", "cycles", "r08", "r11", "instructions:u", "cycles:u",
         "r08:u", "r11:u", "instructions", "cycles", "r08", "r11"}) {
     const int n = ++seen[label];
-    keys.push_back(n == 1 ? label : std::string(label) + "#" +
-                                        std::to_string(n));
+    keys.push_back(n == 1 ? label
+                          : std::string(label) + "#" + std::to_string(n));
   }
   return keys;
 }
 
 // The per-iteration value of `key` in every entry named `name` (one per
 // repetition) where it was counted fully on the PMU.
-std::vector<double> FullCoverageValues(const Result& r,
-                                       const std::string& name,
+std::vector<double> FullCoverageValues(const Result& r, const std::string& name,
                                        const std::string& key) {
   std::vector<double> out;
   for (const nlohmann::json& b : r.json["benchmarks"]) {
@@ -130,23 +129,22 @@ TEST(BenchmarkAccuracyHardware, EveryEventIsCalibratedUnderMultiplexing) {
 TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostFiveInstructions) {
   REQUIRE_EXACT_MACHINE();
   for (const char* calibrate : {"false", "true"}) {
-    Result r = RunBench(
-        {"--perf_counters=instructions",
-         std::string("--perf_counters_calibrate=") + calibrate,
-         "--benchmark_filter=BM_(Paused)?HundredNops/iterations:"});
+    Result r =
+        RunBench({"--perf_counters=instructions",
+                  std::string("--perf_counters_calibrate=") + calibrate,
+                  "--benchmark_filter=BM_(Paused)?HundredNops/iterations:"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto total = [&r](const std::string& bench, int n) {
-      return n * PerIteration(
-                     r.Entry(bench + "/iterations:" + std::to_string(n)),
-                     "instructions");
+      return n *
+             PerIteration(r.Entry(bench + "/iterations:" + std::to_string(n)),
+                          "instructions");
     };
-    const double batch = 2 * total("BM_HundredNops", 1000) -
-                         total("BM_HundredNops", 2000);
+    const double batch =
+        2 * total("BM_HundredNops", 1000) - total("BM_HundredNops", 2000);
     const double paused_batch = 2 * total("BM_PausedHundredNops", 1000) -
                                 total("BM_PausedHundredNops", 2000);
-    const double per_iteration = (total("BM_HundredNops", 2000) -
-                                  total("BM_HundredNops", 1000)) /
-                                 1000;
+    const double per_iteration =
+        (total("BM_HundredNops", 2000) - total("BM_HundredNops", 1000)) / 1000;
     const double pause = (total("BM_PausedHundredNops", 2000) -
                           total("BM_PausedHundredNops", 1000)) /
                              1000 -

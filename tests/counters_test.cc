@@ -301,8 +301,9 @@ TEST(CountersHardware, ShortMultiplexedBatchesAreFlagged) {
   if (std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != std::string("0")) {
     GTEST_SKIP() << "cycles = instructions only at icount shift 0";
   }
-  std::printf("| groups | instructions per batch | rotations | counted | "
-              "coverage | max error | flagged |\n");
+  std::printf(
+      "| groups | instructions per batch | rotations | counted | "
+      "coverage | max error | flagged |\n");
   for (const char* list : {kTwelvePacked, kTwelveAlone}) {
     absl::StatusOr<Counters> counters = Counters::Open(list);
     ASSERT_TRUE(counters.ok()) << counters.status();

@@ -165,8 +165,8 @@ thread_local std::unique_ptr<ThreadCounters> t_counters;
 
 // The warning for a batch that was multiplexed over too few rotations.
 std::string ShortMuxWarning(const CounterValue& v) {
-  const double interval_ms = 1e-6 * static_cast<double>(v.enabled) /
-                             std::max(v.mux_intervals, 1e-9);
+  const double interval_ms =
+      1e-6 * static_cast<double>(v.enabled) / std::max(v.mux_intervals, 1e-9);
   // A batch of twice the threshold's CPU time (gbench's last batch takes
   // about --benchmark_min_time).
   const double min_time_s = 2 * kFewMuxIntervals * interval_ms * 1e-3;

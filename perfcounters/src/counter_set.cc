@@ -143,7 +143,10 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
     if (!c.groups_[g].has_value()) continue;
     s.fd = c.groups_[g]->leader().fd();
     for (uint32_t m = 0; m < s.n; ++m) ids[m] = c.groups_[g]->events()[m].id();
-    if (!c.readers_[g].empty()) s.readers = c.readers_[g].data();
+    if (!c.readers_[g].empty()) {
+      s.readers = c.readers_[g].data();
+      ++c.user_groups_;
+    }
   }
   c.raw_.resize(events);
   return c;
@@ -195,6 +198,9 @@ inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
 // The same number of instructions whatever the answer (no early exit), so
 // that the check costs every group's interval the same.
 bool CounterSet::AllOnCounters() const {
+  // One group read from user space has no other such group inside its
+  // interval: nothing to keep alike (and nothing added to its reads).
+  if (user_groups_ < 2) return true;
   bool all = true;
   for (const Slot& s : slots_) {
     if (s.readers == nullptr) continue;

@@ -151,7 +151,8 @@ class Measure {
   void Resume();
 
  private:
-  friend void bench_internal::CalibrateBrackets(bench_internal::ThreadCounters*);
+  friend void bench_internal::CalibrateBrackets(
+      bench_internal::ThreadCounters*);
   // An empty loop over `counters` without gbench (calibration only).
   explicit Measure(bench_internal::ThreadCounters* counters);
   void Finish();

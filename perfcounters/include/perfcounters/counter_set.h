@@ -21,12 +21,12 @@
 // snapshot: a member that is not on a counter (index 0: multiplexed out,
 // or a software event) sends the whole snapshot to read(2).
 //
-// Multiplexing. While some group read from user space has a member off
-// its counter (the kernel is rotating the groups), Start() and Stop() read
-// every group with read(2). A group's own count includes the other
-// groups' snapshots taken inside its interval, and the user-space and
-// read(2) paths cost different numbers of instructions; with one path for
-// all, that cost no longer depends on which groups happen to be on the
+// Multiplexing. With two or more groups read from user space, while one of
+// them has a member off its counter (the kernel is rotating the groups),
+// Start() and Stop() read every group with read(2). A group's own count
+// includes the other groups' snapshots taken inside its interval, and the
+// user-space and read(2) paths cost different numbers of instructions; with one
+// path for all, that cost no longer depends on which groups happen to be on the
 // PMU, so the calibrated bracket fits every interval.
 #ifndef PERFCOUNTERS_COUNTER_SET_H_
 #define PERFCOUNTERS_COUNTER_SET_H_
@@ -191,6 +191,8 @@ class CounterSet {
   std::vector<uint64_t> buffers_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> raw_;
+  // Groups read from user space (see "Multiplexing" above).
+  size_t user_groups_ = 0;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;
