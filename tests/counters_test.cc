@@ -199,10 +199,13 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
     absl::StatusOr<Counters> counters =
         Counters::Open("instructions:u,cycles:u,ipc:u", options);
     ASSERT_TRUE(counters.ok()) << counters.status();
+    // A reference: StatusOr's operator-> is a call in an unoptimized build,
+    // and it would sit inside the counted interval.
+    Counters& c = *counters;
     for (int i = 0; i < 10; ++i) {
-      counters->Start();
+      c.Start();
       perfcounters::testing::TwoInstructionLoop(kLoops);
-      counters->Stop();
+      c.Stop();
     }
     absl::StatusOr<CounterValue> instructions =
         counters->Value("instructions:u");
@@ -262,10 +265,11 @@ TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
     double least = 1e18;
     double most = -1e18;
     for (int batch = 0; batch < 400; ++batch) {
-      counters->Reset();
-      counters->Start();
+      Counters& c = *counters;  // no StatusOr call inside the interval
+      c.Reset();
+      c.Start();
       perfcounters::testing::HundredInstructionLoop(kLoops);
-      counters->Stop();
+      c.Stop();
       for (size_t i = 0; i < 12; ++i) {
         const CounterValue v = counters->PlannedValue(i);
         EXPECT_TRUE(v.calibrated) << v.label;
@@ -280,11 +284,12 @@ TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
     for (int f : full) std::printf(" %d", f);
     std::printf("\n");
     for (size_t i = 0; i < 12; ++i) EXPECT_GT(full[i], 0) << i;
-    // The call's own instructions (the loop count into a register): a
-    // few, the same for every event.
-    EXPECT_GE(least, 0.0);
-    EXPECT_LE(most, 5.0);
+    // The same for every event, to the instruction: what is left is the
+    // test's own code between Start() and Stop() (the loop's call: 1
+    // instruction when optimized, about 10 unoptimized).
     EXPECT_EQ(least, most);
+    EXPECT_GE(least, 0.0);
+    EXPECT_LE(most, 16.0);
   }
 }
 

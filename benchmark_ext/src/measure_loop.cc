@@ -7,10 +7,10 @@
 // the loop's first and last checks and the start of Finish(); for a pause,
 // the end of ResumeCounters() and the start of the next PauseCounters().
 // CalibrateBrackets() runs those very functions on empty loops (a Measure
-// over no iterations, without gbench; a ResumeCounters() right before a
-// PauseCounters()) and subtracts what they count: the batch's bracket once
-// per batch (the first interval) and the pause's once per pause (every
-// further interval).
+// over no iterations, without gbench; ResumeTiming() right before
+// PauseTiming() on a stand-in state) and subtracts what they count: the batch's
+// bracket once per batch (the first interval) and the pause's once per pause
+// (every further interval).
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -27,6 +27,13 @@
 namespace perfcounters {
 namespace bench_internal {
 namespace {
+
+// What PauseTiming()/ResumeTiming() call on gbench's state, doing nothing:
+// the stand-in for calibrating them.
+struct NoTimer {
+  ABSL_ATTRIBUTE_NOINLINE void PauseTiming() {}
+  ABSL_ATTRIBUTE_NOINLINE void ResumeTiming() {}
+};
 
 // The calling thread's running Measure loop (between the counters' start
 // in begin() and Finish()), for PauseTiming()/ResumeTiming().
@@ -51,9 +58,10 @@ void CalibrateBrackets(ThreadCounters* c) {
   });
   Measure paused(c);
   t_active = &paused;
-  std::vector<BracketCost> pause = counters.MeasureBracket([] {
-    ResumeCounters();
-    PauseCounters();
+  NoTimer timer;
+  std::vector<BracketCost> pause = counters.MeasureBracket([&timer] {
+    ResumeTiming(timer);
+    PauseTiming(timer);
   });
   t_active = nullptr;
   counters.SetCalibration(std::move(batch), std::move(pause));

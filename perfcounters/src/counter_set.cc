@@ -240,8 +240,13 @@ void CounterSet::Stop() {
       s.failed = true;
       continue;
     }
-    s.enabled += end[1] > start[1] ? end[1] - start[1] : 0;
-    s.running += end[2] > start[2] ? end[2] - start[2] : 0;
+    // Without a branch (a mask), so that a group's interval costs the same
+    // instructions whether the groups snapshotted inside it ran or not
+    // (an unoptimized build compiles `?:` to branches).
+    s.enabled +=
+        (end[1] - start[1]) & -static_cast<uint64_t>(end[1] > start[1]);
+    s.running +=
+        (end[2] - start[2]) & -static_cast<uint64_t>(end[2] > start[2]);
     uint64_t* raw = raw_.data() + s.first;
     for (uint32_t m = 0; m < s.n; ++m) {
       // Same member (id) and a counter that did not go backwards.

@@ -97,8 +97,12 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
   c.set_ = CounterSet::Open(groups, options.read_mode);
   c.mux_interval_ns_ = MuxIntervalNs();
   if (options.calibrate) {
-    c.calibration_ =
-        c.set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds);
+    // Through the public Start() and Stop(), as the caller's intervals go
+    // (an unoptimized build calls them rather than inlining them).
+    c.calibration_ = c.MeasureBracket([&c] {
+      c.Start();
+      c.Stop();
+    });
     c.first_calibration_ = c.calibration_;
   }
   return c;

@@ -168,15 +168,18 @@ class Measure {
 
 // Stops the counters of the running Measure loop on this thread, then
 // gbench's timer (state.PauseTiming()). Without a running Measure it only
-// pauses the timer. Inline, so that the counters stop at the call: what
-// the pause itself runs until they stop is calibrated away.
-inline void PauseTiming(benchmark::State& state) {
+// pauses the timer. Inline templates (State is benchmark::State, deduced),
+// so that calibration runs this very code on a stand-in state: what the
+// pause itself runs until the counters stop is calibrated away.
+template <typename State>
+inline void PauseTiming(State& state) {
   bench_internal::PauseCounters();
   state.PauseTiming();
 }
 
 // Restarts gbench's timer (state.ResumeTiming()), then the counters.
-inline void ResumeTiming(benchmark::State& state) {
+template <typename State>
+inline void ResumeTiming(State& state) {
   state.ResumeTiming();
   bench_internal::ResumeCounters();
 }
