@@ -214,8 +214,10 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
     std::printf("%s path: instructions:u of 10 x %llu loops = %.0f\n",
                 ReadModeName(mode), static_cast<unsigned long long>(kLoops),
                 instructions->value);
-    // 2 per loop, plus the call's few instructions per interval.
-    EXPECT_GE(instructions->value, 10 * 2 * kLoops);
+    // 2 per loop, plus the call's few instructions per interval, give or
+    // take the 2 or so by which the compiler's code around the caller's
+    // Start() and Stop() differs from the calibration's.
+    EXPECT_GE(instructions->value, 10 * (2 * kLoops - 2));
     EXPECT_LE(instructions->value, 10 * (2 * kLoops + 40));
     absl::StatusOr<CounterValue> cycles = counters->Value("cycles:u");
     ASSERT_TRUE(cycles.ok() && cycles->counted);
@@ -286,10 +288,15 @@ TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
     for (size_t i = 0; i < 12; ++i) EXPECT_GT(full[i], 0) << i;
     // The same for every event, to the instruction: what is left is the
     // test's own code between Start() and Stop() (the loop's call: 1
-    // instruction when optimized, about 10 unoptimized).
+    // instruction when optimized) and, unoptimized, the calls of the
+    // inline Start() and Stop() (as CountsALoopExactlyOnBothPaths: at
+    // most 40 per interval).
+    // Optimized, the compiler's code around the caller's Start() and
+    // Stop() may also be an instruction or two shorter than the
+    // calibration's.
     EXPECT_EQ(least, most);
-    EXPECT_GE(least, 0.0);
-    EXPECT_LE(most, 16.0);
+    EXPECT_GE(least, -2.0);
+    EXPECT_LE(most, 40.0);
   }
 }
 

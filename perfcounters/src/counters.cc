@@ -97,12 +97,23 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
   c.set_ = CounterSet::Open(groups, options.read_mode);
   c.mux_interval_ns_ = MuxIntervalNs();
   if (options.calibrate) {
-    // Through the public Start() and Stop(), as the caller's intervals go
-    // (an unoptimized build calls them rather than inlining them).
-    c.calibration_ = c.MeasureBracket([&c] {
+    // The bracket measured twice: the snapshots alone (what an optimized
+    // caller's Start(); Stop(); compiles to, nearly) and through the public
+    // Start() and Stop() (which an unoptimized build calls rather than
+    // inlines). The smaller floor per event: calibration never subtracts
+    // more than the bracket costs.
+    c.calibration_ =
+        c.set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds);
+    const std::vector<BracketCost> wrapped = c.MeasureBracket([&c] {
       c.Start();
       c.Stop();
     });
+    for (size_t i = 0; i < wrapped.size(); ++i) {
+      BracketCost& cost = c.calibration_[i];
+      if (wrapped[i].valid && (!cost.valid || wrapped[i].floor < cost.floor)) {
+        cost = wrapped[i];
+      }
+    }
     c.first_calibration_ = c.calibration_;
   }
   return c;
