@@ -132,12 +132,23 @@ TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostFiveInstructions) {
     Result r =
         RunBench({"--perf_counters=instructions",
                   std::string("--perf_counters_calibrate=") + calibrate,
-                  "--benchmark_filter=BM_(Paused)?HundredNops/iterations:"});
+                  "--benchmark_filter=BM_(Paused)?HundredNops/iterations:",
+                  "--benchmark_repetitions=3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    // The least of 3 repetitions: an interrupt inside a user-space read
+    // (its seqlock retries) only ever adds instructions.
     auto total = [&r](const std::string& bench, int n) {
-      return n *
-             PerIteration(r.Entry(bench + "/iterations:" + std::to_string(n)),
-                          "instructions");
+      const std::string name = bench + "/iterations:" + std::to_string(n);
+      double least = NAN;
+      for (const nlohmann::json& b : r.json["benchmarks"]) {
+        if (b["name"] != name || b.value("run_type", "") != "iteration" ||
+            !b.contains("instructions")) {
+          continue;
+        }
+        const double v = n * b["instructions"].get<double>();
+        if (std::isnan(least) || v < least) least = v;
+      }
+      return least;
     };
     const double batch =
         2 * total("BM_HundredNops", 1000) - total("BM_HundredNops", 2000);
