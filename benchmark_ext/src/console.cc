@@ -200,7 +200,9 @@ void DisplayReporter::ReportRuns(const std::vector<Run>& runs) {
   if (noise.empty() || runs.empty()) return;
   const std::string name = runs.front().benchmark_name();
   for (const std::string& w : noise) {
-    const std::string key = w.substr(0, w.find(" counted "));
+    // "<key> counted ..." or "<key> was multiplexed ...": once per
+    // benchmark, counter and kind.
+    const std::string key = w.substr(0, w.find(' ', w.find(' ') + 1));
     if (!warned_.insert(name + "\n" + key).second) continue;
     std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
                  w.c_str());

@@ -14,6 +14,8 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
+#include "perfcounters/capabilities.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 
 namespace perfcounters {
@@ -60,13 +62,28 @@ bool DescribeSetup(const bench::Flags& flags) {
   benchmark::AddCustomContext("perfcounters.calibrate",
                               flags.calibrate ? "true" : "false");
   for (const auto& [key, cost] : setup.calibration) {
-    // Counts per counting interval (a batch, plus one per pause).
+    // Counts per batch (and below, per pause).
     benchmark::AddCustomContext(absl::StrCat("perfcounters.calibration.", key),
                                 absl::StrCat(cost.floor));
     benchmark::AddCustomContext(
         absl::StrCat("perfcounters.calibration.", key, ".spread"),
         absl::StrCat(cost.spread));
   }
+  for (const auto& [key, cost] : setup.pause_calibration) {
+    benchmark::AddCustomContext(
+        absl::StrCat("perfcounters.calibration.", key, ".pause"),
+        absl::StrCat(cost.floor));
+  }
+  if (!setup.uncalibrated.empty()) {
+    benchmark::AddCustomContext("perfcounters.uncalibrated",
+                                absl::StrJoin(setup.uncalibrated, ","));
+  }
+  // A multiplexed counter's batch should span this many rotations; fewer
+  // are warned about per benchmark (see docs/benchmark_ext.md).
+  benchmark::AddCustomContext(
+      "perfcounters.multiplexing.min_intervals",
+      absl::StrCat(kFewMuxIntervals, " intervals of ",
+                   ProbeCapabilities().mux_interval_ms.value_or(4), " ms"));
   return true;
 }
 

@@ -41,29 +41,6 @@
 namespace perfcounters {
 namespace bench_internal {
 
-// The configured events, immutable once published.
-struct Config {
-  Plan plan;
-  // For each planned group, the index of its first event in the flat list.
-  std::vector<size_t> first_event;
-  // Flat list of keys, group by group.
-  std::vector<std::string> keys;
-  MeasureOptions options;
-};
-
-// One thread's groups (opened and calibrated by the core's Counters) and
-// the current batch.
-struct ThreadCounters {
-  std::shared_ptr<const Config> config;
-  // Not OK when no group was opened on this thread because the process
-  // would run short of file descriptors (CheckDescriptorBudget); `counters`
-  // then holds no group and every event is not counted.
-  absl::Status budget;
-  Counters counters;
-};
-
-namespace {
-
 std::mutex g_config_mu;
 std::shared_ptr<const Config> g_config;  // guarded by g_config_mu
 bool g_configured = false;               // guarded by g_config_mu
@@ -185,7 +162,23 @@ long OpenDescriptors() {
 }
 
 thread_local std::unique_ptr<ThreadCounters> t_counters;
-thread_local Measure* t_active = nullptr;
+
+// The warning for a batch that was multiplexed over too few rotations.
+std::string ShortMuxWarning(const CounterValue& v) {
+  const double interval_ms =
+      1e-6 * static_cast<double>(v.enabled) / std::max(v.mux_intervals, 1e-9);
+  // A batch of twice the threshold's CPU time (gbench's last batch takes
+  // about --benchmark_min_time).
+  const double min_time_s = 2 * kFewMuxIntervals * interval_ms * 1e-3;
+  return absl::StrCat(
+      v.label, " was multiplexed (on the PMU ",
+      absl::SixDigits(100 * v.coverage), "% of the batch) over only ",
+      absl::SixDigits(v.mux_intervals), " multiplexing intervals of ",
+      absl::SixDigits(interval_ms), " ms (fewer than ", kFewMuxIntervals,
+      "), so its scaled value can be off by several %; give the benchmark "
+      "a longer batch: --benchmark_min_time=",
+      absl::SixDigits(min_time_s), "s or more");
+}
 
 // This thread's groups for `config`, opened on first use (and reopened
 // when the configuration changed), calibrated when the options say so.
@@ -195,7 +188,8 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   }
   CountersOptions options;
   options.read_mode = config->options.read_mode;
-  options.calibrate = config->options.calibrate;
+  // Calibrated below, through Measure's own loop (CalibrateBrackets).
+  options.calibrate = false;
   absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
   if (!budget.ok()) {
     WarnOnce("budget/" + std::string(budget.message()),
@@ -211,6 +205,18 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   t_counters = std::make_unique<ThreadCounters>(ThreadCounters{
       config, absl::OkStatus(), Counters::Open(config->plan, options)});
   ThreadCounters& c = *t_counters;
+  if (config->options.calibrate) {
+    CalibrateBrackets(&c);
+    const std::vector<std::string> missed = c.counters.Uncalibrated();
+    if (!missed.empty()) {
+      WarnNotCounted(
+          missed,
+          "could not be calibrated (the group was never on the PMU for a "
+          "whole empty interval in 0.25 s of calibration: more groups than "
+          "the PMU has turns for?), so the measurement's own count is not "
+          "subtracted from them (a few dozen per batch)");
+    }
+  }
   const CounterSet& set = c.counters.set();
   for (size_t g = 0; g < set.group_count(); ++g) {
     if (set.group_status(g).ok()) continue;
@@ -258,14 +264,14 @@ void PublishBatch(const ThreadCounters& c,
     if (v.below_noise()) {
       run.noise.push_back(absl::StrCat(
           v.label, " counted ", v.value, " in a batch of ",
-          c.counters.intervals(),
-          " interval(s), less than the measurement's own count (",
+          c.counters.intervals(), " interval(s), less than ", v.noise_limit,
+          ", the measurement's own count (",
+          c.counters.first_calibration()[i].floor, " per batch, ",
           c.counters.calibration()[i].floor,
-          " per interval) or 10x its noise (",
-          c.counters.calibration()[i].spread,
-          " per interval); the value is dominated by the measurement: "
-          "give the benchmark more work per batch"));
+          " per pause) or 10x its noise; the value is dominated by the "
+          "measurement: give the benchmark more work per batch"));
     }
+    if (v.short_multiplexed()) run.noise.push_back(ShortMuxWarning(v));
     run.scaled[i] += v.value;
     run.enabled[i] += v.enabled;
     run.running[i] += v.running;
@@ -370,8 +376,6 @@ void Report(const Config& config, benchmark::State& state) {
     if (m.counted) state.counters[m.name] = benchmark::Counter(m.value);
   }
 }
-
-}  // namespace
 
 std::vector<std::string> TakeNoiseWarnings() {
   std::lock_guard<std::mutex> lock(g_warn_mu);
@@ -486,11 +490,14 @@ MeasurementSetup PrepareCallingThread() {
   setup.read_path = user > 0 && syscall > 0 ? "mixed"
                     : user > 0              ? "user-space"
                                             : "syscall";
-  const std::vector<BracketCost>& calibration = c.counters.calibration();
-  for (size_t i = 0; i < calibration.size(); ++i) {
-    if (!calibration[i].valid) continue;
-    setup.calibration.emplace_back((*config)->keys[i], calibration[i]);
+  const std::vector<BracketCost>& batch = c.counters.first_calibration();
+  const std::vector<BracketCost>& pause = c.counters.calibration();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!batch[i].valid || !pause[i].valid) continue;
+    setup.calibration.emplace_back((*config)->keys[i], batch[i]);
+    setup.pause_calibration.emplace_back((*config)->keys[i], pause[i]);
   }
+  setup.uncalibrated = c.counters.Uncalibrated();
   return setup;
 }
 
@@ -503,96 +510,6 @@ Plan CurrentBenchmarkPlan() {
 bool AnyCounterNotCounted() {
   std::lock_guard<std::mutex> lock(bench_internal::g_warn_mu);
   return bench_internal::g_any_not_counted;
-}
-
-Measure::Measure(benchmark::State& state) : state_(state) {
-  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
-      bench_internal::CurrentConfig();
-  if (!config.ok()) {
-    // Only a bad PERFCOUNTERS_EVENTS in a program with its own main (e.g.
-    // gbench's BENCHMARK_MAIN()) gets here: perfcounters' main rejects it
-    // before running anything. Stop at the first Measure, before its loop,
-    // rather than turn every benchmark into an error row and exit 0.
-    std::fprintf(stderr,
-                 "perfcounters: error: %s; stopped before the first measured "
-                 "benchmark\n",
-                 std::string(config.status().message()).c_str());
-    std::fflush(nullptr);
-    std::_Exit(1);
-  }
-  if (*config == nullptr) return;
-  counters_ = bench_internal::CountersFor(*config);
-  counters_->counters.Reset();
-  if (state_.thread_index() == 0) bench_internal::ResetRun(*(*config));
-}
-
-Measure::~Measure() {
-  // A loop left early (after SkipWithError): stop without reporting.
-  if (bench_internal::t_active == this) {
-    counters_->counters.Stop();
-    bench_internal::t_active = nullptr;
-  }
-  if (counters_ != nullptr && !published_ && state_.error_occurred()) {
-    bench_internal::PublishSkipped(*counters_);
-  }
-}
-
-Measure::Iterator Measure::begin() {
-  const benchmark::IterationCount n =
-      state_.max_iterations > 0 ? state_.max_iterations : 1;
-  // Starts gbench's timer (after its start barrier) and takes all n
-  // iterations at once; false when the benchmark was skipped.
-  if (!state_.KeepRunningBatch(n)) {
-    finished_ = true;
-    return Iterator(this, 0);
-  }
-  if (counters_ != nullptr) {
-    bench_internal::t_active = this;
-    counters_->counters.Start();
-  }
-  return Iterator(this, n);
-}
-
-void Measure::Finish() {
-  if (finished_) return;
-  finished_ = true;
-  if (counters_ != nullptr) {
-    counters_->counters.Stop();
-    bench_internal::t_active = nullptr;
-    if (state_.error_occurred()) {
-      bench_internal::PublishSkipped(*counters_);
-    } else {
-      bench_internal::PublishBatch(
-          *counters_, state_.max_iterations > 0 ? state_.max_iterations : 1);
-    }
-    published_ = true;
-  }
-  // No iterations are left: this stops gbench's timer and waits at its
-  // finish barrier for the other threads of the benchmark.
-  while (state_.KeepRunningBatch(1)) {
-  }
-  if (counters_ != nullptr && state_.thread_index() == 0 &&
-      !state_.error_occurred()) {
-    bench_internal::Report(*counters_->config, state_);
-  }
-}
-
-void Measure::Pause() {
-  if (counters_ != nullptr) counters_->counters.Stop();
-}
-
-void Measure::Resume() {
-  if (counters_ != nullptr) counters_->counters.Start();
-}
-
-void PauseTiming(benchmark::State& state) {
-  if (bench_internal::t_active != nullptr) bench_internal::t_active->Pause();
-  state.PauseTiming();
-}
-
-void ResumeTiming(benchmark::State& state) {
-  state.ResumeTiming();
-  if (bench_internal::t_active != nullptr) bench_internal::t_active->Resume();
 }
 
 }  // namespace perfcounters

@@ -1,20 +1,72 @@
 // measure_internal.h: what the main (main.cc) needs from measure.cc beyond
 // the public API: the warnings about the last batch reported (too small
-// for the measurement's own noise; counters that ran while gbench's timer
-// was paused), printed by the main's reporter with the name of the
-// benchmark they belong to, and the file descriptor budget.
+// for the measurement's own noise; multiplexed over too few rotations;
+// counters that ran while gbench's timer was paused), printed by the
+// main's reporter with the name of the benchmark they belong to, and the
+// file descriptor budget. And what Measure's loop (measure_loop.cc) needs
+// from the configuration and the run record (measure.cc).
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/counters.h"
+#include "perfcounters/plan.h"
 
 namespace perfcounters::bench_internal {
+
+// The configured events, immutable once published.
+struct Config {
+  Plan plan;
+  // For each planned group, the index of its first event in the flat list.
+  std::vector<size_t> first_event;
+  // Flat list of keys, group by group.
+  std::vector<std::string> keys;
+  MeasureOptions options;
+};
+
+// One thread's groups (opened and calibrated by the core's Counters) and
+// the current batch.
+struct ThreadCounters {
+  std::shared_ptr<const Config> config;
+  // Not OK when no group was opened on this thread because the process
+  // would run short of file descriptors (CheckDescriptorBudget); `counters`
+  // then holds no group and every event is not counted.
+  absl::Status budget;
+  Counters counters;
+};
+
+// The configuration (read from PERFCOUNTERS_EVENTS on first use when no
+// one called SetBenchmarkEvents()); null when no events are configured.
+absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig();
+
+// This thread's groups for `config`, opened (and calibrated through
+// CalibrateBrackets()) on first use and reopened when it changed.
+ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config);
+
+// The run record (the threads of one benchmark run): thread 0 resets it
+// before its loop, every thread publishes its batch (or that it skipped),
+// and thread 0 writes the run's counters into `state`.
+void ResetRun(const Config& config);
+void PublishBatch(const ThreadCounters& c,
+                  benchmark::IterationCount iterations);
+void PublishSkipped(const ThreadCounters& c);
+void Report(const Config& config, benchmark::State& state);
+
+// Measures the two brackets of Measure's loop on `c` and makes them its
+// calibration (measure_loop.cc): a batch's (from the counters' start in
+// Measure::begin() to their stop in the loop's end, through the same code)
+// and a pause's (from the counters' restart in ResumeTiming() to their
+// stop in the next PauseTiming()).
+void CalibrateBrackets(ThreadCounters* c);
 
 // The warnings of the last batch of the last run reported, each
 // "<key> counted ...", and forgets them. (A program with its own main does

@@ -3,6 +3,7 @@
 #include "perfcounters/counter_set.h"
 
 #include <linux/perf_event.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,18 @@
 
 namespace perfcounters {
 namespace {
+
+// Calibration stops after this many empty intervals even when the clock
+// cannot be read.
+constexpr int64_t kMaxCalibrationSamples = int64_t{1} << 20;
+
+// This thread's CPU time in seconds (0 when the clock cannot be read).
+double ThreadCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 // Maps every member of `group` for user-space reads; empty with *why set
 // when the group cannot be read from user space.
@@ -130,7 +143,10 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
     if (!c.groups_[g].has_value()) continue;
     s.fd = c.groups_[g]->leader().fd();
     for (uint32_t m = 0; m < s.n; ++m) ids[m] = c.groups_[g]->events()[m].id();
-    if (!c.readers_[g].empty()) s.readers = c.readers_[g].data();
+    if (!c.readers_[g].empty()) {
+      s.readers = c.readers_[g].data();
+      ++c.user_groups_;
+    }
   }
   c.raw_.resize(events);
   return c;
@@ -152,8 +168,9 @@ void CounterSet::ResetBatch() {
 // read(2) buffer has the exact size of the group's record; a short read (a
 // pinned group in error state reads 0 bytes) or a record of another shape
 // is a failure.
-inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user) {
-  if (s.readers != nullptr) {
+inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
+                                 bool try_user) {
+  if (try_user && s.readers != nullptr) {
     UserReading r;
     uint32_t m = 0;
     for (; m < s.n; ++m) {
@@ -178,11 +195,26 @@ inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user) {
          buf[0] == s.n;
 }
 
+// The same number of instructions whatever the answer (no early exit), so
+// that the check costs every group's interval the same.
+bool CounterSet::AllOnCounters() const {
+  // One group read from user space has no other such group inside its
+  // interval: nothing to keep alike (and nothing added to its reads).
+  if (user_groups_ < 2) return true;
+  bool all = true;
+  for (const Slot& s : slots_) {
+    if (s.readers == nullptr) continue;
+    for (uint32_t m = 0; m < s.n; ++m) all &= s.readers[m].OnCounterNow();
+  }
+  return all;
+}
+
 void CounterSet::Start() {
   if (counting_) return;
+  const bool try_user = AllOnCounters();
   for (Slot& s : slots_) {
     if (s.fd < 0 || s.failed) continue;
-    s.failed = !Snapshot(s, s.start, &s.start_user);
+    s.failed = !Snapshot(s, s.start, &s.start_user, try_user);
   }
   counting_ = true;
 }
@@ -191,12 +223,13 @@ void CounterSet::Stop() {
   if (!counting_) return;
   counting_ = false;
   ++intervals_;
+  const bool try_user = AllOnCounters();
   for (Slot& s : slots_) {
     if (s.fd < 0 || s.failed) continue;
     uint64_t* end = s.end;
     const uint64_t* start = s.start;
     bool user = false;
-    if (!Snapshot(s, end, &user)) {
+    if (!Snapshot(s, end, &user, try_user)) {
       s.failed = true;
       continue;
     }
@@ -207,8 +240,13 @@ void CounterSet::Stop() {
       s.failed = true;
       continue;
     }
-    s.enabled += end[1] > start[1] ? end[1] - start[1] : 0;
-    s.running += end[2] > start[2] ? end[2] - start[2] : 0;
+    // Without a branch (a mask), so that a group's interval costs the same
+    // instructions whether the groups snapshotted inside it ran or not
+    // (an unoptimized build compiles `?:` to branches).
+    s.enabled +=
+        (end[1] - start[1]) & -static_cast<uint64_t>(end[1] > start[1]);
+    s.running +=
+        (end[2] - start[2]) & -static_cast<uint64_t>(end[2] > start[2]);
     uint64_t* raw = raw_.data() + s.first;
     for (uint32_t m = 0; m < s.n; ++m) {
       // Same member (id) and a counter that did not go backwards.
@@ -223,19 +261,51 @@ void CounterSet::Stop() {
   }
 }
 
-std::vector<BracketCost> CounterSet::Calibrate(int samples) {
-  std::vector<std::vector<uint64_t>> counts(event_count());
-  for (int s = 0; s < samples; ++s) {
-    ResetBatch();
+std::vector<BracketCost> CounterSet::Calibrate(int samples,
+                                               double max_cpu_seconds) {
+  return Calibrate(samples, max_cpu_seconds, [this] {
     Start();
     Stop();
-    for (const Slot& slot : slots_) {
-      if (slot.fd < 0 || slot.failed || slot.running == 0 ||
-          slot.running < slot.enabled) {
+  });
+}
+
+std::vector<BracketCost> CounterSet::Calibrate(
+    int samples, double max_cpu_seconds, absl::FunctionRef<void()> bracket) {
+  const size_t wanted = static_cast<size_t>(std::max(samples, 1));
+  std::vector<std::vector<uint64_t>> counts(event_count());
+  // Groups still short of full-coverage samples; a group that is not open
+  // or whose read failed has nothing to wait for.
+  std::vector<bool> waiting(slots_.size());
+  size_t left = 0;
+  for (size_t g = 0; g < slots_.size(); ++g) {
+    waiting[g] = slots_[g].fd >= 0;
+    if (waiting[g]) ++left;
+  }
+  const double deadline = ThreadCpuSeconds() + max_cpu_seconds;
+  for (int64_t s = 0; left > 0; ++s) {
+    // The clock is a system call: read it between samples, not in them,
+    // and only once the first round did not calibrate every group.
+    if (s >= samples &&
+        (s >= kMaxCalibrationSamples || ThreadCpuSeconds() > deadline)) {
+      break;
+    }
+    ResetBatch();
+    bracket();
+    for (size_t g = 0; g < slots_.size(); ++g) {
+      const Slot& slot = slots_[g];
+      if (!waiting[g]) continue;
+      if (slot.failed) {
+        waiting[g] = false;
+        --left;
         continue;
       }
+      if (slot.running == 0 || slot.running < slot.enabled) continue;
       for (size_t i = slot.first; i < slot.first + slot.n; ++i) {
         counts[i].push_back(raw_[i]);
+      }
+      if (counts[slot.first].size() >= wanted) {
+        waiting[g] = false;
+        --left;
       }
     }
   }

@@ -3,6 +3,7 @@
 #include "perfcounters/counters.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,13 +13,41 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
 
 namespace perfcounters {
 namespace {
 
-// Empty intervals measured at Open to calibrate the bracket.
+// Full-coverage empty intervals measured per group to calibrate the
+// bracket, and the CPU time calibration may take at most when groups take
+// turns on the PMU (each group gets its turn within a rotation per group:
+// 12 one-event groups on 6 counters need 6 rotations of 4 ms).
 constexpr int kCalibrationSamples = 33;
+constexpr double kCalibrationMaxCpuSeconds = 0.25;
+
+// The hardware PMU's multiplexing interval in ns, read once per process;
+// the kernel's default of 4 ms (HZ 250) when sysfs does not say.
+double MuxIntervalNs() {
+  static const double ns = [] {
+    const std::optional<int> ms = ProbeCapabilities().mux_interval_ms;
+    return ms.has_value() && *ms > 0 ? *ms * 1e6 : 4e6;
+  }();
+  return ns;
+}
+
+// What the bracket adds to a batch of `intervals` intervals: the first
+// interval's and every further one's.
+double Bracket(const BracketCost& first, const BracketCost& next,
+               double intervals, bool noise) {
+  auto one = [noise](const BracketCost& c) {
+    return noise ? std::max(10.0 * static_cast<double>(c.spread),
+                            static_cast<double>(c.floor))
+                 : static_cast<double>(c.floor);
+  };
+  if (intervals <= 0) return 0;
+  return one(first) + one(next) * (intervals - 1);
+}
 
 const CounterValue* FindValue(const std::vector<CounterValue>& values,
                               std::string_view label) {
@@ -66,8 +95,51 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
     }
   }
   c.set_ = CounterSet::Open(groups, options.read_mode);
-  if (options.calibrate) c.calibration_ = c.set_.Calibrate(kCalibrationSamples);
+  c.mux_interval_ns_ = MuxIntervalNs();
+  if (options.calibrate) {
+    // The bracket measured twice: the snapshots alone (what an optimized
+    // caller's Start(); Stop(); compiles to, nearly) and through the public
+    // Start() and Stop() (which an unoptimized build calls rather than
+    // inlines). The smaller floor per event: calibration never subtracts
+    // more than the bracket costs.
+    c.calibration_ =
+        c.set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds);
+    const std::vector<BracketCost> wrapped = c.MeasureBracket([&c] {
+      c.Start();
+      c.Stop();
+    });
+    for (size_t i = 0; i < wrapped.size(); ++i) {
+      BracketCost& cost = c.calibration_[i];
+      if (wrapped[i].valid && (!cost.valid || wrapped[i].floor < cost.floor)) {
+        cost = wrapped[i];
+      }
+    }
+    c.first_calibration_ = c.calibration_;
+  }
   return c;
+}
+
+std::vector<BracketCost> Counters::MeasureBracket(
+    absl::FunctionRef<void()> bracket) {
+  return set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds,
+                        bracket);
+}
+
+void Counters::SetCalibration(std::vector<BracketCost> first,
+                              std::vector<BracketCost> next) {
+  first_calibration_ = std::move(first);
+  calibration_ = std::move(next);
+}
+
+std::vector<std::string> Counters::Uncalibrated() const {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < calibration_.size(); ++i) {
+    const size_t g = group_of_[i];
+    if (!set_.group_status(g).ok()) continue;
+    if (calibration_[i].valid && first_calibration_[i].valid) continue;
+    keys.push_back(plan_.groups[g].events[i - set_.first_event(g)].key);
+  }
+  return keys;
 }
 
 CounterValue Counters::PlannedValue(size_t i) const {
@@ -98,18 +170,21 @@ CounterValue Counters::PlannedValue(size_t i) const {
   v.counted = true;
   v.coverage = scaled.coverage();
   v.value = scaled.value();
-  if (i < calibration_.size() && calibration_[i].valid) {
-    // The bracket ran once per interval; never below 0.
-    const BracketCost& cost = calibration_[i];
-    const double intervals = static_cast<double>(set_.intervals());
-    v.subtracted = static_cast<double>(cost.floor) * intervals;
-    v.value = std::max(0.0, v.value - v.subtracted);
-    // Too small: below 10x the bracket's noise, or below the bracket's own
-    // count (then the result is mostly the subtraction).
-    v.noise_limit = std::max(10.0 * static_cast<double>(cost.spread),
-                             static_cast<double>(cost.floor)) *
-                    intervals;
+  v.mux_intervals = static_cast<double>(v.enabled) / mux_interval_ns_;
+  if (i >= calibration_.size()) return v;  // calibration off
+  if (!calibration_[i].valid || !first_calibration_[i].valid) {
+    v.calibrated = false;
+    return v;
   }
+  // The bracket ran once per interval; never below 0.
+  const double intervals = static_cast<double>(set_.intervals());
+  v.subtracted = Bracket(first_calibration_[i], calibration_[i], intervals,
+                         /*noise=*/false);
+  v.value = std::max(0.0, v.value - v.subtracted);
+  // Too small: below 10x the bracket's noise, or below the bracket's own
+  // count (then the result is mostly the subtraction).
+  v.noise_limit = Bracket(first_calibration_[i], calibration_[i], intervals,
+                          /*noise=*/true);
   return v;
 }
 

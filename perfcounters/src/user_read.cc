@@ -334,6 +334,10 @@ uint16_t UserReader::pmc_width() const {
   return user_space_capable() ? internal::ReadOnce(Page(page_)->pmc_width) : 0;
 }
 
+bool UserReader::OnCounterNow() const {
+  return page_ != nullptr && internal::ReadOnce(Page(page_)->index) != 0;
+}
+
 bool UserReader::TryReadUserSpace(UserReading* out) const {
   if (page_ == nullptr || syscall_only_ || !OnOwnerThread()) return false;
   if (hardware_ != nullptr) [[unlikely]] {

@@ -14,6 +14,12 @@
 //                        instructions per iteration)
 //   BM_TwoInsnLoopFixed  the same, exactly 64 iterations
 //   BM_Tiny              one iteration of almost nothing
+//   BM_HundredNops       exactly 100 instructions per iteration (asm),
+//                        1000 or 2000 iterations in one batch
+//   BM_PausedHundredNops the same with a PauseTiming/ResumeTiming pair
+//                        per iteration
+//   BM_ShortMultiplexed  one batch of 1e7 loop instructions (about 2.5
+//                        multiplexing intervals of the emulated machine)
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -139,6 +145,34 @@ void BM_Tiny(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Tiny)->Iterations(1);
+
+// 100 instructions of asm per iteration: with the iteration counts fixed,
+// the leftover of a batch (what calibration did not take away) is
+// 2 x count(1000) - count(2000), whatever the compiler made of the loop.
+void BM_HundredNops(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::HundredNops();
+  }
+}
+BENCHMARK(BM_HundredNops)->Iterations(1000);
+BENCHMARK(BM_HundredNops)->Iterations(2000);
+
+void BM_PausedHundredNops(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::HundredNops();
+    perfcounters::PauseTiming(state);
+    perfcounters::ResumeTiming(state);
+  }
+}
+BENCHMARK(BM_PausedHundredNops)->Iterations(1000);
+BENCHMARK(BM_PausedHundredNops)->Iterations(2000);
+
+void BM_ShortMultiplexed(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::TwoInstructionLoop(5'000'000);
+  }
+}
+BENCHMARK(BM_ShortMultiplexed)->Iterations(1);
 
 }  // namespace
 

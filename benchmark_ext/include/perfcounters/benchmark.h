@@ -39,6 +39,12 @@ namespace perfcounters {
 namespace bench_internal {
 // One thread's open groups and batch accumulators (measure.cc).
 struct ThreadCounters;
+void CalibrateBrackets(ThreadCounters* c);
+// The counters' halves of PauseTiming() and ResumeTiming(): stop and
+// restart the calling thread's running Measure loop, if any. Out of line
+// and calibrated as they are (see docs/benchmark_ext.md).
+void PauseCounters();
+void ResumeCounters();
 }  // namespace bench_internal
 
 // How Measure reads and corrects the counters (the main's
@@ -69,9 +75,14 @@ struct MeasurementSetup {
   std::string read_path;
   // Groups that cannot be read from user space, with the reason.
   std::vector<std::string> syscall_reasons;
-  // Per event key: the bracket's own count per interval and its spread
-  // (empty when calibration is off or the event was not counted).
+  // Per event key: the bracket's own count per batch and its spread, and
+  // per pause (PauseTiming/ResumeTiming) (empty when calibration is off or
+  // the event was not counted).
   std::vector<std::pair<std::string, BracketCost>> calibration;
+  std::vector<std::pair<std::string, BracketCost>> pause_calibration;
+  // Keys of events that could not be calibrated (their group was never on
+  // the PMU for a whole empty interval): nothing is subtracted from them.
+  std::vector<std::string> uncalibrated;
   // Why some planned counters cannot be counted on the calling thread: a
   // group that did not open ("{keys}: reason"), or too few free file
   // descriptors (then nothing is opened). Empty when every group opened.
@@ -140,9 +151,14 @@ class Measure {
   void Resume();
 
  private:
+  friend void bench_internal::CalibrateBrackets(
+      bench_internal::ThreadCounters*);
+  // An empty loop over `counters` without gbench (calibration only).
+  explicit Measure(bench_internal::ThreadCounters* counters);
   void Finish();
 
-  benchmark::State& state_;
+  // Null in a calibration loop.
+  benchmark::State* state_;
   // This thread's groups; null when no events are configured.
   bench_internal::ThreadCounters* counters_ = nullptr;
   bool finished_ = false;
@@ -152,11 +168,21 @@ class Measure {
 
 // Stops the counters of the running Measure loop on this thread, then
 // gbench's timer (state.PauseTiming()). Without a running Measure it only
-// pauses the timer.
-void PauseTiming(benchmark::State& state);
+// pauses the timer. Inline templates (State is benchmark::State, deduced),
+// so that calibration runs this very code on a stand-in state: what the
+// pause itself runs until the counters stop is calibrated away.
+template <typename State>
+inline void PauseTiming(State& state) {
+  bench_internal::PauseCounters();
+  state.PauseTiming();
+}
 
 // Restarts gbench's timer (state.ResumeTiming()), then the counters.
-void ResumeTiming(benchmark::State& state);
+template <typename State>
+inline void ResumeTiming(State& state) {
+  state.ResumeTiming();
+  bench_internal::ResumeCounters();
+}
 
 }  // namespace perfcounters
 

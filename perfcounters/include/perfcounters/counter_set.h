@@ -20,6 +20,14 @@
 // still the interval's count. What is never done is mixing paths inside one
 // snapshot: a member that is not on a counter (index 0: multiplexed out,
 // or a software event) sends the whole snapshot to read(2).
+//
+// Multiplexing. With two or more groups read from user space, while one of
+// them has a member off its counter (the kernel is rotating the groups),
+// Start() and Stop() read every group with read(2). A group's own count
+// includes the other groups' snapshots taken inside its interval, and the
+// user-space and read(2) paths cost different numbers of instructions; with one
+// path for all, that cost no longer depends on which groups happen to be on the
+// PMU, so the calibrated bracket fits every interval.
 #ifndef PERFCOUNTERS_COUNTER_SET_H_
 #define PERFCOUNTERS_COUNTER_SET_H_
 
@@ -30,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "perfcounters/event_spec.h"
@@ -123,10 +132,23 @@ class CounterSet {
   uint64_t user_snapshots() const { return user_snapshots_; }
   uint64_t syscall_snapshots() const { return syscall_snapshots_; }
 
-  // Measures the bracket: `samples` empty intervals, per event; samples in
-  // which the group was not fully on the PMU (running < enabled) are left
-  // out. Clears the batch before and after.
-  std::vector<BracketCost> Calibrate(int samples);
+  // Measures the bracket per event: empty intervals (Start() immediately
+  // followed by Stop()) until every open group has `samples` of them in
+  // which it was on the PMU the whole time (running == enabled > 0).
+  // Samples in which a group was multiplexed out are left out, so while
+  // groups take turns on the PMU the sampling goes on — across the
+  // kernel's multiplexing rotations — until each group has had its turn,
+  // for at most `max_cpu_seconds` of this thread's CPU time. An event
+  // whose group still has no such sample (or whose reads failed) gets
+  // `valid` = false. Clears the batch before and after.
+  std::vector<BracketCost> Calibrate(int samples,
+                                     double max_cpu_seconds = 0.25);
+  // The same with the caller's own bracket: `bracket` runs one empty
+  // interval (it calls Start() and Stop() once each, through whatever
+  // code the caller's real intervals go through, so that the calibration
+  // counts exactly that code).
+  std::vector<BracketCost> Calibrate(int samples, double max_cpu_seconds,
+                                     absl::FunctionRef<void()> bracket);
 
  private:
   // What Start()/Stop() touch for one group, in one place.
@@ -153,7 +175,10 @@ class CounterSet {
     uint64_t running = 0;
   };
 
-  bool Snapshot(const Slot& s, uint64_t* buf, bool* user);
+  bool Snapshot(const Slot& s, uint64_t* buf, bool* user, bool try_user);
+  // Whether every member of every group read from user space is on a
+  // counter now (see "Multiplexing" above).
+  bool AllOnCounters() const;
 
   // Groups, their open status, and why not user space; the readers own
   // the mapped pages. Slot pointers point into these vectors' heap buffers
@@ -166,6 +191,8 @@ class CounterSet {
   std::vector<uint64_t> buffers_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> raw_;
+  // Groups read from user space (see "Multiplexing" above).
+  size_t user_groups_ = 0;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;

@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "perfcounters/counter_set.h"
 #include "perfcounters/grammar.h"
@@ -56,10 +57,17 @@ struct CountersOptions {
   ParseOptions parse;
   // Snapshot path: user space where possible (kAuto), or always read(2).
   ReadMode read_mode = ReadMode::kAuto;
-  // Measure the Start/Stop bracket's own counts at Open (33 empty
-  // intervals) and subtract them once per interval.
+  // Measure the Start/Stop bracket's own counts at Open (empty intervals:
+  // 33 per group in which the group was on the PMU the whole time, taken
+  // across multiplexing rotations when the groups take turns) and
+  // subtract them once per interval.
   bool calibrate = true;
 };
+
+// Multiplexing rotations a batch of a multiplexed event should span at
+// least: below, the scaled value's error is several % (docs/counters.md
+// has the measured table) and CounterValue::short_multiplexed() says so.
+inline constexpr double kFewMuxIntervals = 25;
 
 // One requested event's result over the intervals since Open or Reset.
 struct CounterValue {
@@ -86,11 +94,26 @@ struct CounterValue {
   // (max(floor, 10 x spread) x intervals); both 0 when not calibrated.
   double subtracted = 0;
   double noise_limit = 0;
+  // False when calibration was asked for but could not be measured for
+  // this event (its group was never on the PMU for a whole empty interval
+  // while calibrating): nothing was subtracted; Counters::Uncalibrated()
+  // lists such events. True when calibrated, or calibration is off.
+  bool calibrated = true;
+  // The batch's enabled time in the kernel's multiplexing intervals
+  // (perf_event_mux_interval_ms of the hardware PMU; 4 ms when sysfs does
+  // not say): how many rotations the scaling averaged over.
+  double mux_intervals = 0;
   std::string not_counted_reason;
 
   // True when counted but below noise_limit: give the region more work
   // per interval.
   bool below_noise() const { return counted && value < noise_limit; }
+  // True when the event was multiplexed (coverage < 1) over fewer than
+  // kFewMuxIntervals rotations: its scaled value is a rough estimate (off
+  // by several %, see docs/counters.md); give the region a longer batch.
+  bool short_multiplexed() const {
+    return counted && coverage < 1 && mux_intervals < kFewMuxIntervals;
+  }
 };
 
 // A derived metric's result (a ratio of the summed, scaled inputs).
@@ -148,10 +171,29 @@ class Counters {
   std::vector<MetricValue> DerivedMetrics() const;
 
   // The plan (groups, unavailable events, derived metrics), the groups'
-  // snapshots and the calibration per planned event (empty when off).
+  // snapshots and the calibration per planned event (empty when off):
+  // what is subtracted for each interval after a batch's first one, and
+  // for the first one (the same unless SetCalibration() said otherwise).
   const Plan& plan() const { return plan_; }
   const CounterSet& set() const { return set_; }
   const std::vector<BracketCost>& calibration() const { return calibration_; }
+  const std::vector<BracketCost>& first_calibration() const {
+    return first_calibration_;
+  }
+  // Keys of the planned events of open groups that calibration could not
+  // measure (see CounterValue::calibrated); empty when calibration is off.
+  std::vector<std::string> Uncalibrated() const;
+
+  // For callers whose intervals run through their own code (benchmark_ext's
+  // Measure): measures `bracket`, one empty interval that calls Start()
+  // and Stop() once each through that code, as Open measures Start();
+  // Stop() (CounterSet::Calibrate). Then SetCalibration() says what to
+  // subtract: `first` for the first interval of a batch (since Open or
+  // Reset), `next` for every further one. Both have one entry per planned
+  // event.
+  std::vector<BracketCost> MeasureBracket(absl::FunctionRef<void()> bracket);
+  void SetCalibration(std::vector<BracketCost> first,
+                      std::vector<BracketCost> next);
 
  private:
   Counters() = default;
@@ -159,6 +201,9 @@ class Counters {
   Plan plan_;
   CounterSet set_;
   std::vector<BracketCost> calibration_;
+  std::vector<BracketCost> first_calibration_;
+  // The kernel's multiplexing interval (ns).
+  double mux_interval_ns_ = 4e6;
   // Per planned event (flat order): its group.
   std::vector<size_t> group_of_;
 };

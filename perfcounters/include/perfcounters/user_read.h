@@ -115,6 +115,10 @@ class UserReader {
   bool user_space_capable() const;
   // The counter width the page reports (0 when not capable).
   uint16_t pmc_width() const;
+  // Whether the page says the event is on a hardware counter now (index
+  // not 0). A hint for choosing a path, not a read: TryReadUserSpace()
+  // checks again under the seqlock.
+  bool OnCounterNow() const;
 
   // The count now: value, enabled and running (extrapolated to now from the
   // page's time fields). The user-space path needs cap_user_rdpmc,

@@ -1,0 +1,163 @@
+// measure_loop.cc: Measure's loop — the counters started after gbench's
+// timer and stopped before it, PauseTiming()/ResumeTiming(), and the
+// calibration of exactly that code (the batch's bracket and the pause's).
+//
+// Calibration. The counters count the code between their start snapshot
+// and their stop snapshot. In a batch that is the end of Measure::begin(),
+// the loop's first and last checks and the start of Finish(); for a pause,
+// the end of ResumeCounters() and the start of the next PauseCounters().
+// CalibrateBrackets() runs those very functions on empty loops (a Measure
+// over no iterations, without gbench; ResumeTiming() right before
+// PauseTiming() on a stand-in state) and subtracts what they count: the batch's
+// bracket once per batch (the first interval) and the pause's once per pause
+// (every further interval).
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "measure_internal.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/counters.h"
+
+namespace perfcounters {
+namespace bench_internal {
+namespace {
+
+// What PauseTiming()/ResumeTiming() call on gbench's state, doing nothing:
+// the stand-in for calibrating them.
+struct NoTimer {
+  ABSL_ATTRIBUTE_NOINLINE void PauseTiming() {}
+  ABSL_ATTRIBUTE_NOINLINE void ResumeTiming() {}
+};
+
+// The calling thread's running Measure loop (between the counters' start
+// in begin() and Finish()), for PauseTiming()/ResumeTiming().
+thread_local Measure* t_active = nullptr;
+
+}  // namespace
+
+ABSL_ATTRIBUTE_NOINLINE void PauseCounters() {
+  if (Measure* m = t_active; m != nullptr) m->Pause();
+}
+
+ABSL_ATTRIBUTE_NOINLINE void ResumeCounters() {
+  if (Measure* m = t_active; m != nullptr) m->Resume();
+}
+
+void CalibrateBrackets(ThreadCounters* c) {
+  Counters& counters = c->counters;
+  std::vector<BracketCost> batch = counters.MeasureBracket([c] {
+    Measure m(c);
+    for (auto _ : m) {
+    }
+  });
+  Measure paused(c);
+  t_active = &paused;
+  NoTimer timer;
+  std::vector<BracketCost> pause = counters.MeasureBracket([&timer] {
+    ResumeTiming(timer);
+    PauseTiming(timer);
+  });
+  t_active = nullptr;
+  counters.SetCalibration(std::move(batch), std::move(pause));
+}
+
+}  // namespace bench_internal
+
+Measure::Measure(bench_internal::ThreadCounters* counters)
+    : state_(nullptr), counters_(counters) {}
+
+Measure::Measure(benchmark::State& state) : state_(&state) {
+  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
+      bench_internal::CurrentConfig();
+  if (!config.ok()) {
+    // Only a bad PERFCOUNTERS_EVENTS in a program with its own main (e.g.
+    // gbench's BENCHMARK_MAIN()) gets here: perfcounters' main rejects it
+    // before running anything. Stop at the first Measure, before its loop,
+    // rather than turn every benchmark into an error row and exit 0.
+    std::fprintf(stderr,
+                 "perfcounters: error: %s; stopped before the first measured "
+                 "benchmark\n",
+                 std::string(config.status().message()).c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  if (*config == nullptr) return;
+  counters_ = bench_internal::CountersFor(*config);
+  counters_->counters.Reset();
+  if (state.thread_index() == 0) bench_internal::ResetRun(*(*config));
+}
+
+Measure::~Measure() {
+  // A loop left early (after SkipWithError): stop without reporting.
+  if (bench_internal::t_active == this) {
+    counters_->counters.Stop();
+    bench_internal::t_active = nullptr;
+  }
+  if (state_ != nullptr && counters_ != nullptr && !published_ &&
+      state_->error_occurred()) {
+    bench_internal::PublishSkipped(*counters_);
+  }
+}
+
+Measure::Iterator Measure::begin() {
+  benchmark::IterationCount n = 0;
+  if (state_ != nullptr) {
+    n = state_->max_iterations > 0 ? state_->max_iterations : 1;
+    // Starts gbench's timer (after its start barrier) and takes all n
+    // iterations at once; false when the benchmark was skipped.
+    if (!state_->KeepRunningBatch(n)) {
+      finished_ = true;
+      return Iterator(this, 0);
+    }
+  }
+  // The counters start last: from here on to their stop in Finish() the
+  // code is the calibrated bracket's.
+  if (counters_ != nullptr) {
+    bench_internal::t_active = this;
+    counters_->counters.Start();
+  }
+  return Iterator(this, n);
+}
+
+void Measure::Finish() {
+  // The counters stop first (a no-op when they are not running).
+  if (counters_ != nullptr) counters_->counters.Stop();
+  if (finished_) return;
+  finished_ = true;
+  if (counters_ != nullptr) bench_internal::t_active = nullptr;
+  if (state_ == nullptr) return;  // a calibration loop
+  benchmark::State& state = *state_;
+  if (counters_ != nullptr) {
+    if (state.error_occurred()) {
+      bench_internal::PublishSkipped(*counters_);
+    } else {
+      bench_internal::PublishBatch(
+          *counters_, state.max_iterations > 0 ? state.max_iterations : 1);
+    }
+    published_ = true;
+  }
+  // No iterations are left: this stops gbench's timer and waits at its
+  // finish barrier for the other threads of the benchmark.
+  while (state.KeepRunningBatch(1)) {
+  }
+  if (counters_ != nullptr && state.thread_index() == 0 &&
+      !state.error_occurred()) {
+    bench_internal::Report(*counters_->config, state);
+  }
+}
+
+void Measure::Pause() {
+  if (counters_ != nullptr) counters_->counters.Stop();
+}
+
+void Measure::Resume() {
+  if (counters_ != nullptr) counters_->counters.Start();
+}
+
+}  // namespace perfcounters

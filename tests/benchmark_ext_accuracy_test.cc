@@ -1,0 +1,196 @@
+// benchmark_ext_accuracy_test.cc: accuracy at the edges of the gbench
+// integration, exact in the emulated arm64 machine (skipped natively):
+// every event calibrated under multiplexing, the leftover of a batch and
+// of a pause after calibration, and the warning about multiplexed batches
+// that span too few rotations. Each test runs tests/e2e/e2e_bench.cc
+// (perfcounters_e2e_bench) and reads its JSON output.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/bench_runner.h"
+#include "support/hw.h"
+
+namespace {
+
+using ::perfcounters::testing::Context;
+using ::perfcounters::testing::PerIteration;
+using ::perfcounters::testing::Result;
+using ::perfcounters::testing::RunBench;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Exact counts need the emulated machine (and cycles = instructions its
+// icount shift 0).
+#define REQUIRE_EXACT_MACHINE()                                       \
+  do {                                                                \
+    PERFCOUNTERS_REQUIRE_HW_PMU();                                    \
+    if (!perfcounters::testing::HardwareRequired()) {                 \
+      GTEST_SKIP() << "exact counts need the emulated machine";       \
+    }                                                                 \
+    const char* shift = std::getenv("PERFCOUNTERS_ICOUNT_SHIFT");     \
+    if (shift == nullptr || std::string(shift) != "0") {              \
+      GTEST_SKIP() << "cycles = instructions only at icount shift 0"; \
+    }                                                                 \
+  } while (0)
+
+// Issue #15's events: twelve copies of one count on a six-counter PMU.
+constexpr char kTwelvePacked[] =
+    "instructions,cycles,r08,r11,instructions:u,cycles:u,r08:u,r11:u,"
+    "instructions,cycles,r08,r11";
+constexpr char kTwelveAlone[] =
+    "{instructions},{cycles},{r08},{r11},{instructions:u},{cycles:u},"
+    "{r08:u},{r11:u},{instructions},{cycles},{r08},{r11}";
+
+std::vector<std::string> TwelveKeys() {
+  std::vector<std::string> keys;
+  std::map<std::string, int> seen;
+  for (const char* label :
+       {"instructions", "cycles", "r08", "r11", "instructions:u", "cycles:u",
+        "r08:u", "r11:u", "instructions", "cycles", "r08", "r11"}) {
+    const int n = ++seen[label];
+    keys.push_back(n == 1 ? label
+                          : std::string(label) + "#" + std::to_string(n));
+  }
+  return keys;
+}
+
+// The per-iteration value of `key` in every entry named `name` (one per
+// repetition) where it was counted fully on the PMU.
+std::vector<double> FullCoverageValues(const Result& r, const std::string& name,
+                                       const std::string& key) {
+  std::vector<double> out;
+  for (const nlohmann::json& b : r.json["benchmarks"]) {
+    if (b["name"] != name || b.value("run_type", "") != "iteration") continue;
+    if (!b.contains(key) || b.contains(key + ".coverage")) continue;
+    out.push_back(b[key].get<double>());
+  }
+  return out;
+}
+
+// One event alone, never multiplexed: the reference.
+double Alone(const std::string& name, const std::string& filter) {
+  Result r = RunBench(
+      {"--perf_counters=instructions", "--benchmark_filter=" + filter});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return PerIteration(r.Entry(name), "instructions");
+}
+
+// Issue #15's repro: a 100-instruction body, 1000 iterations, twelve
+// events on six counters (packed into two groups, or twelve one-event
+// groups). Every event is calibrated, and every repetition in which an
+// event ran fully on the PMU reads exactly what `instructions` alone reads.
+TEST(BenchmarkAccuracyHardware, EveryEventIsCalibratedUnderMultiplexing) {
+  REQUIRE_EXACT_MACHINE();
+  const std::string name = "BM_HundredNops/iterations:1000";
+  const std::string filter = "BM_HundredNops/iterations:1000$";
+  const double alone = Alone(name, filter);
+  ASSERT_FALSE(std::isnan(alone));
+  for (const char* list : {kTwelvePacked, kTwelveAlone}) {
+    SCOPED_TRACE(list);
+    Result r = RunBench({std::string("--perf_counters=") + list,
+                         "--benchmark_filter=" + filter,
+                         "--benchmark_repetitions=200"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(Context(r, "perfcounters.uncalibrated"), "");
+    EXPECT_THAT(r.err, Not(HasSubstr("could not be calibrated")));
+    double least = 1e18;
+    double most = -1e18;
+    for (const std::string& key : TwelveKeys()) {
+      EXPECT_NE(Context(r, "perfcounters.calibration." + key), "") << key;
+      const std::vector<double> v = FullCoverageValues(r, name, key);
+      EXPECT_FALSE(v.empty()) << key << " never ran a whole batch";
+      for (double x : v) {
+        least = std::min(least, x);
+        most = std::max(most, x);
+      }
+    }
+    std::printf("%s: per iteration %.4f to %.4f; instructions alone %.4f\n",
+                list, least, most, alone);
+    EXPECT_EQ(least, alone);
+    EXPECT_EQ(most, alone);
+    // 100 nops and a loop of a few instructions per iteration.
+    EXPECT_GE(alone, 100.0);
+    EXPECT_LT(alone, 130.0);
+  }
+}
+
+// What calibration leaves of a batch: 2 x count(1000 iterations) -
+// count(2000 iterations) (exact in the machine, whatever the compiler made
+// of the loop); and of a pause: the per-iteration difference that a
+// PauseTiming/ResumeTiming pair makes.
+TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostFiveInstructions) {
+  REQUIRE_EXACT_MACHINE();
+  for (const char* calibrate : {"false", "true"}) {
+    Result r =
+        RunBench({"--perf_counters=instructions",
+                  std::string("--perf_counters_calibrate=") + calibrate,
+                  "--benchmark_filter=BM_(Paused)?HundredNops/iterations:",
+                  "--benchmark_repetitions=3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // The least of 3 repetitions: an interrupt inside a user-space read
+    // (its seqlock retries) only ever adds instructions.
+    auto total = [&r](const std::string& bench, int n) {
+      const std::string name = bench + "/iterations:" + std::to_string(n);
+      double least = NAN;
+      for (const nlohmann::json& b : r.json["benchmarks"]) {
+        if (b["name"] != name || b.value("run_type", "") != "iteration" ||
+            !b.contains("instructions")) {
+          continue;
+        }
+        const double v = n * b["instructions"].get<double>();
+        if (std::isnan(least) || v < least) least = v;
+      }
+      return least;
+    };
+    const double batch =
+        2 * total("BM_HundredNops", 1000) - total("BM_HundredNops", 2000);
+    const double paused_batch = 2 * total("BM_PausedHundredNops", 1000) -
+                                total("BM_PausedHundredNops", 2000);
+    const double per_iteration =
+        (total("BM_HundredNops", 2000) - total("BM_HundredNops", 1000)) / 1000;
+    const double pause = (total("BM_PausedHundredNops", 2000) -
+                          total("BM_PausedHundredNops", 1000)) /
+                             1000 -
+                         per_iteration;
+    std::printf(
+        "calibrate=%s: per iteration %.3f; leftover per batch %.1f (with "
+        "pauses %.1f); per pause %.3f\n",
+        calibrate, per_iteration, batch, paused_batch, pause);
+    ASSERT_FALSE(std::isnan(batch + paused_batch + pause));
+    if (std::string(calibrate) == "false") {
+      // The brackets themselves: tens of instructions.
+      EXPECT_GT(batch, 10.0);
+      EXPECT_GT(pause, 10.0);
+      continue;
+    }
+    EXPECT_LE(std::abs(batch), 5.0);
+    EXPECT_LE(std::abs(paused_batch), 5.0);
+    EXPECT_LE(std::abs(pause), 5.0);
+  }
+}
+
+// A multiplexed batch of 1e7 instructions (about 2.5 rotations of 4 ms)
+// is warned about by name, with the remedy; the JSON context says the
+// threshold.
+TEST(BenchmarkAccuracyHardware, ShortMultiplexedBatchIsWarnedAbout) {
+  REQUIRE_EXACT_MACHINE();
+  Result r = RunBench({std::string("--perf_counters=") + kTwelvePacked,
+                       "--benchmark_filter=BM_ShortMultiplexed"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(Context(r, "perfcounters.multiplexing.min_intervals"),
+              HasSubstr("25 intervals of 4 ms"));
+  EXPECT_THAT(r.err, HasSubstr("perfcounters: warning: "
+                               "BM_ShortMultiplexed/iterations:1: "));
+  EXPECT_THAT(r.err, HasSubstr(" was multiplexed (on the PMU "));
+  EXPECT_THAT(r.err, HasSubstr("--benchmark_min_time="));
+}
+
+}  // namespace
