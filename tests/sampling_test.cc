@@ -286,14 +286,23 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   ASSERT_TRUE(ring.ok()) << ring.status();
 
   constexpr size_t kPages = 50;
+  constexpr uint64_t kSpinNs = 1000000;  // at least 1 ms of CPU per page
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
+  const uint64_t cpu0 = testing::ThreadCpuNs();
   ASSERT_TRUE(leader->Enable(/*whole_group=*/true).ok());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
-    SpinCpu(1000000);  // 1 ms: samples fall between the touches
+    SpinCpu(kSpinNs);  // samples fall between the touches
   }
   ASSERT_TRUE(leader->Disable(/*whole_group=*/true).ok());
+  const uint64_t cpu_ns = testing::ThreadCpuNs() - cpu0;
+  // The group's final values: nr, enabled, running, {value, id} x 2.
+  uint64_t final_read[7] = {};
+  ASSERT_EQ(read(leader->fd(), final_read, sizeof final_read),
+            static_cast<ssize_t>(sizeof final_read));
+  ASSERT_EQ(final_read[0], 2u);
+  const uint64_t task_clock = final_read[3];
 
   uint64_t samples = 0, last_faults = 0, last_clock = 0;
   for (const Record& r : Drain(*ring)) {
@@ -313,12 +322,26 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   }
   RecordProperty("samples", std::to_string(samples));
   RecordProperty("last_faults", std::to_string(last_faults));
-  // ~50 ms of CPU sampled every 2 ms.
-  EXPECT_GE(samples, 15u);
-  EXPECT_LE(samples, 30u);
-  // By the last sample (at most 2 ms before the end) nearly every page had
-  // been touched, and faults were counted inside the group.
-  EXPECT_GE(last_faults, kPages - 3);
+  RecordProperty("cpu_ns", std::to_string(cpu_ns));
+  RecordProperty("task_clock_ns", std::to_string(task_clock));
+  // A sample each time task-clock crosses a multiple of the period: never
+  // more than the final task-clock allows (+1 for the timer firing as the
+  // clock reaches the end), and not much fewer than the thread's measured
+  // CPU time gives (task-clock follows the perf clock, at least the
+  // thread's CPU clock less 5%; a sample is dropped when the timer fires
+  // in the kernel, and one held off past a whole period skips one).
+  EXPECT_LE(samples, task_clock / la.sample_period + 1)
+      << task_clock << " ns of task-clock, " << cpu_ns << " ns of CPU";
+  EXPECT_GE(static_cast<double>(samples),
+            0.8 * static_cast<double>(cpu_ns) / la.sample_period - 1)
+      << task_clock << " ns of task-clock, " << cpu_ns << " ns of CPU";
+  EXPECT_LE(last_clock, task_clock);
+  // Faults were counted inside the group: by the last sample every page
+  // had been touched but those touched after it, at most one per kSpinNs
+  // of CPU (task-clock at least 0.95 of it) in the rest of the window.
+  const uint64_t after_last = (task_clock - last_clock) / (kSpinNs * 95 / 100);
+  EXPECT_GE(last_faults + after_last + 1, kPages)
+      << "the last sample at " << last_clock << " ns of " << task_clock;
 }
 
 // In the emulated arm64 machine cycles are exact (cycles == instructions at

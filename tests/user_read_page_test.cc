@@ -341,6 +341,136 @@ TEST_F(FakePageReaderTest, AnotherThreadsReadTakesReadSyscall) {
   EXPECT_TRUE(reader->TryReadUserSpace(&r));
 }
 
+// A group's members on fake pages of their own: the leader's page as
+// RunningPage (counter 2), member i on counter 2 + i with its own offset,
+// and time fields that are not the leader's (a member's page carries its
+// own times; read(2) of a group reports the leader's).
+class FakeGroupTest : public ::testing::Test {
+ protected:
+  static constexpr int kMembers = 4;
+  void SetUp() override {
+    for (int i = 0; i < kMembers; ++i) {
+      absl::StatusOr<Event> event = Event::Open(DummyAttr(), "dummy");
+      ASSERT_TRUE(event.ok()) << event.status();
+      events_.push_back(*std::move(event));
+      perf_event_mmap_page page = RunningPage();
+      if (i > 0) {
+        page.index = 3 + i;
+        page.offset = 1'000 * (i + 1);
+        page.time_enabled = 777;
+        page.time_running = 666;
+        page.time_offset = 12345;
+      }
+      pages_[i] = page;
+    }
+    hw_.counter = [](uint32_t c) { return 100 * c; };
+    fakes_ = hw_.ForReader();
+    for (int i = 0; i < kMembers; ++i) {
+      absl::StatusOr<UserReader> reader = internal::UserReaderTestPeer::Make(
+          events_[i], &pages_[i], &fakes_, /*group_member=*/true);
+      ASSERT_TRUE(reader.ok()) << reader.status();
+      readers_.push_back(*std::move(reader));
+    }
+  }
+  // The group read into values[0..kMembers) with stride 2, as CounterSet's
+  // buffer has them (value, id).
+  bool ReadGroup(UserReading* times) {
+    return UserReader::TryReadGroupUserSpace(readers_.data(), readers_.size(),
+                                             values_, 2, times);
+  }
+  std::vector<Event> events_;
+  perf_event_mmap_page pages_[kMembers];
+  FakeHardware hw_;
+  internal::UserReadHardware fakes_;
+  absl::StatusOr<Event> other_event_ = absl::UnknownError("not opened");
+  std::vector<UserReader> readers_;
+  uint64_t values_[2 * kMembers] = {};
+};
+
+TEST_F(FakeGroupTest, EveryMembersCountAndTheLeadersTimesReadOnce) {
+  UserReading times;
+  ASSERT_TRUE(ReadGroup(&times));
+  // Each member's own counter (index - 1) plus its own offset.
+  EXPECT_THAT(hw_.counters_read, ElementsAre(2u, 3u, 4u, 5u));
+  EXPECT_EQ(values_[0], 1'000u + 200);
+  EXPECT_EQ(values_[2], 2'000u + 300);
+  EXPECT_EQ(values_[4], 3'000u + 400);
+  EXPECT_EQ(values_[6], 4'000u + 500);
+  // The values land at the stride; the ids' slots are left alone.
+  EXPECT_EQ(values_[1], 0u);
+  EXPECT_EQ(values_[7], 0u);
+  // The times: one clock read, extrapolated on the leader's page.
+  EXPECT_EQ(hw_.clock_reads, 1);
+  EXPECT_EQ(times.value, 1'200u);
+  EXPECT_EQ(times.enabled, 5'100u);
+  EXPECT_EQ(times.running, 4'100u);
+  // The same as the leader's own read gives.
+  UserReading leader;
+  ASSERT_TRUE(readers_[0].TryReadUserSpace(&leader));
+  EXPECT_EQ(leader.enabled, times.enabled);
+  EXPECT_EQ(leader.running, times.running);
+}
+
+// A member's page changes mid-read: that member's read is done again, and
+// the group's times are still read once.
+TEST_F(FakeGroupTest, AMembersLockChangeRetriesThatMemberOnly) {
+  int calls = 0;
+  hw_.counter = [&](uint32_t c) -> uint64_t {
+    if (c == 4 && ++calls == 1) {
+      pages_[2].lock += 2;
+      pages_[2].offset = 50'000;
+      return 1;
+    }
+    return 100 * c;
+  };
+  UserReading times;
+  ASSERT_TRUE(ReadGroup(&times));
+  EXPECT_THAT(hw_.counters_read, ElementsAre(2u, 3u, 4u, 4u, 5u));
+  EXPECT_EQ(values_[4], 50'000u + 400);
+  EXPECT_EQ(hw_.clock_reads, 1);
+}
+
+// Any member not on a counter (index 0: multiplexed out) or without
+// user-space reads fails the whole group read: the caller uses read(2).
+TEST_F(FakeGroupTest, AMemberThatCannotBeReadFailsTheGroup) {
+  UserReading times;
+  pages_[3].index = 0;
+  EXPECT_FALSE(ReadGroup(&times));
+  pages_[3] = RunningPage();
+  pages_[1].cap_user_rdpmc = 0;
+  EXPECT_FALSE(ReadGroup(&times));
+  pages_[1].cap_user_rdpmc = 1;
+  pages_[0].index = 0;  // the leader: nothing else is read
+  hw_.counters_read.clear();
+  hw_.clock_reads = 0;
+  EXPECT_FALSE(ReadGroup(&times));
+  EXPECT_THAT(hw_.counters_read, IsEmpty());
+  EXPECT_EQ(hw_.clock_reads, 0);
+  pages_[0] = RunningPage();
+  EXPECT_TRUE(ReadGroup(&times));
+  EXPECT_FALSE(UserReader::TryReadGroupUserSpace(readers_.data(), 0, values_, 2,
+                                                 &times));
+}
+
+// The thread check is made once, on the leader: a member mapped by another
+// thread fails the group read (its counter is not the caller's to read),
+// and so does the whole group read on another thread.
+TEST_F(FakeGroupTest, MembersOfAnotherThreadFailTheGroup) {
+  UserReading times;
+  std::thread other([&] {
+    EXPECT_FALSE(ReadGroup(&times));
+    other_event_ = Event::Open(DummyAttr(), "dummy");
+    ASSERT_TRUE(other_event_.ok()) << other_event_.status();
+    absl::StatusOr<UserReader> reader = internal::UserReaderTestPeer::Make(
+        *other_event_, &pages_[2], &fakes_, /*group_member=*/true);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    readers_[2] = *std::move(reader);
+  });
+  other.join();
+  EXPECT_FALSE(ReadGroup(&times));
+  EXPECT_THAT(hw_.counters_read, ElementsAre(2u, 3u));
+}
+
 // Defect 1 of issue 18: events that do not count the calling thread. The
 // fake page says the counter is readable (as x86's does, whoever reads it);
 // the reader must refuse before any rdpmc.

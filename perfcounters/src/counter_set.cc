@@ -171,19 +171,13 @@ void CounterSet::ResetBatch() {
 inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
                                  bool try_user) {
   if (try_user && s.readers != nullptr) {
-    UserReading r;
-    uint32_t m = 0;
-    for (; m < s.n; ++m) {
-      if (!s.readers[m].TryReadUserSpace(&r)) break;
-      buf[3 + 2 * m] = r.value;
-      buf[4 + 2 * m] = s.ids[m];
-      if (m == 0) {
-        buf[1] = r.enabled;
-        buf[2] = r.running;
-      }
-    }
-    if (m == s.n) {
+    // Every member's count; the times once, the leader's (as read(2)).
+    UserReading times;
+    if (UserReader::TryReadGroupUserSpace(s.readers, s.n, buf + 3, 2, &times)) {
       buf[0] = s.n;
+      buf[1] = times.enabled;
+      buf[2] = times.running;
+      for (uint32_t m = 0; m < s.n; ++m) buf[4 + 2 * m] = s.ids[m];
       *user = true;
       ++user_snapshots_;
       return true;

@@ -35,11 +35,13 @@ uint64_t ReadTimeCycles() {
 constexpr bool kHaveUserRead = true;
 #elif defined(__aarch64__)
 // The kernel numbers the cycle counter 31; event counters 0..30.
+// Inlined into the read loops: a call per member would cost more than the
+// jump table and the mrs.
 #define PC_PMEVCNTR(n)                                        \
   case n:                                                     \
     __asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
     break;
-uint64_t ReadHardwareCounter(uint32_t counter) {
+[[gnu::always_inline]] inline uint64_t ReadHardwareCounter(uint32_t counter) {
   uint64_t v = 0;
   switch (counter) {
     PC_PMEVCNTR(0)
@@ -52,12 +54,13 @@ uint64_t ReadHardwareCounter(uint32_t counter) {
     PC_PMEVCNTR(7)
     PC_PMEVCNTR(8)
     PC_PMEVCNTR(9)
-    PC_PMEVCNTR(10) PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13)
-        PC_PMEVCNTR(14) PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17)
-            PC_PMEVCNTR(18) PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21)
-                PC_PMEVCNTR(22) PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25)
-                    PC_PMEVCNTR(26) PC_PMEVCNTR(27) PC_PMEVCNTR(28)
-                        PC_PMEVCNTR(29) PC_PMEVCNTR(30) case 31
+    PC_PMEVCNTR(10)
+    PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14)
+        PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18)
+            PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21) PC_PMEVCNTR(22)
+                PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25) PC_PMEVCNTR(26)
+                    PC_PMEVCNTR(27) PC_PMEVCNTR(28) PC_PMEVCNTR(29)
+                        PC_PMEVCNTR(30) case 31
         : __asm__ volatile("mrs %0, pmccntr_el0"
                            : "=r"(v));
     break;
@@ -125,23 +128,18 @@ const perf_event_mmap_page* Page(void* page) {
   return static_cast<const perf_event_mmap_page*>(page);
 }
 
+// A read through a test's fakes, out of the hardware path's way.
+template <bool kTimes>
+[[gnu::noinline]] bool ReadWithFakes(const perf_event_mmap_page* pc,
+                                     const internal::UserReadHardware& fakes,
+                                     UserReading* out) {
+  return internal::ReadMmapPageAt<kTimes>(pc, fakes.read_counter,
+                                          fakes.read_time, out);
+}
+
 }  // namespace
 
 namespace internal {
-
-uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult, uint16_t time_shift) {
-  // The kernel splits this into quotient and remainder to stay in 64 bits;
-  // the 128-bit product gives the same result modulo 2^64.
-  unsigned __int128 product =
-      static_cast<unsigned __int128>(cycles) * time_mult;
-  return static_cast<uint64_t>(product >> time_shift);
-}
-
-int64_t SignExtend(uint64_t raw, uint16_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(raw);
-  const unsigned shift = 64 - width;
-  return static_cast<int64_t>(raw << shift) >> shift;
-}
 
 absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
                                  pid_t caller_tid, const std::string& label) {
@@ -319,7 +317,7 @@ UserReader& UserReader::operator=(UserReader&& other) noexcept {
 
 UserReader::~UserReader() { Unmap(page_, length_, fork_generation_); }
 
-bool UserReader::OnOwnerThread() const {
+inline bool UserReader::OnOwnerThread() const {
   return fork_generation_ == ForkGeneration() && owner_ == ThreadIdentity();
 }
 
@@ -338,15 +336,46 @@ bool UserReader::OnCounterNow() const {
   return page_ != nullptr && internal::ReadOnce(Page(page_)->index) != 0;
 }
 
-bool UserReader::TryReadUserSpace(UserReading* out) const {
-  if (page_ == nullptr || syscall_only_ || !OnOwnerThread()) return false;
+template <bool kTimes>
+inline bool UserReader::ReadPageNow(UserReading* out) const {
+  if (page_ == nullptr || syscall_only_) return false;
   if (hardware_ != nullptr) [[unlikely]] {
-    return internal::ReadMmapPage(Page(page_), hardware_->read_counter,
-                                  hardware_->read_time, out);
+    return ReadWithFakes<kTimes>(Page(page_), *hardware_, out);
   }
-  if (!kHaveUserRead) return false;
-  return internal::ReadMmapPage(Page(page_), ReadHardwareCounter,
-                                ReadTimeCycles, out);
+  if constexpr (kHaveUserRead) {
+    return internal::ReadMmapPageAt<kTimes>(Page(page_), ReadHardwareCounter,
+                                            ReadTimeCycles, out);
+  }
+  return false;
+}
+
+bool UserReader::TryReadUserSpace(UserReading* out) const {
+  return OnOwnerThread() && ReadPageNow<true>(out);
+}
+
+bool UserReader::TryReadGroupUserSpace(const UserReader* members, size_t n,
+                                       uint64_t* values, size_t stride,
+                                       UserReading* times) {
+  if (n == 0) return false;
+  const UserReader& leader = members[0];
+  // The thread and process are checked once, on the leader; a member must
+  // have been mapped by the same thread in the same process.
+  if (!leader.OnOwnerThread() || !leader.ReadPageNow<true>(times)) {
+    return false;
+  }
+  values[0] = times->value;
+  const void* const owner = leader.owner_;
+  const uint64_t generation = leader.fork_generation_;
+  UserReading r;
+  for (size_t i = 1; i < n; ++i) {
+    const UserReader& member = members[i];
+    if (member.owner_ != owner || member.fork_generation_ != generation ||
+        !member.ReadPageNow<false>(&r)) {
+      return false;
+    }
+    values[i * stride] = r.value;
+  }
+  return true;
 }
 
 absl::StatusOr<Count> UserReader::Read() {

@@ -7,8 +7,10 @@
 // under the page's seqlock, offset + the sign-extended hardware counter
 // `index - 1`, and time_enabled/time_running extrapolated to now from the
 // page's time_offset/time_mult/time_shift (with the cap_user_time_short
-// correction). UserReader::TryReadUserSpace runs it with rdpmc/rdtsc (x86-64)
-// or mrs (arm64); tests run it with fakes on every machine.
+// correction); without the times (ReadMmapPageAt<false>) for a group member,
+// whose times are its leader's. UserReader::TryReadUserSpace and
+// TryReadGroupUserSpace run them with rdpmc/rdtsc (x86-64) or mrs (arm64);
+// tests run them with fakes on every machine.
 #ifndef PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
 #define PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
 
@@ -33,9 +35,11 @@ namespace perfcounters::internal {
 inline constexpr uint32_t kMetricsRdpmcIndex = uint32_t{1} << 29;
 
 // Reads a field of the shared page once; the kernel may change it any time.
+// A volatile load, as the kernel's READ_ONCE (GCC's relaxed __atomic_load_n
+// on arm64 computes each field's address with an extra instruction).
 template <typename T>
 inline T ReadOnce(const T& field) {
-  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+  return *static_cast<const volatile T*>(&field);
 }
 
 inline void CompilerBarrier() {
@@ -47,13 +51,16 @@ inline void CompilerBarrier() {
 // `index` is 0 (not on a counter) or names the topdown metrics register.
 // `read_counter(index - 1)` reads the hardware counter (rdpmc's ecx),
 // `read_time()` the clock the page's time fields convert (TSC, cntvct).
-// A decision taken on a torn page only costs the caller a read(2).
-template <typename ReadCounter, typename ReadTime>
-inline bool ReadMmapPage(const perf_event_mmap_page* pc,
-                         ReadCounter&& read_counter, ReadTime&& read_time,
-                         UserReading* out) {
+// kTimes false: the count alone (out->value; enabled and running are left
+// alone and the clock is never read), for a group member, whose times are
+// its leader's. A decision taken on a torn page only costs the caller a
+// read(2).
+template <bool kTimes, typename ReadCounter, typename ReadTime>
+inline bool ReadMmapPageAt(const perf_event_mmap_page* pc,
+                           ReadCounter&& read_counter, ReadTime&& read_time,
+                           UserReading* out) {
   uint32_t seq;
-  UserReading r;
+  uint64_t value, enabled = 0, running = 0;
   do {
     seq = ReadOnce(pc->lock);
     CompilerBarrier();
@@ -62,26 +69,40 @@ inline bool ReadMmapPage(const perf_event_mmap_page* pc,
         ((index - 1) & kMetricsRdpmcIndex) != 0) {
       return false;
     }
-    r.enabled = ReadOnce(pc->time_enabled);
-    r.running = ReadOnce(pc->time_running);
     const uint16_t width = ReadOnce(pc->pmc_width);
-    r.value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
-              static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
-    // Extrapolate the times to now.
-    uint64_t cycles = read_time();
-    if (pc->cap_user_time_short) {
-      const uint64_t base = ReadOnce(pc->time_cycles);
-      cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
+    value = static_cast<uint64_t>(ReadOnce(pc->offset)) +
+            static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
+    if constexpr (kTimes) {
+      enabled = ReadOnce(pc->time_enabled);
+      running = ReadOnce(pc->time_running);
+      // Extrapolate the times to now.
+      uint64_t cycles = read_time();
+      if (pc->cap_user_time_short) {
+        const uint64_t base = ReadOnce(pc->time_cycles);
+        cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
+      }
+      const uint64_t delta =
+          ReadOnce(pc->time_offset) +
+          CyclesToNs(cycles, ReadOnce(pc->time_mult), ReadOnce(pc->time_shift));
+      enabled += delta;
+      running += delta;
     }
-    const uint64_t delta =
-        ReadOnce(pc->time_offset) +
-        CyclesToNs(cycles, ReadOnce(pc->time_mult), ReadOnce(pc->time_shift));
-    r.enabled += delta;
-    r.running += delta;
     CompilerBarrier();
   } while (ReadOnce(pc->lock) != seq);
-  *out = r;
+  out->value = value;
+  if constexpr (kTimes) {
+    out->enabled = enabled;
+    out->running = running;
+  }
   return true;
+}
+
+// The count and the times (ReadMmapPageAt with kTimes).
+template <typename ReadCounter, typename ReadTime>
+inline bool ReadMmapPage(const perf_event_mmap_page* pc,
+                         ReadCounter&& read_counter, ReadTime&& read_time,
+                         UserReading* out) {
+  return ReadMmapPageAt<true>(pc, read_counter, read_time, out);
 }
 
 // OK when an event opened for `target` by thread `opener_tid` counts thread

@@ -37,6 +37,7 @@
 #ifndef PERFCOUNTERS_USER_READ_H_
 #define PERFCOUNTERS_USER_READ_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/statusor.h"
@@ -128,6 +129,18 @@ class UserReader {
   // and returns true when user_space_capable() and the event is on a
   // counter now, else returns false and leaves the caller to read(2).
   bool TryReadUserSpace(UserReading* out) const;
+  // The user-space read of a whole group, no system call, no allocation:
+  // each member's count from its own page into values[i * stride]
+  // (members[0] is the leader), and the group's time_enabled/time_running
+  // extrapolated once, from the leader's page, into *times (times->value
+  // is the leader's count). read(2) of a group reports the leader's times
+  // too: members are scheduled with their leader. Returns false when any
+  // member cannot be read from user space now (see TryReadUserSpace) or
+  // was mapped by another thread than the leader; the caller then reads the
+  // group with read(2).
+  static bool TryReadGroupUserSpace(const UserReader* members, size_t n,
+                                    uint64_t* values, size_t stride,
+                                    UserReading* times);
   // Path used by the last successful Read().
   ReadPath last_path() const { return last_path_; }
 
@@ -139,6 +152,11 @@ class UserReader {
                                             bool group_member);
   // True on the thread that mapped the reader, in the process that did.
   bool OnOwnerThread() const;
+  // The page's reading (kTimes: with the times, else out->value alone),
+  // without the owner check (TryReadGroupUserSpace makes it once, on the
+  // leader).
+  template <bool kTimes>
+  bool ReadPageNow(UserReading* out) const;
   const Event* event_ = nullptr;
   void* page_ = nullptr;
   // The mapping's length; 0 for a page the reader does not own (tests).
@@ -160,11 +178,22 @@ class UserReader {
 namespace internal {
 
 // The mmap page's time conversion: ns since time_offset for `cycles` ticks.
-// Exposed for tests.
-uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult, uint16_t time_shift);
+// Exposed for tests; inline, as it is on every user-space read.
+inline uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult,
+                           uint16_t time_shift) {
+  // The kernel splits this into quotient and remainder to stay in 64 bits;
+  // the 128-bit product gives the same result modulo 2^64.
+  unsigned __int128 product =
+      static_cast<unsigned __int128>(cycles) * time_mult;
+  return static_cast<uint64_t>(product >> time_shift);
+}
 
 // Sign-extends the low `width` bits of `raw` (1 <= width <= 64).
-int64_t SignExtend(uint64_t raw, uint16_t width);
+inline int64_t SignExtend(uint64_t raw, uint16_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(raw);
+  const unsigned shift = 64 - width;
+  return static_cast<int64_t>(raw << shift) >> shift;
+}
 
 }  // namespace internal
 
