@@ -74,11 +74,14 @@ set_tests_properties(arm64.runner PROPERTIES
 
 # The runner's own limit is below CTest's, so a hung test is reported by the
 # runner (exit 124, with what it printed) rather than killed silently.
-# Test data the tests read by its source path is there in the machine too.
+# Test data the tests read by its source path is there in the machine too,
+# and docs/ (tests check that the docs list what the code has).
 set(_pc_mirror "")
-if(EXISTS "${PROJECT_SOURCE_DIR}/tests/testdata")
-  set(_pc_mirror --mirror "${PROJECT_SOURCE_DIR}/tests/testdata")
-endif()
+foreach(_pc_dir tests/testdata docs)
+  if(EXISTS "${PROJECT_SOURCE_DIR}/${_pc_dir}")
+    list(APPEND _pc_mirror --mirror "${PROJECT_SOURCE_DIR}/${_pc_dir}")
+  endif()
+endforeach()
 function(perfcounters_arm64_test name binary)
   add_test(NAME ${name}
     COMMAND "${_pc_runner}" --timeout 270 ${_pc_mirror} ${ARGN}

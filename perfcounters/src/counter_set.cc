@@ -143,6 +143,13 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
     if (!c.groups_[g].has_value()) continue;
     s.fd = c.groups_[g]->leader().fd();
     for (uint32_t m = 0; m < s.n; ++m) ids[m] = c.groups_[g]->events()[m].id();
+    // A snapshot buffer's nr and ids never change (read(2) writes the same
+    // ones): written once here, so the user-space path writes only the
+    // counts and times.
+    for (uint64_t* buf : {s.start, s.end}) {
+      buf[0] = s.n;
+      for (uint32_t m = 0; m < s.n; ++m) buf[4 + 2 * m] = ids[m];
+    }
     if (!c.readers_[g].empty()) {
       s.readers = c.readers_[g].data();
       ++c.user_groups_;
@@ -174,10 +181,8 @@ inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
     // Every member's count; the times once, the leader's (as read(2)).
     UserReading times;
     if (UserReader::TryReadGroupUserSpace(s.readers, s.n, buf + 3, 2, &times)) {
-      buf[0] = s.n;
-      buf[1] = times.enabled;
+      buf[1] = times.enabled;  // nr and the ids: written at Open
       buf[2] = times.running;
-      for (uint32_t m = 0; m < s.n; ++m) buf[4 + 2 * m] = s.ids[m];
       *user = true;
       ++user_snapshots_;
       return true;
@@ -191,7 +196,7 @@ inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
 
 // The same number of instructions whatever the answer (no early exit), so
 // that the check costs every group's interval the same.
-bool CounterSet::AllOnCounters() const {
+inline bool CounterSet::AllOnCounters() const {
   // One group read from user space has no other such group inside its
   // interval: nothing to keep alike (and nothing added to its reads).
   if (user_groups_ < 2) return true;
