@@ -2,11 +2,12 @@
 //
 // Hardware performance counters over perf_event_open(2): counting a region
 // by event names (counters.h, over plan.h, counter_set.h and the derived
-// metrics of metrics.h), the perf event grammar (grammar.h), the attr (attr.h), opened events and groups (event.h,
-// group.h), readings, deltas and scaling (counts.h), capability probing and
-// error explanations (capabilities.h), perf-style attr printing (encode.h),
-// sysfs PMUs and tracepoints (pmu.h, tracepoint.h), sampling through the
-// ring buffer (ring_buffer.h, records.h) and user-space reads (user_read.h).
+// metrics of metrics.h), the perf event grammar (grammar.h), the attr (attr.h),
+// opened events and groups (event.h, group.h), readings, deltas and scaling
+// (counts.h), capability probing and error explanations (capabilities.h),
+// perf-style attr printing (encode.h), sysfs PMUs and tracepoints (pmu.h,
+// tracepoint.h), sampling through the ring buffer (ring_buffer.h, records.h)
+// and user-space reads (user_read.h).
 #ifndef PERFCOUNTERS_PERFCOUNTERS_H_
 #define PERFCOUNTERS_PERFCOUNTERS_H_
 
