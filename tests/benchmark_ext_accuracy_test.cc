@@ -17,6 +17,7 @@
 #include "nlohmann/json.hpp"
 #include "support/bench_runner.h"
 #include "support/hw.h"
+#include "support/multiplexing.h"
 
 namespace {
 
@@ -35,19 +36,14 @@ using ::testing::Not;
     if (!perfcounters::testing::HardwareRequired()) {                 \
       GTEST_SKIP() << "exact counts need the emulated machine";       \
     }                                                                 \
-    const char* shift = std::getenv("PERFCOUNTERS_ICOUNT_SHIFT");     \
-    if (shift == nullptr || std::string(shift) != "0") {              \
+    if (!perfcounters::testing::IcountShiftIsZero()) {                \
       GTEST_SKIP() << "cycles = instructions only at icount shift 0"; \
     }                                                                 \
   } while (0)
 
 // Issue #15's events: twelve copies of one count on a six-counter PMU.
-constexpr char kTwelvePacked[] =
-    "instructions,cycles,r08,r11,instructions:u,cycles:u,r08:u,r11:u,"
-    "instructions,cycles,r08,r11";
-constexpr char kTwelveAlone[] =
-    "{instructions},{cycles},{r08},{r11},{instructions:u},{cycles:u},"
-    "{r08:u},{r11:u},{instructions},{cycles},{r08},{r11}";
+using ::perfcounters::testing::kTwelveAlone;
+using ::perfcounters::testing::kTwelvePacked;
 
 std::vector<std::string> TwelveKeys() {
   std::vector<std::string> keys;

@@ -20,6 +20,7 @@
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/multiplexing.h"
 #include "support/sanitizers.h"
 
 // Counts every allocation of this program, so that a test can say that a
@@ -235,12 +236,8 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
 // user-only, so `instructions` = `instructions:u`; with the machine's
 // icount shift 0 cycles = instructions), on a six-counter PMU: two packed
 // groups of six, or twelve one-event groups, either way multiplexed.
-constexpr char kTwelvePacked[] =
-    "instructions,cycles,r08,r11,instructions:u,cycles:u,r08:u,r11:u,"
-    "instructions,cycles,r08,r11";
-constexpr char kTwelveAlone[] =
-    "{instructions},{cycles},{r08},{r11},{instructions:u},{cycles:u},"
-    "{r08:u},{r11:u},{instructions},{cycles},{r08},{r11}";
+using ::perfcounters::testing::kTwelveAlone;
+using ::perfcounters::testing::kTwelvePacked;
 
 // Every event is calibrated although the groups take turns on the PMU, and
 // every batch that ran fully on the PMU reads the loop's exact count: the
@@ -251,7 +248,7 @@ TEST(CountersHardware, EveryEventIsCalibratedUnderMultiplexing) {
   if (!perfcounters::testing::HardwareRequired()) {
     GTEST_SKIP() << "exact counts need the emulated machine";
   }
-  if (std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != std::string("0")) {
+  if (!perfcounters::testing::IcountShiftIsZero()) {
     GTEST_SKIP() << "cycles = instructions only at icount shift 0";
   }
   constexpr uint64_t kLoops = 1000;
@@ -310,7 +307,7 @@ TEST(CountersHardware, ShortMultiplexedBatchesAreFlagged) {
   if (!perfcounters::testing::HardwareRequired()) {
     GTEST_SKIP() << "exact counts need the emulated machine";
   }
-  if (std::getenv("PERFCOUNTERS_ICOUNT_SHIFT") != std::string("0")) {
+  if (!perfcounters::testing::IcountShiftIsZero()) {
     GTEST_SKIP() << "cycles = instructions only at icount shift 0";
   }
   std::printf(
