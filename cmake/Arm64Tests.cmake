@@ -10,7 +10,9 @@
 #   arm64.build           cross-build into <build>/arm64 (fixture)
 #   arm64.build_complete  fails when any part of the cross build failed
 #   arm64.runner          the runner's own tests (tests/arm64/runner_test)
-#   arm64.<binary>        each tests/*_test.cc binary, run in the machine
+#   arm64.<binary>        each tests/*_test.cc binary, run in the machine; with
+#                         PERFCOUNTERS_ARM64_BATCH=N > 1, N binaries per boot
+#                         instead: arm64.batch.<binary>+<binary>+...
 #   arm64.hardware_test.shift1  hardware_test again with --icount-shift 1
 #   arm64.vendor_events_test.a57  vendor_events_test on a Cortex-A57, whose
 #                         table libpfm4 detects (it knows none for -cpu max)
@@ -42,6 +44,36 @@ set(_pc_arm64_dir "${PROJECT_SOURCE_DIR}/tests/arm64")
 set(_pc_arm64_build "${CMAKE_BINARY_DIR}/arm64")
 set(_pc_runner "${_pc_arm64_dir}/pmu-vm")
 cmake_host_system_information(RESULT _pc_cores QUERY NUMBER_OF_LOGICAL_CORES)
+# Binaries per boot of the machine. A boot costs ~3 s of host CPU (QEMU) and
+# preparing it ~1 s more, against a few seconds for most test binaries, so
+# CI (.ci/run exports PERFCOUNTERS_ARM64_BATCH) runs several per boot; the
+# default, 1, keeps one CTest test per binary (ctest -R arm64.<binary>).
+if(DEFINED ENV{PERFCOUNTERS_ARM64_BATCH})
+  set(_pc_batch_default "$ENV{PERFCOUNTERS_ARM64_BATCH}")
+else()
+  set(_pc_batch_default 1)
+endif()
+set(PERFCOUNTERS_ARM64_BATCH "${_pc_batch_default}" CACHE STRING
+    "Test binaries per boot of the emulated arm64 machine (default from the environment, else 1)")
+if(NOT PERFCOUNTERS_ARM64_BATCH MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "PERFCOUNTERS_ARM64_BATCH wants a positive number of test binaries "
+                      "per boot, got '${PERFCOUNTERS_ARM64_BATCH}'")
+endif()
+# Test cases that do not run in the machine (GoogleTest's negative filter,
+# given to every arm64 test binary as GTEST_FILTER), because what they check
+# does not depend on the hardware or the architecture and the same check runs
+# natively in CI (scripts/test, and .ci/run's repeat stage):
+#   CompareSameBinary.*  (tools_compare_gates_test) runs every example
+#     benchmark 10 times and checks that `compare` finds no time change.
+#     Inside the machine the clock is virtual (-icount: time = instructions),
+#     so the two sides hardly differ and the check is nearly vacuous there;
+#     it cost 140 of that binary's 145 s per arm64 suite.
+set(PERFCOUNTERS_ARM64_GTEST_FILTER "-CompareSameBinary.*" CACHE STRING
+    "GTEST_FILTER for the test binaries in the emulated arm64 machine")
+set(_pc_filter "")
+if(PERFCOUNTERS_ARM64_GTEST_FILTER)
+  set(_pc_filter --env "GTEST_FILTER=${PERFCOUNTERS_ARM64_GTEST_FILTER}")
+endif()
 set(_pc_build_type "${CMAKE_BUILD_TYPE}")
 if(NOT _pc_build_type)
   set(_pc_build_type RelWithDebInfo)
@@ -84,7 +116,7 @@ foreach(_pc_dir tests/testdata docs)
 endforeach()
 function(perfcounters_arm64_test name binary)
   add_test(NAME ${name}
-    COMMAND "${_pc_runner}" --timeout 270 ${_pc_mirror} ${ARGN}
+    COMMAND "${_pc_runner}" --timeout 270 ${_pc_mirror} ${_pc_filter} ${ARGN}
             -- "${_pc_arm64_build}/tests/${binary}")
   set_tests_properties(${name} PROPERTIES
     FIXTURES_REQUIRED "arm64_fetched;arm64_built" LABELS arm64 TIMEOUT 300)
@@ -121,10 +153,58 @@ function(_perfcounters_arm64_companions out bin)
   set(${out} ${args} PARENT_SCOPE)
 endfunction()
 
-foreach(bin ${PERFCOUNTERS_TEST_BINARIES})
-  _perfcounters_arm64_companions(with ${bin})
-  perfcounters_arm64_test(arm64.${bin} ${bin} ${with})
-endforeach()
+if(PERFCOUNTERS_ARM64_BATCH EQUAL 1)
+  foreach(bin ${PERFCOUNTERS_TEST_BINARIES})
+    _perfcounters_arm64_companions(with ${bin})
+    perfcounters_arm64_test(arm64.${bin} ${bin} ${with})
+  endforeach()
+else()
+  # Batches of up to N binaries, one boot each (pmu-vm --then): every binary
+  # runs, its output between "pmu-vm: batch: <binary>" lines, and the test
+  # fails when any of them does. Batch i takes binaries i, i+B, i+2B, ...
+  # (B batches), so the slow ones (tools_*) spread over the batches.
+  list(LENGTH PERFCOUNTERS_TEST_BINARIES _pc_n)
+  math(EXPR _pc_batches "(${_pc_n} + ${PERFCOUNTERS_ARM64_BATCH} - 1) / ${PERFCOUNTERS_ARM64_BATCH}")
+  math(EXPR _pc_last "${_pc_batches} - 1")
+  foreach(i RANGE ${_pc_last})
+    set(members "")
+    set(idx ${i})
+    while(idx LESS _pc_n)
+      list(GET PERFCOUNTERS_TEST_BINARIES ${idx} bin)
+      list(APPEND members ${bin})
+      math(EXPR idx "${idx} + ${_pc_batches}")
+    endwhile()
+    set(exes "")
+    set(thens "")
+    foreach(bin IN LISTS members)
+      _perfcounters_arm64_companions(with ${bin})
+      foreach(arg IN LISTS with)
+        if(NOT arg MATCHES "^--")
+          list(APPEND exes "${arg}")
+        endif()
+      endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES exes)
+    set(with "")
+    foreach(exe IN LISTS exes)
+      list(APPEND with --with "${exe}" --mirror "${exe}")
+    endforeach()
+    list(GET members 0 first)
+    list(SUBLIST members 1 -1 rest)
+    foreach(bin IN LISTS rest)
+      list(APPEND thens --then "${_pc_arm64_build}/tests/${bin}")
+    endforeach()
+    list(LENGTH members k)
+    math(EXPR runner_timeout "270 * ${k}")
+    math(EXPR ctest_timeout "270 * ${k} + 30")
+    list(JOIN members "+" joined)
+    add_test(NAME arm64.batch.${joined}
+      COMMAND "${_pc_runner}" --timeout ${runner_timeout} ${_pc_mirror} ${_pc_filter}
+              ${with} ${thens} -- "${_pc_arm64_build}/tests/${first}")
+    set_tests_properties(arm64.batch.${joined} PROPERTIES
+      FIXTURES_REQUIRED "arm64_fetched;arm64_built" LABELS arm64 TIMEOUT ${ctest_timeout})
+  endforeach()
+endif()
 if("hardware_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
   perfcounters_arm64_test(arm64.hardware_test.shift1 hardware_test
     --icount-shift 1 --env PERFCOUNTERS_ICOUNT_SHIFT=1)
