@@ -28,6 +28,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "testing/tool_runner.h"
 
@@ -163,6 +164,7 @@ void ExpectSameCsv(const std::string& perf, const std::string& ours,
 }
 
 TEST(StatVsPerf, CsvHasPerfsFieldsForEveryEventKindThatCountsHere) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_REQUIRE_PERF(perf);
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   std::string events =
@@ -266,6 +268,7 @@ TEST(Stat, TerminationBySignalIsReportedAsSuch) {
 }
 
 TEST(Stat, JsonGoesToStdoutAndOutputFileTakesTheCounts) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   RunResult r = RunTool("stat --json -e page-faults -- echo child-output");
   EXPECT_EQ(r.code, 0) << r.err;
   ASSERT_TRUE(absl::StartsWith(r.out, "child-output\n{")) << r.out;
@@ -464,6 +467,7 @@ INSTANTIATE_TEST_SUITE_P(
 // the counts so far (-x, on stderr: the 500 faults included) with a note,
 // exits 128+N, and leaves no process behind.
 TEST_P(StatSignals, PrintsPartialCountsAndLeavesNoChild) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   const SignalCase& c = GetParam();
   const std::string runs = ScratchPath(absl::StrCat("runs.", c.name));
