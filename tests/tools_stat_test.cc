@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -298,23 +299,9 @@ TEST(Stat, JsonGoesToStdoutAndOutputFileTakesTheCounts) {
 
 // --- unprivileged: nobody at perf_event_paranoid 2 and 3 ---
 
-constexpr char kParanoid[] = "/proc/sys/kernel/perf_event_paranoid";
-
-class ScopedParanoid {
- public:
-  explicit ScopedParanoid(int level) : saved_(Slurp(kParanoid)) {
-    std::ofstream(kParanoid) << level << "\n";
-    ok_ = !saved_.empty() && Slurp(kParanoid) == absl::StrCat(level, "\n");
-  }
-  ~ScopedParanoid() {
-    if (!saved_.empty()) std::ofstream(kParanoid) << saved_;
-  }
-  bool ok() const { return ok_; }
-
- private:
-  std::string saved_;
-  bool ok_ = false;
-};
+using ::perfcounters::testing::kParanoid;
+using ::perfcounters::testing::ReadParanoid;
+using ::perfcounters::testing::ScopedParanoid;
 
 constexpr char kAsNobody[] =
     "setpriv --reuid=65534 --regid=65534 --clear-groups";
@@ -353,7 +340,7 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
     // The emulated arm64 machine's busybox setpriv has no --reuid.
     GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }
-  const std::string before = Slurp(kParanoid);
+  const std::optional<std::string> before = ReadParanoid();
   {
     ScopedParanoid paranoid(GetParam());
     ASSERT_TRUE(paranoid.ok()) << "cannot write " << kParanoid;
@@ -371,7 +358,7 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
     EXPECT_GE(some - none, 2000 * 0.99);
     EXPECT_LE(some - none, 2000 * 1.02 + 20);
   }
-  EXPECT_EQ(Slurp(kParanoid), before) << "the sysctl was not restored";
+  EXPECT_EQ(ReadParanoid(), before) << "the sysctl was not restored";
 }
 
 // --- signals ---
