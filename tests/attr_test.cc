@@ -364,11 +364,15 @@ int OpenErrno(const Attr& attr) {
   return errno;
 }
 
+// task-clock:u: user space only, so an ordinary user at
+// perf_event_paranoid 2 may open it too.
 Attr TaskClock() {
   Attr a;
   a.type = PERF_TYPE_SOFTWARE;
   a.config = PERF_COUNT_SW_TASK_CLOCK;
   a.disabled = true;
+  a.exclude_kernel = true;
+  a.exclude_hv = true;
   return a;
 }
 

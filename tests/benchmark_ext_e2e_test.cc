@@ -11,6 +11,7 @@
 #include "perfcounters/vendor_events.h"
 #include "support/bench_runner.h"
 #include "support/hw.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 
 namespace {
@@ -49,6 +50,7 @@ TEST(BenchmarkE2E, PageFaultsPerIterationAreTheTouchedPages) {
 }
 
 TEST(BenchmarkE2E, ModifiersSelectUserOrKernelMode) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   // The benchmark's page faults are taken in user mode.
   Result r =
       RunBench({"--perf_counters=page-faults:u,page-faults:k,"

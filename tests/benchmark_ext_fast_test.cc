@@ -21,6 +21,7 @@
 #include "perfcounters/group.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 
 namespace {
@@ -63,6 +64,7 @@ TEST(ReadMode, ParsesItsThreeNamesAndNamesThemInErrors) {
 }
 
 TEST(CounterSet, SoftwareEventsUseReadAndCountExactly) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   CounterSet set = CounterSet::Open(
       {{Spec("page-faults"), Spec("context-switches")}}, ReadMode::kAuto);
   ASSERT_TRUE(set.group_status(0).ok()) << set.group_status(0);
@@ -85,9 +87,21 @@ TEST(CounterSet, SoftwareEventsUseReadAndCountExactly) {
   EXPECT_EQ(set.running(0), set.enabled(0));
 }
 
+// One bracket around a fresh page, then an empty batch: the first pass
+// through Start/Stop and TouchFreshPages can fault in a page of their code
+// or data (seen: 6 faults for 5 pages, in Release and as an ordinary user),
+// which an exact page-fault count must not see.
+void WarmUp(CounterSet& set) {
+  set.Start();
+  TouchFreshPages(1);
+  set.Stop();
+  set.ResetBatch();
+}
+
 TEST(CounterSet, StartAndStopAreIdempotentWithinAnInterval) {
   CounterSet set = CounterSet::Open({{Spec("page-faults")}}, ReadMode::kAuto);
   ASSERT_TRUE(set.group_status(0).ok());
+  WarmUp(set);
   set.Start();
   TouchFreshPages(3);
   set.Start();  // ignored: an interval is open
@@ -133,6 +147,7 @@ TEST(CounterSet, AGroupThatCannotOpenIsReportedNotFatal) {
       CounterSet::Open({{bad}, {Spec("page-faults")}}, ReadMode::kAuto);
   EXPECT_FALSE(set.group_status(0).ok());
   ASSERT_TRUE(set.group_status(1).ok());
+  WarmUp(set);
   set.Start();
   TouchFreshPages(2);
   set.Stop();

@@ -13,6 +13,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
 #include "support/hw.h"
+#include "support/paranoid.h"
 
 namespace perfcounters::bench {
 namespace {
@@ -245,6 +246,7 @@ TEST(MakePlan, DerivedMetricsNeedBothInputsPlanned) {
 
 // The real kernel: software events open and count here.
 TEST(OpenAndVerify, SoftwareEventsCountOnThisMachine) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Request> r =
       ParseRequest("page-faults,context-switches,task-clock", UserOnly());
   ASSERT_TRUE(r.ok()) << r.status();

@@ -306,21 +306,27 @@ TEST_F(FakeTracefs, TracepointConfigIsNamed) {
 // The real tracefs of this machine (mounted when missing and we are root).
 TEST(EncodeAttrRealTracefsTest, SchedSwitchIsNamed) {
   SystemPaths paths;
+  // access(2), not std::filesystem::exists: tracefs is root's only (mode
+  // 0700) on many systems, and exists() throws on EACCES.
+  const auto readable = [](const std::string& tracefs) {
+    return access((tracefs + "/events/sched/sched_switch/id").c_str(), R_OK) ==
+           0;
+  };
   std::string dir;
   for (const std::string& candidate : paths.tracefs) {
-    if (std::filesystem::exists(candidate + "/events/sched/sched_switch/id")) {
+    if (readable(candidate)) {
       dir = candidate;
       break;
     }
   }
   if (dir.empty() && geteuid() == 0) {
     mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr);
-    if (std::filesystem::exists(
-            "/sys/kernel/tracing/events/sched/sched_switch/id")) {
-      dir = "/sys/kernel/tracing";
-    }
+    if (readable("/sys/kernel/tracing")) dir = "/sys/kernel/tracing";
   }
-  if (dir.empty()) GTEST_SKIP() << "no readable tracefs on this machine";
+  if (dir.empty()) {
+    GTEST_SKIP() << "no tracefs readable by this user (uid " << geteuid()
+                 << ") on this machine";
+  }
   uint64_t id = 0;
   std::ifstream(dir + "/events/sched/sched_switch/id") >> id;
   ASSERT_NE(id, 0u);

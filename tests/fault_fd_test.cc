@@ -22,6 +22,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
 #include "perfcounters/ring_buffer.h"
+#include "support/paranoid.h"
 
 namespace perfcounters {
 namespace {
@@ -47,6 +48,7 @@ EventSpec Spec(const std::string& text) {
 }
 
 TEST(FaultFdTest, HundredThousandOpenCloseCyclesLeakNothing) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const EventSpec clock = Spec("task-clock");
   const std::vector<EventSpec> group = {Spec("task-clock"), Spec("page-faults"),
                                         Spec("context-switches")};
@@ -72,6 +74,7 @@ TEST(FaultFdTest, HundredThousandOpenCloseCyclesLeakNothing) {
 }
 
 TEST(FaultFdTest, EveryErrorPathLeavesTheFdCountUnchanged) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const size_t before = OpenFdCount();
   int failures = 0;
   auto expect_error = [&](const absl::Status& s, const char* what) {
@@ -162,6 +165,7 @@ int HighestFd() {
 }
 
 TEST(FaultFdTest, TinyFdLimitIsAClearErrorAndNothingStaysHalfOpen) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const size_t before = OpenFdCount();
   std::vector<EventSpec> group = {Spec("task-clock"), Spec("page-faults"),
                                   Spec("context-switches")};

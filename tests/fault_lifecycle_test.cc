@@ -24,6 +24,7 @@
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "support/paranoid.h"
 
 namespace perfcounters {
 namespace {
@@ -46,6 +47,7 @@ void ExpectClosedError(const absl::Status& s, const std::string& what) {
 }
 
 TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
   ASSERT_TRUE(e.ok()) << e.status();
   const int fd = e->fd();
@@ -73,6 +75,7 @@ TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
 }
 
 TEST(FaultLifecycleTest, MovedFromEventAndGroupAreClosed) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
   ASSERT_TRUE(e.ok());
   Event moved = std::move(*e);
@@ -91,6 +94,7 @@ TEST(FaultLifecycleTest, MovedFromEventAndGroupAreClosed) {
 }
 
 TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> g =
       Group::Open({Spec("task-clock"), Spec("page-faults")});
   ASSERT_TRUE(g.ok()) << g.status();
@@ -118,6 +122,7 @@ void TouchFreshPages(size_t pages) {
 
 // Supported: one Group per thread, each counting its own thread.
 TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   constexpr int kThreads = 4;
   constexpr size_t kPages = 64;
   std::vector<uint64_t> faults(kThreads, 0);
@@ -170,6 +175,7 @@ TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
 
 // Supported: concurrent const reads of one Group from several threads.
 TEST(FaultLifecycleTest, ConcurrentReadsOfOneGroup) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   GroupOptions options;
   options.start_disabled = false;
   absl::StatusOr<Group> g =

@@ -28,6 +28,7 @@
 #include "perfcounters/pmu.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/paranoid.h"
 #include "testdata/fake_sysfs.h"
 
 namespace perfcounters {
@@ -965,6 +966,7 @@ TEST(GrammarOnRealKernelTest, ParsedWriteBreakpointCountsEveryWrite) {
 }
 
 TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<std::vector<GroupSpec>> list =
       ParseEventList("task-clock,faults:u,cs");
   ASSERT_TRUE(list.ok()) << list.status();

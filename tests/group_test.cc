@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/event_helpers.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 
 namespace perfcounters {
@@ -36,6 +37,7 @@ std::vector<EventSpec> ThreeSoftwareEvents() {
 }
 
 TEST(GroupTest, ReadGivesEveryMemberWithItsIdAndLabel) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents());
   ASSERT_TRUE(group.ok()) << group.status();
   ASSERT_EQ(group->size(), 3u);
@@ -60,6 +62,7 @@ TEST(GroupTest, ReadGivesEveryMemberWithItsIdAndLabel) {
 }
 
 TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents());
   ASSERT_TRUE(group.ok()) << group.status();
   FreshPages pages(64);
@@ -100,6 +103,7 @@ TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
 }
 
 TEST(GroupTest, MeasureResetsEveryMember) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents());
   ASSERT_TRUE(group.ok()) << group.status();
   FreshPages first(100);
@@ -121,6 +125,7 @@ TEST(GroupTest, MeasureResetsEveryMember) {
 }
 
 TEST(GroupTest, StartEnabledCountsFromOpen) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   GroupOptions options;
   options.start_disabled = false;
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents(), options);
@@ -137,6 +142,7 @@ TEST(GroupTest, StartEnabledCountsFromOpen) {
 }
 
 TEST(GroupTest, VerifyAcceptsAScheduledGroup) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents());
   ASSERT_TRUE(group.ok()) << group.status();
   EXPECT_TRUE(group->Verify().ok());
@@ -147,6 +153,7 @@ TEST(GroupTest, VerifyAcceptsAScheduledGroup) {
 }
 
 TEST(GroupTest, OpenErrors) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> empty = Group::Open(std::vector<EventSpec>{});
   EXPECT_TRUE(absl::IsInvalidArgument(empty.status()));
   EXPECT_THAT(Message(empty.status()), HasSubstr("the group is empty"));
@@ -164,6 +171,7 @@ TEST(GroupTest, OpenErrors) {
 }
 
 TEST(GroupTest, MovesAndClose) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const int fds_before = OpenFdCount();
   {
     absl::StatusOr<Group> opened = Group::Open(ThreeSoftwareEvents());
@@ -197,6 +205,7 @@ TEST(GroupTest, MovesAndClose) {
 }
 
 TEST(GroupTest, SingleEventGroup) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group =
       Group::Open({Spec(SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS), "faults")});
   ASSERT_TRUE(group.ok()) << group.status();
@@ -210,6 +219,7 @@ TEST(GroupTest, SingleEventGroup) {
 }
 
 TEST(GroupTest, OpenFromGroupSpec) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   GroupSpec spec;
   spec.events = ThreeSoftwareEvents();
   spec.user_group = true;

@@ -26,6 +26,7 @@
 #include "perfcounters/event.h"
 #include "support/event_helpers.h"
 #include "support/hw.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 
 namespace perfcounters {
@@ -49,6 +50,7 @@ uint64_t ValueOf(const Event& event) {
 }
 
 TEST(IoctlTest, EnableDisableReset) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
   ASSERT_TRUE(event.ok()) << event.status();
   SpinCpuNs(2'000'000);
@@ -97,6 +99,7 @@ void RouteOverflowSignal(int fd, int sig) {
 }
 
 TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   constexpr uint64_t kPeriod = 10;
   constexpr int kOverflows = 2;
@@ -136,6 +139,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
 }
 
 TEST(IoctlTest, RefreshErrors) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
   ASSERT_TRUE(event.ok()) << event.status();
   absl::Status zero = event->Refresh(0);
@@ -151,6 +155,7 @@ TEST(IoctlTest, RefreshErrors) {
 }
 
 TEST(IoctlTest, SetPeriodMovesTheOverflow) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   Attr attr = SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS);
   attr.sample_period = 100;
   absl::StatusOr<Event> event = Event::Open(attr, "page-faults");
@@ -175,6 +180,7 @@ TEST(IoctlTest, SetPeriodMovesTheOverflow) {
 }
 
 TEST(IoctlTest, QueryIdMatchesTheId) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> a = OpenTaskClock();
   absl::StatusOr<Event> b = OpenTaskClock();
   ASSERT_TRUE(a.ok() && b.ok());
@@ -211,6 +217,7 @@ Attr SamplingAttr() {
 }
 
 TEST(IoctlTest, SetOutputNeedsATargetWithABuffer) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> target = Event::Open(SamplingAttr(), "target");
   absl::StatusOr<Event> source = Event::Open(SamplingAttr(), "source");
   ASSERT_TRUE(target.ok() && source.ok());
@@ -228,6 +235,7 @@ TEST(IoctlTest, SetOutputNeedsATargetWithABuffer) {
 }
 
 TEST(IoctlTest, PauseOutputNeedsABuffer) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = Event::Open(SamplingAttr(), "sampler");
   ASSERT_TRUE(event.ok()) << event.status();
   EXPECT_EQ(Message(event->PauseOutput(true)),
@@ -272,6 +280,7 @@ uint32_t BpfProgramId(int prog_fd) {
 }
 
 TEST(IoctlTest, SetBpfAndQueryBpf) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> not_tracepoint = OpenTaskClock();
   ASSERT_TRUE(not_tracepoint.ok());
   EXPECT_EQ(Message(not_tracepoint->QueryBpf().status()),
@@ -347,6 +356,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
 }
 
 TEST(IoctlTest, EveryIoctlOnAClosedEventNamesTheIoctl) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
   ASSERT_TRUE(event.ok());
   ASSERT_TRUE(event->Close().ok());
@@ -376,6 +386,7 @@ TEST(IoctlTest, EveryIoctlOnAClosedEventNamesTheIoctl) {
 }
 
 TEST(IoctlTest, SetFilterOnANonTracepoint) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
   ASSERT_TRUE(event.ok());
   absl::Status status = event->SetFilter("common_pid == 1");

@@ -26,6 +26,7 @@
 #include "perfcounters/tracepoint.h"
 #include "perfcounters/vendor_events.h"
 #include "support/hw.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "testing/tool_runner.h"
 
@@ -68,6 +69,7 @@ double PageFaults(long pages) {
 }
 
 TEST(Stat, PageFaultsOfAKnownNumberOfPages) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   constexpr long kPages = 2000;
   const double none = PageFaults(0);
@@ -93,6 +95,7 @@ TEST(Stat, TableExitCodeAndNotSupported) {
 }
 
 TEST(Stat, JsonOutput) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const RunResult r = RunTool("stat --json -r 2 -e page-faults -- true");
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.out, HasSubstr("\"runs\": 2"));
@@ -128,6 +131,7 @@ TEST(Stat, BracedEventsAreOneGroup) {
 // A software event the kernel does not have (config 0x99) leads the group
 // on every machine.
 TEST(Stat, MembersOfAGroupWhoseLeaderCannotOpenSaySo) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const nlohmann::json j = StatJson("{software/config=0x99/,task-clock}");
   ASSERT_EQ(j["events"].size(), 2u) << j.dump();
   EXPECT_EQ(j["events"][0]["status"], "not supported");
@@ -336,6 +340,7 @@ std::vector<std::string> DocumentedForms() {
 }
 
 TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_REQUIRE_TESTDATA();
   PERFCOUNTERS_REQUIRE_PERF(perf);
   std::vector<std::string> forms = DocumentedForms();
@@ -405,6 +410,7 @@ TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
 }
 
 TEST(List, SoftwareAvailableHardwareExplained) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   const RunResult r = RunTool("list");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("page-faults"));
@@ -487,6 +493,7 @@ TEST(List, TracepointsComeFromTracefsUnopenedUnlessChecked) {
 }
 
 TEST(List, GoldenJsonForAPattern) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_REQUIRE_TESTDATA();
   const RunResult r = RunTool("list --json faults");
   EXPECT_EQ(r.code, 0) << r.err;

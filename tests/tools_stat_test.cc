@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "testing/tool_runner.h"
 
@@ -163,6 +165,7 @@ void ExpectSameCsv(const std::string& perf, const std::string& ours,
 }
 
 TEST(StatVsPerf, CsvHasPerfsFieldsForEveryEventKindThatCountsHere) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_REQUIRE_PERF(perf);
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   std::string events =
@@ -266,6 +269,7 @@ TEST(Stat, TerminationBySignalIsReportedAsSuch) {
 }
 
 TEST(Stat, JsonGoesToStdoutAndOutputFileTakesTheCounts) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   RunResult r = RunTool("stat --json -e page-faults -- echo child-output");
   EXPECT_EQ(r.code, 0) << r.err;
   ASSERT_TRUE(absl::StartsWith(r.out, "child-output\n{")) << r.out;
@@ -295,23 +299,9 @@ TEST(Stat, JsonGoesToStdoutAndOutputFileTakesTheCounts) {
 
 // --- unprivileged: nobody at perf_event_paranoid 2 and 3 ---
 
-constexpr char kParanoid[] = "/proc/sys/kernel/perf_event_paranoid";
-
-class ScopedParanoid {
- public:
-  explicit ScopedParanoid(int level) : saved_(Slurp(kParanoid)) {
-    std::ofstream(kParanoid) << level << "\n";
-    ok_ = !saved_.empty() && Slurp(kParanoid) == absl::StrCat(level, "\n");
-  }
-  ~ScopedParanoid() {
-    if (!saved_.empty()) std::ofstream(kParanoid) << saved_;
-  }
-  bool ok() const { return ok_; }
-
- private:
-  std::string saved_;
-  bool ok_ = false;
-};
+using ::perfcounters::testing::kParanoid;
+using ::perfcounters::testing::ReadParanoid;
+using ::perfcounters::testing::ScopedParanoid;
 
 constexpr char kAsNobody[] =
     "setpriv --reuid=65534 --regid=65534 --clear-groups";
@@ -350,7 +340,7 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
     // The emulated arm64 machine's busybox setpriv has no --reuid.
     GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }
-  const std::string before = Slurp(kParanoid);
+  const std::optional<std::string> before = ReadParanoid();
   {
     ScopedParanoid paranoid(GetParam());
     ASSERT_TRUE(paranoid.ok()) << "cannot write " << kParanoid;
@@ -368,7 +358,7 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
     EXPECT_GE(some - none, 2000 * 0.99);
     EXPECT_LE(some - none, 2000 * 1.02 + 20);
   }
-  EXPECT_EQ(Slurp(kParanoid), before) << "the sysctl was not restored";
+  EXPECT_EQ(ReadParanoid(), before) << "the sysctl was not restored";
 }
 
 // --- signals ---
@@ -464,6 +454,7 @@ INSTANTIATE_TEST_SUITE_P(
 // the counts so far (-x, on stderr: the 500 faults included) with a note,
 // exits 128+N, and leaves no process behind.
 TEST_P(StatSignals, PrintsPartialCountsAndLeavesNoChild) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   const SignalCase& c = GetParam();
   const std::string runs = ScratchPath(absl::StrCat("runs.", c.name));
