@@ -25,6 +25,9 @@ void BM_FreshPages(benchmark::State& state) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) std::abort();
+    // 4 KiB pages only: where transparent huge pages are "always", one
+    // fault could otherwise map 2 MiB at once.
+    madvise(p, bytes, MADV_NOHUGEPAGE);
     std::memset(p, 1, bytes);
     benchmark::ClobberMemory();
     munmap(p, bytes);

@@ -6,7 +6,6 @@
 // Measure) is exercised with several threads (run under TSan by
 // scripts/ci-hardening).
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,11 +23,13 @@
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "support/event_helpers.h"
 #include "support/paranoid.h"
 
 namespace perfcounters {
 namespace {
 
+using ::perfcounters::testing::FreshPages;
 using ::testing::HasSubstr;
 
 EventSpec Spec(const std::string& text) {
@@ -109,15 +110,13 @@ TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
 }
 
 // Touches `pages` fresh pages: at least that many page faults.
+// Transparent huge pages off (FreshPages): with THP "always" (the arm64
+// machine's kernel), threads' adjacent mappings merge and one fault can map
+// a 2 MiB page that covers another thread's pages (43 faults for 128 pages).
 void TouchFreshPages(size_t pages) {
-  const size_t page = sysconf(_SC_PAGESIZE);
-  void* p = mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(p, MAP_FAILED);
-  for (size_t i = 0; i < pages; ++i) {
-    static_cast<volatile char*>(p)[i * page] = 1;
-  }
-  munmap(p, pages * page);
+  FreshPages memory(pages);
+  ASSERT_TRUE(memory.ok());
+  memory.Touch();
 }
 
 // Supported: one Group per thread, each counting its own thread.

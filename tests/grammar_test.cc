@@ -8,7 +8,6 @@
 
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
+#include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
 #include "support/paranoid.h"
@@ -34,6 +34,7 @@
 namespace perfcounters {
 namespace {
 
+using ::perfcounters::testing::FreshPages;
 using ::testing::HasSubstr;
 
 // Prints the fields an event spec's attr sets, for failure messages.
@@ -976,18 +977,13 @@ TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
   absl::StatusOr<Event> faults = OpenForCounting((*list)[1].events[0]);
   ASSERT_TRUE(faults.ok()) << faults.status();
   constexpr size_t kPages = 64;
-  const long page = sysconf(_SC_PAGESIZE);
   absl::StatusOr<Count> fault_count = faults->Measure([&] {
     // Fresh pages from mmap: a heap block of this size may be carved from
     // pages that earlier tests already touched (glibc raises its mmap
-    // threshold after large frees), which fault no more.
-    void* memory = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return;
-    for (size_t i = 0; i < kPages * page; i += page) {
-      static_cast<volatile char*>(memory)[i] = 1;
-    }
-    munmap(memory, kPages * page);
+    // threshold after large frees), which fault no more; transparent huge
+    // pages off, or one fault may map them all.
+    FreshPages memory(kPages);
+    if (memory.ok()) memory.Touch();
   });
   ASSERT_TRUE(fault_count.ok()) << fault_count.status();
   EXPECT_GE(fault_count->value, kPages);

@@ -42,6 +42,7 @@ void TouchFreshPages(int64_t pages) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) std::abort();
+  madvise(p, bytes, MADV_NOHUGEPAGE);  // one fault per 4 KiB page
   auto* bytes_ptr = static_cast<volatile char*>(p);
   for (int64_t i = 0; i < pages; ++i) bytes_ptr[i * page] = 1;
   munmap(p, bytes);

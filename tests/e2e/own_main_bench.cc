@@ -18,6 +18,7 @@ void BM_TouchThreePages(benchmark::State& state) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) std::abort();
+    madvise(p, bytes, MADV_NOHUGEPAGE);  // one fault per 4 KiB page
     for (size_t i = 0; i < bytes; i += bytes / 3) {
       static_cast<volatile char*>(p)[i] = 1;
     }
