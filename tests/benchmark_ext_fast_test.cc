@@ -37,14 +37,6 @@ using ::perfcounters::testing::ExactUserInstructions;
 using ::perfcounters::testing::MinOf;
 using ::testing::HasSubstr;
 
-// One copy of a function: never inlined, and (GCC) never cloned or
-// specialised for a call site, so every call runs the same instructions.
-#if defined(__clang__)
-#define PC_ONE_COPY __attribute__((noinline))
-#else
-#define PC_ONE_COPY __attribute__((noipa))
-#endif
-
 EventSpec Spec(const char* text) {
   perfcounters::ParseOptions options;
   options.default_user_only = true;

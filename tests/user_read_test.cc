@@ -252,14 +252,6 @@ TEST(UserReaderHardwareTest, LoopDeltasAreExactOnBothPaths) {
   }
 }
 
-// One copy of a function: never inlined, and (GCC) never cloned or
-// specialised for a call site.
-#if defined(__clang__)
-#define PC_ONE_COPY __attribute__((noinline))
-#else
-#define PC_ONE_COPY __attribute__((noipa))
-#endif
-
 // read(2)'s count minus the user-space read's, taken right after it. One
 // copy: every sample runs the very same instructions between the two reads
 // (both reads are the library's single out-of-line copies).

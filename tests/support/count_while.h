@@ -11,6 +11,15 @@
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
 
+// One copy of a function: never inlined, and (GCC) never cloned or
+// specialised for a call site, so every call of a helper whose
+// instructions a test counts runs the same instructions.
+#if defined(__clang__)
+#define PC_ONE_COPY __attribute__((noinline))
+#else
+#define PC_ONE_COPY __attribute__((noipa))
+#endif
+
 namespace perfcounters::testing {
 
 // What `outer` (a single event opened disabled, read_format with the times)
