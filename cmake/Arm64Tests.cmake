@@ -205,8 +205,8 @@ else()
       list(APPEND thens --then "${_pc_arm64_build}/tests/${bin}")
     endforeach()
     list(LENGTH members k)
-    math(EXPR runner_timeout "270 * ${k}")
-    math(EXPR ctest_timeout "270 * ${k} + 30")
+    math(EXPR runner_timeout "${_pc_run_limit} * ${k}")
+    math(EXPR ctest_timeout "${_pc_run_limit} * ${k} + 30")
     list(JOIN members "+" joined)
     add_test(NAME arm64.batch.${joined}
       COMMAND "${_pc_runner}" --timeout ${runner_timeout} ${_pc_mirror} ${_pc_filter}
