@@ -15,6 +15,7 @@
 #include "perfcounters/attr.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
+#include "support/count_while.h"
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
@@ -22,6 +23,7 @@
 namespace perfcounters {
 namespace {
 
+using ::perfcounters::testing::CountWhile;
 using ::perfcounters::testing::HardwareRequired;
 using ::perfcounters::testing::HardwareUserAttr;
 using ::perfcounters::testing::TwoInstructionLoop;
@@ -73,6 +75,23 @@ uint64_t CountLoop(uint64_t n) {
   return count->value;
 }
 
+// User-space instructions of a whole Enable()+Disable() pair of another
+// event, counted by an event of the test's own (the smallest of 3).
+uint64_t EnableDisableInstructions() {
+  absl::StatusOr<Event> outer = Event::Open(
+      HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
+  absl::StatusOr<Event> inner = Event::Open(
+      HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
+  EXPECT_TRUE(outer.ok() && inner.ok());
+  if (!outer.ok() || !inner.ok()) return 0;
+  return testing::MinOf(3, [&] {
+    return CountWhile(*outer, [&] {
+      EXPECT_TRUE(inner->Enable().ok());
+      EXPECT_TRUE(inner->Disable().ok());
+    });
+  });
+}
+
 TEST(Arm64MachineTest, CountsTwoInstructionLoopExactly) {
   PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
   constexpr uint64_t kN = 1'000'000;
@@ -88,12 +107,20 @@ TEST(Arm64MachineTest, CountsTwoInstructionLoopExactly) {
   EXPECT_EQ(first, second);
   EXPECT_EQ(twice - first, 2 * kN);
   EXPECT_GE(first, 2 * kN);
-  EXPECT_LT(first - 2 * kN, 100u);
+  // What the counter adds to the loop (the user-space end of Enable(), the
+  // loop's call, the start of Disable()) is less than a whole
+  // Enable()+Disable() pair, measured in this build (Debug: 385). Counting
+  // the kernel's side of the ioctls would add thousands.
+  const uint64_t pair = EnableDisableInstructions();
+  EXPECT_LT(first - 2 * kN, pair);
   RecordProperty("constant", static_cast<int64_t>(first - 2 * kN));
-  std::printf("instructions:u for %llu iterations: %llu (2N + %llu)\n",
-              static_cast<unsigned long long>(kN),
-              static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(first - 2 * kN));
+  std::printf(
+      "instructions:u for %llu iterations: %llu (2N + %llu); an "
+      "Enable()+Disable() pair: %llu\n",
+      static_cast<unsigned long long>(kN),
+      static_cast<unsigned long long>(first),
+      static_cast<unsigned long long>(first - 2 * kN),
+      static_cast<unsigned long long>(pair));
 }
 
 }  // namespace

@@ -14,11 +14,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hot_path.h"
 #include "perfcounters/counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "support/count_while.h"
 #include "support/hw.h"
 #include "support/loops.h"
 #include "support/paranoid.h"
@@ -30,6 +32,9 @@ using perfcounters::Counters;
 using perfcounters::CounterSet;
 using perfcounters::EventSpec;
 using perfcounters::ReadMode;
+using ::perfcounters::testing::CountWhile;
+using ::perfcounters::testing::ExactUserInstructions;
+using ::perfcounters::testing::MinOf;
 using ::testing::HasSubstr;
 
 EventSpec Spec(const char* text) {
@@ -181,33 +186,6 @@ Counters OpenCounters(const char* events, ReadMode mode) {
   return ::testing::AssertionSuccess();
 }
 
-TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
-  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
-  constexpr uint64_t kLoops = 100000;
-  uint64_t counted[2] = {0, 0};
-  int i = 0;
-  for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
-    Counters counters = OpenCounters("instructions:u", mode);
-    const CounterSet& set = counters.set();
-    ASSERT_TRUE(OpenOnItsPath(set, mode));
-    counters.Start();
-    perfcounters::testing::TwoInstructionLoop(kLoops);
-    counters.Stop();
-    ASSERT_FALSE(set.failed(0));
-    EXPECT_EQ(set.user_snapshots(), mode == ReadMode::kUser ? 2u : 0u);
-    counted[i++] = set.raw(0);
-  }
-  std::printf("instructions:u of a %llu-loop: user-space %llu, syscall %llu\n",
-              static_cast<unsigned long long>(kLoops),
-              static_cast<unsigned long long>(counted[0]),
-              static_cast<unsigned long long>(counted[1]));
-  // The loop itself plus the few instructions between the two reads.
-  for (uint64_t c : counted) {
-    EXPECT_GE(c, 2 * kLoops);
-    EXPECT_LE(c, 2 * kLoops + 400);
-  }
-}
-
 // An `instructions:u` or `instructions:uk` event of its own, opened
 // disabled, that counts the windows below.
 perfcounters::Event OpenOuter(const char* text) {
@@ -220,16 +198,64 @@ perfcounters::Event OpenOuter(const char* text) {
   return *std::move(outer);
 }
 
+// What `counters` (one event) counts over one interval around a loop of
+// `n` iterations. One copy: every call runs the same instructions around
+// the loop, whatever the build type.
+PC_ONE_COPY uint64_t CountedLoop(Counters& counters, uint64_t n) {
+  counters.Reset();
+  counters.Start();
+  perfcounters::testing::TwoInstructionLoop(n);
+  counters.Stop();
+  return counters.set().raw(0);
+}
+
+// Both paths count the loop exactly: the counts at two loop lengths differ
+// by exactly the loop's instructions, and what each path adds to the loop
+// (its bracket: the end of Start's snapshot, the start of Stop's) is a
+// constant smaller than the whole CountedLoop() call, counted by an event
+// of the test's own. Both bounds are measured here, in this build, so they
+// hold whatever the optimizer made of the code, and fail when a path
+// counts something that is not there.
+TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  constexpr uint64_t kLoops = 100000;
+  constexpr int kSamples = 5;
+  const perfcounters::Event outer = OpenOuter("instructions:u");
+  ASSERT_TRUE(outer.is_open());
+  for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
+    SCOPED_TRACE(perfcounters::ReadModeName(mode));
+    Counters counters = OpenCounters("instructions:u", mode);
+    const CounterSet& set = counters.set();
+    ASSERT_TRUE(OpenOnItsPath(set, mode));
+    CountedLoop(counters, kLoops);  // warm up (first touches fault)
+    // Interrupts only add (on a real PMU): the smallest of a few samples.
+    auto counted = [&](uint64_t n) {
+      return MinOf(kSamples, [&] { return CountedLoop(counters, n); });
+    };
+    const uint64_t c1 = counted(kLoops), c2 = counted(2 * kLoops);
+    ASSERT_FALSE(set.failed(0));
+    EXPECT_EQ(set.user_snapshots(), mode == ReadMode::kUser ? 2u : 0u);
+    EXPECT_EQ(set.syscall_snapshots(), mode == ReadMode::kUser ? 0u : 2u);
+    EXPECT_EQ(c2 - c1, 2 * kLoops) << "counts " << c1 << ", " << c2;
+    const uint64_t call = MinOf(kSamples, [&] {
+      return CountWhile(outer, [&] { CountedLoop(counters, kLoops); });
+    });
+    std::printf(
+        "instructions:u of a %llu-loop (%s path): %llu, the bracket's "
+        "%llu; the whole call %llu\n",
+        static_cast<unsigned long long>(kLoops),
+        perfcounters::ReadModeName(mode), static_cast<unsigned long long>(c1),
+        static_cast<unsigned long long>(c1 - 2 * kLoops),
+        static_cast<unsigned long long>(call));
+    EXPECT_GT(c1, 2 * kLoops);
+    EXPECT_LT(c1, call);
+  }
+}
+
 // What `outer` counts while `body(pairs)` runs.
 template <typename Body>
 uint64_t Window(const perfcounters::Event& outer, Body& body, int pairs) {
-  EXPECT_TRUE(outer.Reset().ok());
-  EXPECT_TRUE(outer.Enable().ok());
-  body(pairs);
-  EXPECT_TRUE(outer.Disable().ok());
-  absl::StatusOr<perfcounters::Count> c = outer.ReadCount();
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? c->value : 0;
+  return CountWhile(outer, [&] { body(pairs); });
 }
 
 // Instructions per pair of `body(pairs)` (pairs of Start+Stop, or of bare
@@ -242,10 +268,9 @@ double PerPair(const perfcounters::Event& outer, Body body) {
   constexpr int kPairs = 200;
   constexpr int kRounds = 7;
   Window(outer, body, kPairs);  // warm up
-  const uint64_t with = perfcounters::testing::MinOf(
-      kRounds, [&] { return Window(outer, body, kPairs); });
-  const uint64_t none = perfcounters::testing::MinOf(
-      kRounds, [&] { return Window(outer, body, 0); });
+  const uint64_t with =
+      MinOf(kRounds, [&] { return Window(outer, body, kPairs); });
+  const uint64_t none = MinOf(kRounds, [&] { return Window(outer, body, 0); });
   EXPECT_GT(with, none);
   return with > none ? static_cast<double>(with - none) / kPairs : 0.0;
 }
@@ -260,6 +285,19 @@ auto StartStopPairs(Counters& counters) {
   };
 }
 
+// The caller's own share of a Start+Stop pair: the same loop with two
+// calls of a function that does nothing (as Start and Stop take
+// `counters`). Measured: 23 instructions per pair in Debug, 9 optimized.
+PC_ONE_COPY void Nothing(Counters* counters) { (void)counters; }
+auto NothingPairs(Counters& counters) {
+  return [&counters](int pairs) {
+    for (int i = 0; i < pairs; ++i) {
+      Nothing(&counters);
+      Nothing(&counters);
+    }
+  };
+}
+
 // One group of n hardware events (the overhead bench's: cycles, then
 // instructions), user space only.
 std::string HardwareEvents(int n) {
@@ -269,9 +307,18 @@ std::string HardwareEvents(int n) {
 }
 
 // The user-space path's Start+Stop of a group of N counters against the
-// read(2) path's, in guest instructions with the kernel's: the read(2) path
-// pays a system call per snapshot, the user-space one a page read per
+// read(2) path's, in guest instructions with the kernel's, less the
+// caller's loop (NothingPairs, measured in the same binary): the read(2)
+// path pays a system call per snapshot, the user-space one a page read per
 // member and the times once per group (the leader's).
+//
+// The 0.15 budget is a claim about optimized code, which the library's hot
+// path is in every build type by default (PERFCOUNTERS_OPTIMIZE_HOT_PATH,
+// internal::HotPathOptimized()): measured 0.084-0.136 (Release),
+// 0.089-0.140 (RelWithDebInfo), 0.091-0.141 (Debug: -O0 test code, -O2 hot
+// path). A library built at -O0 (the option OFF in Debug) measured
+// 0.31-0.50: there the test holds it to what any build keeps, a bracket
+// cheaper than the read(2) one.
 TEST(CounterSetHardware, UserSpaceBracketCostsAtMost015OfTheSyscallOne) {
   PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
   PERFCOUNTERS_REQUIRE_EVENT("cycles:u");
@@ -282,13 +329,15 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMost015OfTheSyscallOne) {
     SCOPED_TRACE(::testing::Message() << n << " counters");
     const std::string events = HardwareEvents(n);
     double per_pair[2] = {0, 0};
+    double loop = 0;
     int i = 0;
     for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
       Counters counters = OpenCounters(events.c_str(), mode);
       const CounterSet& set = counters.set();
       ASSERT_EQ(set.group_count(), 1u) << events << " is not one group";
       ASSERT_TRUE(OpenOnItsPath(set, mode));
-      per_pair[i++] = PerPair(outer, StartStopPairs(counters));
+      if (i == 0) loop = PerPair(outer, NothingPairs(counters));
+      per_pair[i++] = PerPair(outer, StartStopPairs(counters)) - loop;
 
       ASSERT_FALSE(set.failed(0));
       if (mode == ReadMode::kUser) {
@@ -297,10 +346,18 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMost015OfTheSyscallOne) {
     }
     std::printf(
         "guest instructions (kernel included) per Start+Stop of %d "
-        "counter(s): user-space %.1f, syscall %.1f, ratio %.3f\n",
-        n, per_pair[0], per_pair[1], per_pair[0] / per_pair[1]);
+        "counter(s), less the caller's loop (%.1f): user-space %.1f, "
+        "syscall %.1f, ratio %.3f (hot path %s)\n",
+        n, loop, per_pair[0], per_pair[1], per_pair[0] / per_pair[1],
+        perfcounters::internal::HotPathOptimized() ? "optimized"
+                                                   : "unoptimized");
+    EXPECT_GT(loop, 0.0);
     EXPECT_GT(per_pair[0], 0.0);
-    EXPECT_LE(per_pair[0], 0.15 * per_pair[1]);
+    if (perfcounters::internal::HotPathOptimized()) {
+      EXPECT_LE(per_pair[0], 0.15 * per_pair[1]);
+    } else {
+      EXPECT_LT(per_pair[0], per_pair[1]);
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "hot_path.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
@@ -65,6 +66,19 @@ std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
 }
 
 }  // namespace
+
+namespace internal {
+
+// This file and user_read.cc get the same flags (perfcounters/CMakeLists.txt).
+bool HotPathOptimized() {
+#if defined(__OPTIMIZE__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace internal
 
 const char* ReadModeName(ReadMode mode) {
   switch (mode) {

@@ -11,7 +11,8 @@
 //   BM_SkipOnOneThread   1 and 2 threads, the last one calls SkipWithError
 //   BM_Spin              a busy loop (task-clock vs cpu_time)
 //   BM_TwoInsnLoop/N     a 2-instruction asm loop run N times (2N
-//                        instructions per iteration)
+//                        instructions per iteration; N = 1 measures the
+//                        benchmark's own code per iteration)
 //   BM_TwoInsnLoopFixed  the same, exactly 64 iterations
 //   BM_Tiny              one iteration of almost nothing
 //   BM_HundredNops       exactly 100 instructions per iteration (asm),
@@ -126,7 +127,7 @@ void BM_TwoInsnLoop(benchmark::State& state) {
     perfcounters::testing::TwoInstructionLoop(n);
   }
 }
-BENCHMARK(BM_TwoInsnLoop)->Arg(10000)->Arg(1000000);
+BENCHMARK(BM_TwoInsnLoop)->Arg(1)->Arg(10000)->Arg(1000000);
 
 // The same loop with a fixed number of iterations (one batch of 64): two
 // runs of it count the same instructions, so calibrated and uncalibrated
