@@ -4,7 +4,6 @@
 // guest instructions in the emulated arm64 machine (hardware tests skip
 // natively).
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -21,6 +20,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
 #include "support/count_while.h"
+#include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
 #include "support/paranoid.h"
@@ -34,6 +34,7 @@ using perfcounters::EventSpec;
 using perfcounters::ReadMode;
 using ::perfcounters::testing::CountWhile;
 using ::perfcounters::testing::ExactUserInstructions;
+using ::perfcounters::testing::FreshPages;
 using ::perfcounters::testing::MinOf;
 using ::testing::HasSubstr;
 
@@ -45,15 +46,12 @@ EventSpec Spec(const char* text) {
   return spec.ok() ? *spec : EventSpec();
 }
 
-// Writes one byte in each of `pages` fresh anonymous pages.
+// Writes one byte in each of `pages` fresh anonymous pages (transparent
+// huge pages off: one fault per page).
 void TouchFreshPages(int pages) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  void* p = mmap(nullptr, page * pages, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(p, MAP_FAILED);
-  auto* bytes = static_cast<volatile char*>(p);
-  for (int i = 0; i < pages; ++i) bytes[i * page] = 1;
-  munmap(p, page * pages);
+  FreshPages memory(static_cast<size_t>(pages));
+  ASSERT_TRUE(memory.ok());
+  memory.Touch();
 }
 
 TEST(ReadMode, ParsesItsThreeNamesAndNamesThemInErrors) {

@@ -13,7 +13,6 @@
 #include "perfcounters/user_read.h"
 
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -34,6 +33,7 @@ namespace {
 using ::perfcounters::testing::CountWhile;
 using ::perfcounters::testing::ExactUserInstructions;
 using ::perfcounters::testing::ExpectedPmcWidth;
+using ::perfcounters::testing::FreshPages;
 using ::perfcounters::testing::InstructionsCapacity;
 using ::perfcounters::testing::MinOf;
 using ::perfcounters::testing::TwoInstructionLoop;
@@ -107,19 +107,15 @@ TEST(UserReaderTest, SoftwareEventFallsBackToReadAndAgrees) {
   ASSERT_TRUE(reader.ok()) << reader.status();
   EXPECT_FALSE(reader->user_space_capable());
 
-  const long page = sysconf(_SC_PAGESIZE);
   const int kPages = 16;
+  FreshPages mem(kPages);  // transparent huge pages off
+  ASSERT_TRUE(mem.ok());
   absl::StatusOr<Count> before = reader->Read();
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);
-  char* mem =
-      static_cast<char*>(mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(mem, MAP_FAILED);
-  for (int i = 0; i < kPages; ++i) mem[i * page] = 1;
+  mem.Touch();
   absl::StatusOr<Count> after = reader->Read();
   absl::StatusOr<Count> direct = event->ReadCount();
-  munmap(mem, kPages * page);
   ASSERT_TRUE(after.ok()) << after.status();
   ASSERT_TRUE(direct.ok()) << direct.status();
   EXPECT_GE(after->value - before->value, static_cast<uint64_t>(kPages));
