@@ -310,6 +310,20 @@ TEST(BenchmarkE2E, ForcedUserPathRefusesSoftwareEvents) {
   EXPECT_THAT(r.out, Not(HasSubstr("BM_PausedTouch")));
 }
 
+// gbench's own non-JSON tokens (a cv of a mean of 0 is NaN) read as NaN.
+TEST(BenchRunner, NonFiniteValuesReadAsNaN) {
+  const nlohmann::json j = nlohmann::json::parse(
+      ::perfcounters::testing::NonFiniteToNull(
+          R"({"a": NaN, "b": -nan, "c": Infinity, "d": 1.5, "e": "NaN"})"),
+      nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_TRUE(std::isnan(PerIteration(j, "a")));
+  EXPECT_TRUE(std::isnan(PerIteration(j, "b")));
+  EXPECT_TRUE(std::isnan(PerIteration(j, "c")));
+  EXPECT_EQ(PerIteration(j, "d"), 1.5);
+  EXPECT_EQ(j["e"], "NaN");
+}
+
 TEST(BenchmarkE2E, TooSmallBatchIsWarnedAboutByName) {
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kSlowerCode);
   // One iteration of almost nothing: its task-clock is below the bracket's

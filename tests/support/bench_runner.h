@@ -62,6 +62,32 @@ inline std::string FindBench(const std::string& binary) {
   return "";
 }
 
+// gbench writes a non-finite double as a bare NaN, -nan or Infinity (e.g.
+// the cv aggregate of a counter whose mean is 0), which is not JSON: each
+// such value becomes null (PerIteration reads it as NaN).
+inline std::string NonFiniteToNull(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t colon = text.find(": ", i);
+    if (colon == std::string::npos) break;
+    out.append(text, i, colon + 2 - i);
+    i = colon + 2;
+    for (const char* token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan",
+                              "nan", "-inf", "inf"}) {
+      const std::string t(token);
+      if (text.compare(i, t.size(), t) == 0) {
+        out += "null";
+        i += t.size();
+        break;
+      }
+    }
+  }
+  out.append(text, i, std::string::npos);
+  return out;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -178,8 +204,9 @@ inline Result RunBench(std::vector<std::string> args,
   result.err = ReadFile(err_path);
   result.json_text = ReadFile(json_path);
   if (!result.json_text.empty()) {
-    result.json = nlohmann::json::parse(result.json_text, nullptr,
-                                        /*allow_exceptions=*/false);
+    result.json =
+        nlohmann::json::parse(NonFiniteToNull(result.json_text), nullptr,
+                              /*allow_exceptions=*/false);
     // A run stopped by an error may leave gbench's JSON unfinished.
     if (result.exit_code == 0) {
       EXPECT_FALSE(result.json.is_discarded()) << "bad JSON:\n"
@@ -193,10 +220,13 @@ inline Result RunBench(std::vector<std::string> args,
   return result;
 }
 
-// The counter `key` of a JSON benchmark entry; NaN when absent.
+// The counter `key` of a JSON benchmark entry; NaN when absent or not a
+// finite number in gbench's output (null: NonFiniteToNull).
 inline double PerIteration(const nlohmann::json& entry,
                            const std::string& key) {
-  if (!entry.is_object() || !entry.contains(key)) return NAN;
+  if (!entry.is_object() || !entry.contains(key) || entry[key].is_null()) {
+    return NAN;
+  }
   return entry[key].get<double>();
 }
 
