@@ -47,6 +47,7 @@
 
 namespace perfcounters {
 
+class CounterSet;
 namespace internal {
 struct UserReadHardware;
 class UserReaderTestPeer;
@@ -146,6 +147,8 @@ class UserReader {
 
  private:
   friend class internal::UserReaderTestPeer;
+  // CounterSet reads its groups' pages directly (see counter_set.cc).
+  friend class CounterSet;
   UserReader(const Event* event, void* page, size_t length);
   static absl::Status CheckMappable(const Event& event, bool group_member);
   static absl::StatusOr<UserReader> MapPage(const Event& event,
@@ -188,10 +191,11 @@ inline uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult,
   return static_cast<uint64_t>(product >> time_shift);
 }
 
-// Sign-extends the low `width` bits of `raw` (1 <= width <= 64).
+// Sign-extends the low `width` bits of `raw` (1 <= width <= 64; 0 leaves
+// it as it is): the page comment's `pmc <<= 64 - width; pmc >>= 64 - width`,
+// with the shift taken modulo 64 as the shift instructions take it anyway.
 inline int64_t SignExtend(uint64_t raw, uint16_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(raw);
-  const unsigned shift = 64 - width;
+  const unsigned shift = (64u - width) & 63u;
   return static_cast<int64_t>(raw << shift) >> shift;
 }
 
