@@ -29,8 +29,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "perfcounters/plan.h"
 #include "perfcounters/capabilities.h"
+#include "perfcounters/plan.h"
 #include "support/hw.h"
 
 namespace {
