@@ -221,7 +221,8 @@ bool Gate::Applies(absl::string_view name) const {
 namespace {
 
 // Why `gate` could not be checked on `bc`, or empty when it can be.
-std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
+std::string SkipReason(const Gate& gate, const Comparison& comparison,
+                       const BenchmarkComparison& bc,
                        const MetricComparison* m) {
   if (bc.pairing == Pairing::kBaseOnly) {
     return gate.relative ? "only in the base file" : "not in the new file";
@@ -230,19 +231,26 @@ std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
     return "only in the new file";
   }
   auto side_reason = [&](const SideStats& s, const char* side,
-                         const std::string& problem) {
+                         const std::string& problem,
+                         const std::vector<UnavailableGroup>& unavailable) {
     if (!problem.empty()) return absl::StrCat(side, ": ", problem);
-    return absl::StrCat(gate.metric,
-                        s.present ? " not counted in " : " absent from ", side);
+    if (!s.present) return absl::StrCat(gate.metric, " absent from ", side);
+    const std::string why = NotCountedReason(unavailable, gate.metric);
+    return absl::StrCat(gate.metric, " not counted in ", side,
+                        why.empty() ? "" : absl::StrCat(" (", why, ")"));
   };
   if (m == nullptr) {
     return !bc.next_problem.empty()
                ? absl::StrCat("new: ", bc.next_problem)
                : absl::StrCat(gate.metric, " absent from both files");
   }
-  if (!m->next.median) return side_reason(m->next, "new", bc.next_problem);
+  if (!m->next.median) {
+    return side_reason(m->next, "new", bc.next_problem,
+                       comparison.next_unavailable);
+  }
   if (gate.relative && !m->base.median) {
-    return side_reason(m->base, "base", bc.base_problem);
+    return side_reason(m->base, "base", bc.base_problem,
+                       comparison.base_unavailable);
   }
   return "";
 }
@@ -289,7 +297,8 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
         for (const MetricComparison& x : bc.metrics) {
           if (x.metric == gate.metric) m = &x;
         }
-        if (std::string why = SkipReason(gate, bc, m); !why.empty()) {
+        if (std::string why = SkipReason(gate, comparison, bc, m);
+            !why.empty()) {
           r.not_evaluated.push_back({bc.name, std::move(why)});
           continue;
         }
