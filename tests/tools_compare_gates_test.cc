@@ -170,6 +170,25 @@ TEST_F(CompareGates, NotCountedEverywhereIsAnErrorNotAPass) {
   EXPECT_THAT(r.out, HasSubstr("ERROR (exit 2)"));
 }
 
+// A metric the new run lacks is a failed gate (exit 1) when the user said
+// it must be there (--fail-on-missing), and bad input (exit 2) otherwise.
+TEST_F(CompareGates, MetricMissingFromTheNewRunFailsTheGateWithFailOnMissing) {
+  Write("base.json", {Reps("BM_a", {100, 101, 102}, {{"cycles", 1000}})});
+  Write("new.json", {Reps("BM_a", {100, 101, 102})});
+  const RunResult missing =
+      Run({"--fail-on", "cycles>+1%", "--fail-on-missing"});
+  EXPECT_EQ(missing.code, 1) << missing.out << missing.err;
+  EXPECT_THAT(missing.out, HasSubstr("FAILED (missing)"));
+  EXPECT_THAT(missing.out, HasSubstr("cycles absent from new"));
+  const RunResult json =
+      Run({"--fail-on", "cycles>+1%", "--fail-on-missing", "--format", "json"});
+  EXPECT_EQ(json.code, 1);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["exit_code"], 1);
+  const RunResult plain = Run({"--fail-on", "cycles>+1%"});
+  EXPECT_EQ(plain.code, 2) << plain.out << plain.err;
+  EXPECT_THAT(plain.err, HasSubstr("checked nothing"));
+}
+
 TEST_F(CompareGates, UserSpaceIpcHasItsOwnName) {
   // Only instructions:u / cycles:u: IPC:u = 2.0 -> 1.94 (-3%).
   Write("base.json", {Reps("BM_a", {100, 101, 102},

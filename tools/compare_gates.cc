@@ -335,7 +335,8 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
           "its filter '", gate.filter_text,
           "' matches no benchmark in either file",
           gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
-    } else if (r.checked == 0 && !options.allow_unchecked) {
+    } else if (r.checked == 0 && !options.allow_unchecked &&
+               !(options.fail_on_missing && !r.not_evaluated.empty())) {
       r.status = GateStatus::kUnchecked;
       const std::vector<std::string> measured = MeasuredMetrics(comparison);
       r.message = absl::StrCat(
@@ -353,8 +354,10 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
       r.status = GateStatus::kFailed;
     } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
       r.status = GateStatus::kMissing;
-      r.message = absl::StrCat("not evaluated on ", r.not_evaluated.size(),
-                               " benchmark(s) (--fail-on-missing)");
+      r.message = absl::StrCat(
+          "not evaluated on ", r.not_evaluated.size(), " benchmark(s) (",
+          r.not_evaluated[0].benchmark, ": ", r.not_evaluated[0].reason,
+          r.not_evaluated.size() > 1 ? ", ..." : "", "; --fail-on-missing)");
     } else {
       r.status = GateStatus::kPassed;
       if (r.checked == 0) {
