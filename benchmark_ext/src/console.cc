@@ -81,11 +81,7 @@ std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
 }
 
 std::string UnavailableContext(const Plan& plan) {
-  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
-                       [](std::string* out, const ReasonLine& line) {
-                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
-                                         ": ", line.reason);
-                       });
+  return FormatUnavailableContext(GroupUnavailable(plan, nullptr));
 }
 
 void WarnNotCounted(const std::vector<std::string>& keys,

@@ -23,14 +23,12 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/unavailable_context.h"
 
 namespace perfcounters::bench_internal {
 
 // Events that share one reason for not being counted.
-struct ReasonLine {
-  std::vector<std::string> keys;
-  std::string reason;
-};
+using ReasonLine = UnavailableGroup;
 
 // The plan's unavailable events grouped by reason, in request order. Each
 // reason loses the event's own name in front ("cycles: ...") and group
