@@ -15,6 +15,8 @@ perfcounters_main_packages=(
   nlohmann-json3-dev libcli11-dev libre2-dev
   # vendor event names (INST_RETIRED:ANY_P, mem_load_retired.l3_miss); optional
   libpfm4-dev
+  # profiles: in-process symbolization (functions, inlined frames, lines)
+  libdw-dev
 )
 
 # The test suite on top of that.
