@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "counter_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hot_path.h"
-#include "perfcounters/counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
@@ -204,7 +204,7 @@ PC_ONE_COPY uint64_t CountedLoop(Counters& counters, uint64_t n) {
   counters.Start();
   perfcounters::testing::TwoInstructionLoop(n);
   counters.Stop();
-  return counters.set().raw(0);
+  return perfcounters::internal::CounterSetOf(counters).raw(0);
 }
 
 // Both paths count the loop exactly: the counts at two loop lengths differ
@@ -223,7 +223,7 @@ TEST(CounterSetHardware, UserSpacePathCountsExactlyAsTheSyscallPath) {
   for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
     SCOPED_TRACE(perfcounters::ReadModeName(mode));
     Counters counters = OpenCounters("instructions:u", mode);
-    const CounterSet& set = counters.set();
+    const CounterSet& set = perfcounters::internal::CounterSetOf(counters);
     ASSERT_TRUE(OpenOnItsPath(set, mode));
     CountedLoop(counters, kLoops);  // warm up (first touches fault)
     // Interrupts only add (on a real PMU): the smallest of a few samples.
@@ -331,7 +331,7 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMost015OfTheSyscallOne) {
     int i = 0;
     for (ReadMode mode : {ReadMode::kUser, ReadMode::kSyscall}) {
       Counters counters = OpenCounters(events.c_str(), mode);
-      const CounterSet& set = counters.set();
+      const CounterSet& set = perfcounters::internal::CounterSetOf(counters);
       ASSERT_EQ(set.group_count(), 1u) << events << " is not one group";
       ASSERT_TRUE(OpenOnItsPath(set, mode));
       if (i == 0) loop = PerPair(outer, NothingPairs(counters));
@@ -368,9 +368,10 @@ TEST(CounterSetHardware, SyscallBracketCostsAtMostTwoRawReadsPlus5Percent) {
     const perfcounters::Event outer = OpenOuter(outer_text);
     ASSERT_TRUE(outer.is_open());
     Counters counters = OpenCounters("instructions:u", ReadMode::kSyscall);
-    ASSERT_TRUE(OpenOnItsPath(counters.set(), ReadMode::kSyscall));
+    ASSERT_TRUE(OpenOnItsPath(perfcounters::internal::CounterSetOf(counters),
+                              ReadMode::kSyscall));
     per_pair[0][k] = PerPair(outer, StartStopPairs(counters));
-    ASSERT_FALSE(counters.set().failed(0));
+    ASSERT_FALSE(perfcounters::internal::CounterSetOf(counters).failed(0));
     // Two bare read(2)s of a group of the same event: nothing else in the
     // loop but summing what they return, checked after the window.
     perfcounters::GroupOptions options;

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
+#include "plan_internal.h"
 #include "support/hw.h"
 #include "support/paranoid.h"
 

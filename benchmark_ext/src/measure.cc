@@ -31,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "counter_set.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/capabilities.h"
@@ -217,7 +218,7 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
           "subtracted from them (a few dozen per batch)");
     }
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   for (size_t g = 0; g < set.group_count(); ++g) {
     if (set.group_status(g).ok()) continue;
     std::vector<std::string> keys;
@@ -245,7 +246,7 @@ void PublishBatch(const ThreadCounters& c,
     run.short_of_descriptors = true;
     return;
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   uint64_t enabled = 0;
   bool timed = false;
   for (size_t g = 0; g < set.group_count(); ++g) {
@@ -461,7 +462,7 @@ MeasurementSetup PrepareCallingThread() {
     setup.not_open.push_back(std::string(c.budget.message()));
     return setup;
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   int user = 0;
   int syscall = 0;
   for (size_t g = 0; g < set.group_count(); ++g) {

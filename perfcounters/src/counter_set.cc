@@ -1,6 +1,6 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
 // counter_set.h for the path rules).
-#include "perfcounters/counter_set.h"
+#include "counter_set.h"
 
 #include <linux/perf_event.h>
 #include <time.h>
@@ -79,6 +79,11 @@ bool HotPathOptimized() {
 }
 
 }  // namespace internal
+
+// Counters' Start() and Stop() here rather than in counters.cc: they are
+// the hot path too, and get its flags.
+void Counters::Start() { set_->Start(); }
+void Counters::Stop() { set_->Stop(); }
 
 const char* ReadModeName(ReadMode mode) {
   switch (mode) {

@@ -21,6 +21,7 @@
 #include "perfcounters/generic_events.h"
 #include "perfcounters/group.h"
 #include "perfcounters/metrics.h"
+#include "plan_internal.h"
 #include "text_util.h"
 
 namespace perfcounters {

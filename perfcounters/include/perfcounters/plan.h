@@ -73,10 +73,6 @@ struct Request {
 absl::StatusOr<Request> ParseRequest(std::string_view list,
                                      const ParseOptions& options);
 
-// Splits a list at its top-level commas (not inside `{}` or a `pmu/.../`
-// term list). Exposed for tests.
-std::vector<std::string> SplitTopLevel(std::string_view list);
-
 // Opens `events` as one group and checks that it really counts; returns the
 // reason when it does not. Production code uses OpenAndVerify().
 using TryOpenFn =
