@@ -101,10 +101,9 @@ absl::StatusOr<ReadMode> ParseReadMode(std::string_view text) {
   for (ReadMode m : {ReadMode::kAuto, ReadMode::kSyscall, ReadMode::kUser}) {
     if (text == ReadModeName(m)) return m;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--perf_counters_read=", std::string(text),
-      ": unknown read path; write --perf_counters_read=auto, "
-      "--perf_counters_read=syscall or --perf_counters_read=user"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown read mode \"", std::string(text),
+                   "\"; the read modes are auto, syscall and user"));
 }
 
 CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
@@ -133,7 +132,7 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
       c.status_.push_back(absl::OkStatus());
       c.groups_.emplace_back(*std::move(group));
       if (mode == ReadMode::kSyscall) {
-        why = "--perf_counters_read=syscall";
+        why = "read mode syscall";
       } else {
         readers = MapMembers(*c.groups_.back(), &why);
       }

@@ -1,4 +1,4 @@
-// plan.cc: parsing a --perf_counters list and placing its events in groups.
+// plan.cc: parsing an event list and placing its events in groups.
 #include "perfcounters/plan.h"
 
 #include <linux/perf_event.h>

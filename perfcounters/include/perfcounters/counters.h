@@ -54,15 +54,16 @@ namespace internal {
 struct CountersAccess;
 }  // namespace internal
 
-// How snapshots are read (--perf_counters_read).
+// How snapshots are read (CountersOptions::read_mode).
 enum class ReadMode {
   // User space wherever the kernel offers it, else read(2) (the default).
   kAuto,
   // Always read(2), one per group.
   kSyscall,
-  // As kAuto, but the main refuses to run when some group cannot be read
-  // from user space at all (a snapshot whose member is multiplexed out
-  // still falls back to read(2): correctness first).
+  // Reads as kAuto, for a caller that requires user-space reads:
+  // Counters::user_space(g) says which groups cannot have them, and the
+  // caller decides (a snapshot whose member is multiplexed out still falls
+  // back to read(2): correctness first).
   kUser,
 };
 
@@ -179,8 +180,8 @@ class Counters {
   // names) or names a metric group this CPU lacks.
   static absl::StatusOr<Counters> Open(std::string_view events,
                                        const CountersOptions& options = {});
-  // Opens a plan made earlier (benchmark_ext plans once and opens the same
-  // plan on every benchmark thread). options.parse is not used.
+  // Opens a plan made earlier (for a caller that plans once and opens the
+  // same plan on each of its threads). options.parse is not used.
   static Counters Open(Plan plan, const CountersOptions& options);
 
   Counters(Counters&&) noexcept;
@@ -229,13 +230,13 @@ class Counters {
   // measure (see CounterValue::calibrated); empty when calibration is off.
   std::vector<std::string> Uncalibrated() const;
 
-  // For callers whose intervals run through their own code (benchmark_ext's
-  // Measure): measures `bracket`, one empty interval that calls Start()
-  // and Stop() once each through that code, as Open measures Start();
-  // Stop() (CounterSet::Calibrate). Then SetCalibration() says what to
-  // subtract: `first` for the first interval of a batch (since Open or
-  // Reset), `next` for every further one. Both have one entry per planned
-  // event.
+  // For callers whose intervals run through their own code (a benchmark
+  // loop that starts and stops the counters): measures `bracket`, one empty
+  // interval that calls Start() and Stop() once each through that code, as Open
+  // measures Start(); Stop() (CounterSet::Calibrate). Then SetCalibration()
+  // says what to subtract: `first` for the first interval of a batch (since
+  // Open or Reset), `next` for every further one. Both have one entry per
+  // planned event.
   std::vector<BracketCost> MeasureBracket(absl::FunctionRef<void()> bracket);
   void SetCalibration(std::vector<BracketCost> first,
                       std::vector<BracketCost> next);
