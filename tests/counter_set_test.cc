@@ -1,8 +1,10 @@
-// benchmark_ext_fast_test.cc: CounterSet, the snapshots behind
+// counter_set_test.cc: CounterSet, the snapshots behind
 // perfcounters::Counters and Measure — the read(2) path with real software
 // events here, the user-space path and the cost of Counters' Start/Stop in
 // guest instructions in the emulated arm64 machine (hardware tests skip
 // natively).
+#include "counter_set.h"
+
 #include <linux/perf_event.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "counter_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hot_path.h"
