@@ -500,6 +500,24 @@ TEST(List, GoldenJsonForAPattern) {
   ExpectGolden(r.out, "list_faults.json");
 }
 
+// A name found through its alias shows the alias, as perf list does.
+TEST(List, AliasIsShownInTextAndJson) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
+  const RunResult text = RunTool("list cs");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("context-switches OR cs "));
+  const RunResult json = RunTool("list --json cs");
+  ASSERT_EQ(json.code, 0) << json.err;
+  bool found = false;
+  for (const auto& e : nlohmann::json::parse(json.out)) {
+    if (e["name"] == "context-switches") {
+      found = true;
+      EXPECT_EQ(e.value("alias", ""), "cs");
+    }
+  }
+  EXPECT_TRUE(found) << json.out;
+}
+
 // --- Vendor events (libpfm4), with a table of this architecture chosen by
 // --table, so the output is the same on every machine.
 

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -259,6 +260,38 @@ TEST(Stat, OptionsEndAtTheCommand) {
   EXPECT_EQ(lines[0].metric_unit, "CPUs utilized");
   r = RunTool("stat --no-such-option true");
   EXPECT_EQ(r.code, 2);
+}
+
+// perf's footer: one run gives "seconds user" and "seconds sys" (the
+// command's CPU time, here a busy loop's, mostly user); several give the
+// elapsed mean +- its error; "( +- x% )" only where there is a spread.
+TEST(Stat, FooterAndNoiseAsPerf) {
+  const RunResult one = RunTool(
+      "stat -e task-clock -- sh -c 'i=0; while [ $i -lt 20000 ]; do "
+      "i=$((i+1)); done'");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.err, HasSubstr(" seconds time elapsed\n\n"));
+  double user = -1, sys = -1;
+  for (absl::string_view line : absl::StrSplit(one.err, '\n')) {
+    double v = 0;
+    const std::string text(absl::StripAsciiWhitespace(line));
+    if (absl::EndsWith(text, " seconds user") &&
+        absl::SimpleAtod(text.substr(0, text.find(' ')), &v)) {
+      user = v;
+    }
+    if (absl::EndsWith(text, " seconds sys") &&
+        absl::SimpleAtod(text.substr(0, text.find(' ')), &v)) {
+      sys = v;
+    }
+  }
+  EXPECT_GT(user, 0) << one.err;
+  EXPECT_GE(sys, 0) << one.err;
+  const RunResult many = RunTool(
+      "stat -r 3 -e task-clock,context-switches,cpu-migrations -- true");
+  ASSERT_EQ(many.code, 0) << many.err;
+  EXPECT_THAT(many.err, HasSubstr(" seconds time elapsed"));
+  EXPECT_THAT(many.err, Not(HasSubstr("seconds user")));
+  EXPECT_THAT(many.err, Not(HasSubstr("0.00% )"))) << many.err;
 }
 
 TEST(Stat, TerminationBySignalIsReportedAsSuch) {

@@ -25,8 +25,9 @@
 
 namespace perfcounters::tools {
 
-// One counter value of one entry.
-struct CounterValue {
+// One counter of one entry as read from the file (the core's CounterValue
+// is a live reading; this is a recorded one).
+struct EntryCounter {
   // Index into BenchmarkFile::counter_names.
   uint32_t name = 0;
   // The value; meaningless when !counted.
@@ -68,7 +69,7 @@ struct RunEntry {
   bool skipped = false;
   std::string skip_message;
   // Every other numeric field, in file order.
-  std::vector<CounterValue> counters;
+  std::vector<EntryCounter> counters;
 };
 
 // A whole gbench JSON file.
@@ -86,7 +87,7 @@ struct BenchmarkFile {
   // "context" fields kept as text (e.g. "date", "host_name",
   // "executable"); numbers are rendered as text.
   std::vector<std::pair<std::string, std::string>> context;
-  // Counter names, interned: CounterValue::name indexes this.
+  // Counter names, interned: EntryCounter::name indexes this.
   std::vector<std::string> counter_names;
   std::vector<RunEntry> entries;
 };

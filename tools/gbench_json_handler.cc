@@ -332,7 +332,7 @@ class Handler {
     // "<label>.not_counted": 1 marks <label> not counted; "<label>.coverage"
     // is the multiplexing coverage of a counted <label>, not a metric.
     if (absl::EndsWith(key_, ".coverage")) return true;
-    CounterValue counter;
+    EntryCounter counter;
     if (absl::EndsWith(key_, ".not_counted")) {
       if (kind != Kind::kNumber || number == 0) return true;
       counter.name =
