@@ -359,6 +359,39 @@ double NobodyPageFaults(long pages, std::string* err) {
   return Number(lines[0].value);
 }
 
+// The user-only fallback applies to every event kind; when user space
+// alone fails too, the reason shown is that failure's (here: what root is
+// told for the same event), not the permission checked first.
+TEST(StatUnprivilegedReason, FallbackFailureShowsTheRealReason) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to set paranoid and drop";
+  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
+      0) {
+    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
+  }
+  auto line_of = [](const std::string& err, const std::string& event) {
+    for (absl::string_view line : absl::StrSplit(err, '\n')) {
+      if (absl::StrContains(line, " " + event)) return std::string(line);
+    }
+    return std::string();
+  };
+  const RunResult root = RunTool("stat -e cycles,task-clock -- true");
+  ASSERT_EQ(root.code, 0) << root.err;
+  ScopedParanoid paranoid(2);
+  const RunResult nobody =
+      RunTool("stat -e cycles,task-clock -- true", kAsNobody);
+  ASSERT_EQ(nobody.code, 0) << nobody.err;
+  const std::string mine = line_of(nobody.err, "cycles");
+  if (line_of(root.err, "cycles").find("<not supported>") ==
+      std::string::npos) {
+    // cycles counts here: as nobody it counts user space only.
+    EXPECT_THAT(mine, HasSubstr("cycles:u")) << nobody.err;
+    return;
+  }
+  EXPECT_EQ(mine, line_of(root.err, "cycles")) << nobody.err;
+  EXPECT_THAT(mine, Not(HasSubstr("ermission"))) << nobody.err;
+  EXPECT_THAT(line_of(nobody.err, "task-clock"), HasSubstr("task-clock:u"));
+}
+
 // perf stat falls back to user space only when the kernel refuses kernel
 // counting; so does stat, and says so. At 3 this (upstream) kernel behaves
 // as at 2 (Debian's patch would refuse everything).

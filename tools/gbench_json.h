@@ -107,8 +107,10 @@ inline constexpr size_t kMaxWarnings = 20;
 inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
 
 // Reads and parses a file: a regular file or a pipe (`<(...)`,
-// /dev/stdin), at most `max_bytes`. Unreadable files are NotFound /
-// PermissionDenied / InvalidArgument naming the path; a directory, a device
+// /dev/stdin; "-" is standard input), at most `max_bytes`, in one pass
+// with memory for the result and a small buffer, never the whole text.
+// Unreadable files are NotFound / PermissionDenied / InvalidArgument naming the
+// path; a directory, a device
 // (/dev/zero, /dev/urandom) or a socket is InvalidArgument, and so is a
 // file or pipe with more than `max_bytes` (an endless pipe stops there).
 absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(
@@ -122,6 +124,12 @@ absl::StatusOr<std::string> ReadFileToString(
 // backslashes doubled, so that a benchmark name cannot move the cursor,
 // change colours or break a line of a table. Other bytes pass unchanged.
 std::string EscapeControlBytes(absl::string_view text);
+
+// `text` (an input echoed in a message: a path, a gate, a filter, a list)
+// with control bytes escaped and, when longer than `max` bytes, only its
+// start and end around "...(N bytes)...", so that no input makes a message
+// longer than a few hundred bytes.
+std::string ShortForMessage(absl::string_view text, size_t max = 100);
 
 // Nanoseconds per `unit` ("ns", "us", "ms", "s"), or nullopt.
 std::optional<double> NanosecondsPer(absl::string_view unit);

@@ -164,6 +164,10 @@ void OpenOne(std::vector<StatSeries>& series, size_t i,
         fallback_paranoid = ProbeCapabilities().paranoid.value_or(-1);
       }
       e = std::move(user);
+    } else if (!absl::IsPermissionDenied(user.status())) {
+      // User space alone fails for another reason (no PMU, no such event):
+      // that is the real one, not the permission the kernel checked first.
+      e = std::move(user);
     }
   }
   if (!e.ok()) {

@@ -39,6 +39,10 @@ using ReasonLine = UnavailableGroup;
 std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
                                          const Capabilities* caps);
 
+// An event list echoed in a message: whole up to 100 bytes, else its start
+// and end around "...(N bytes)...", so that no list makes a long message.
+std::string ShortForMessage(absl::string_view list);
+
 // The `perfcounters.unavailable` context value: "a, b: reason; c: reason".
 std::string UnavailableContext(const Plan& plan);
 
