@@ -233,7 +233,7 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
   }
 }
 
-// The issue #15 repro's events: twelve copies of the same count (default
+// Twelve copies of the same count, more than the PMU holds (default
 // user-only, so `instructions` = `instructions:u`; with the machine's
 // icount shift 0 cycles = instructions), on a six-counter PMU: two packed
 // groups of six, or twelve one-event groups, either way multiplexed.
