@@ -453,8 +453,7 @@ TEST(GbenchJson, BareNanIsNotCounted) {
   EXPECT_EQ(f->entries[0].counters[1].value, 6000.0);
 }
 
-TEST(GbenchJson, FastAndSlowPathsAgree) {
-  // A 2^64 integer is beyond simdjson's range and takes nlohmann's path.
+TEST(GbenchJson, IntegersBeyondSixtyFourBitsAreRead) {
   const std::string text =
       "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 5, "
       "\"cpu_time\": 4, \"big\": 18446744073709551616}]}";

@@ -357,11 +357,46 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
   return r;
 }
 
+std::vector<UnavailableGroup> UnavailableOf(const BenchmarkFile& file) {
+  for (const auto& [key, value] : file.context) {
+    if (key == "perfcounters.unavailable") {
+      return ParseUnavailableContext(value);
+    }
+  }
+  return {};
+}
+
+std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
+                             absl::string_view metric) {
+  std::vector<std::string> labels = {std::string(metric)};
+  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
+    labels = {InputLabel(t.metric->numerator, t.modifiers, ""),
+              InputLabel(t.metric->denominator, t.modifiers, "")};
+  }
+  std::vector<std::string> reasons;
+  for (const UnavailableGroup& group : unavailable) {
+    std::vector<absl::string_view> named;
+    for (const std::string& label : labels) {
+      if (std::find(group.keys.begin(), group.keys.end(), label) !=
+          group.keys.end()) {
+        named.push_back(label);
+      }
+    }
+    if (!named.empty()) {
+      reasons.push_back(
+          absl::StrCat(absl::StrJoin(named, ", "), ": ", group.reason));
+    }
+  }
+  return absl::StrJoin(reasons, "; ");
+}
+
 Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                    const CompareOptions& options) {
   Comparison out;
   out.base_source = base.source;
   out.next_source = next.source;
+  out.base_unavailable = UnavailableOf(base);
+  out.next_unavailable = UnavailableOf(next);
   const FileIndex bi = Index(base, options);
   const FileIndex ni = Index(next, options);
   out.benchmarks.reserve(bi.groups.size() + ni.groups.size() / 8);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -159,10 +160,19 @@ int RunCompare(const CompareArgs& args) {
 
   // The two files are parsed in parallel.
   const auto max_bytes = static_cast<uint64_t>(args.max_input_mb * 1048576.0);
+  // No exception may leave a thread (nor pass a joinable one).
+  auto load =
+      [max_bytes](const std::string& path) -> absl::StatusOr<BenchmarkFile> {
+    try {
+      return LoadBenchmarkJson(path, max_bytes);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": out of memory while reading it"));
+    }
+  };
   absl::StatusOr<BenchmarkFile> base;
-  std::thread base_loader(
-      [&] { base = LoadBenchmarkJson(args.base, max_bytes); });
-  absl::StatusOr<BenchmarkFile> next = LoadBenchmarkJson(args.next, max_bytes);
+  std::thread base_loader([&] { base = load(args.base); });
+  absl::StatusOr<BenchmarkFile> next = load(args.next);
   base_loader.join();
   for (const auto* f : {&base, &next}) {
     if (!f->ok()) {

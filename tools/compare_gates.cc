@@ -221,7 +221,8 @@ bool Gate::Applies(absl::string_view name) const {
 namespace {
 
 // Why `gate` could not be checked on `bc`, or empty when it can be.
-std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
+std::string SkipReason(const Gate& gate, const Comparison& comparison,
+                       const BenchmarkComparison& bc,
                        const MetricComparison* m) {
   if (bc.pairing == Pairing::kBaseOnly) {
     return gate.relative ? "only in the base file" : "not in the new file";
@@ -230,19 +231,26 @@ std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
     return "only in the new file";
   }
   auto side_reason = [&](const SideStats& s, const char* side,
-                         const std::string& problem) {
+                         const std::string& problem,
+                         const std::vector<UnavailableGroup>& unavailable) {
     if (!problem.empty()) return absl::StrCat(side, ": ", problem);
-    return absl::StrCat(gate.metric,
-                        s.present ? " not counted in " : " absent from ", side);
+    if (!s.present) return absl::StrCat(gate.metric, " absent from ", side);
+    const std::string why = NotCountedReason(unavailable, gate.metric);
+    return absl::StrCat(gate.metric, " not counted in ", side,
+                        why.empty() ? "" : absl::StrCat(" (", why, ")"));
   };
   if (m == nullptr) {
     return !bc.next_problem.empty()
                ? absl::StrCat("new: ", bc.next_problem)
                : absl::StrCat(gate.metric, " absent from both files");
   }
-  if (!m->next.median) return side_reason(m->next, "new", bc.next_problem);
+  if (!m->next.median) {
+    return side_reason(m->next, "new", bc.next_problem,
+                       comparison.next_unavailable);
+  }
   if (gate.relative && !m->base.median) {
-    return side_reason(m->base, "base", bc.base_problem);
+    return side_reason(m->base, "base", bc.base_problem,
+                       comparison.base_unavailable);
   }
   return "";
 }
@@ -289,7 +297,8 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
         for (const MetricComparison& x : bc.metrics) {
           if (x.metric == gate.metric) m = &x;
         }
-        if (std::string why = SkipReason(gate, bc, m); !why.empty()) {
+        if (std::string why = SkipReason(gate, comparison, bc, m);
+            !why.empty()) {
           r.not_evaluated.push_back({bc.name, std::move(why)});
           continue;
         }
@@ -326,7 +335,8 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
           "its filter '", gate.filter_text,
           "' matches no benchmark in either file",
           gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
-    } else if (r.checked == 0 && !options.allow_unchecked) {
+    } else if (r.checked == 0 && !options.allow_unchecked &&
+               !(options.fail_on_missing && !r.not_evaluated.empty())) {
       r.status = GateStatus::kUnchecked;
       const std::vector<std::string> measured = MeasuredMetrics(comparison);
       r.message = absl::StrCat(
@@ -344,8 +354,10 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
       r.status = GateStatus::kFailed;
     } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
       r.status = GateStatus::kMissing;
-      r.message = absl::StrCat("not evaluated on ", r.not_evaluated.size(),
-                               " benchmark(s) (--fail-on-missing)");
+      r.message = absl::StrCat(
+          "not evaluated on ", r.not_evaluated.size(), " benchmark(s) (",
+          r.not_evaluated[0].benchmark, ": ", r.not_evaluated[0].reason,
+          r.not_evaluated.size() > 1 ? ", ..." : "", "; --fail-on-missing)");
     } else {
       r.status = GateStatus::kPassed;
       if (r.checked == 0) {

@@ -8,10 +8,10 @@
 // as such (never 0): gbench writes a NaN counter as a bare `NaN` token, and
 // perfcounters' benchmark integration writes "<label>.not_counted": 1 (see
 // docs/benchmark_ext.md); `null` and "<not counted>" strings mean the same.
-// "<label>.coverage" keys are skipped. Parsing uses simdjson (Debian's
-// libsimdjson; about 1 GB/s) and, only when simdjson rejects a document,
-// nlohmann-json's SAX parser for exact error positions: two files of 10,000
-// benchmarks x 3 repetitions load in well under 0.1 s.
+// "<label>.coverage" keys are skipped. One reader: nlohmann-json's SAX
+// parser over the input in 1 MB chunks, building the entries as it goes, so
+// that memory is what the result takes (no copy of the text, no document
+// tree) and errors carry exact positions from the same pass.
 #ifndef PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 #define PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 

@@ -1,6 +1,6 @@
 // gbench_json_load.cc: reading Google Benchmark JSON files with limits
-// (regular files and pipes only, at most max_bytes), and EscapeControlBytes
-// (see gbench_json.h).
+// (regular files and pipes only, at most max_bytes; "-" is standard input),
+// and EscapeControlBytes (see gbench_json.h).
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -14,7 +14,6 @@
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
 #include "gbench_json_internal.h"
-#include "simdjson.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -104,22 +103,18 @@ absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path,
   absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
   if (!opened.ok()) return opened.status();
   FILE* f = *opened;
-  if (S_ISREG(st.st_mode)) {
-    // The common case: read straight into simdjson's padded buffer.
-    simdjson::padded_string padded(static_cast<size_t>(st.st_size));
-    const size_t n = std::fread(padded.data(), 1, padded.size(), f);
-    const bool complete =
-        n == padded.size() && std::fgetc(f) == EOF && !std::ferror(f);
-    std::fclose(f);
-    if (complete) return gbench_json_internal::ParsePadded(padded, path);
-  } else {
-    std::fclose(f);
-  }
-  // Pipes, files that changed size, errors: the general reader.
-  absl::StatusOr<std::string> text = ReadFileToString(path, max_bytes);
-  if (!text.ok()) return text.status();
-  simdjson::padded_string padded(text->data(), text->size());
-  return gbench_json_internal::ParsePadded(padded, path);
+  gbench_json_internal::JsonSource input(
+      [f](char* data, size_t size, int* error) {
+        const size_t n = std::fread(data, 1, size, f);
+        if (n == 0 && std::ferror(f)) *error = errno != 0 ? errno : EIO;
+        return n;
+      },
+      max_bytes);
+  absl::StatusOr<BenchmarkFile> file = gbench_json_internal::ParseFrom(
+      input, path, max_bytes,
+      S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0);
+  std::fclose(f);
+  return file;
 }
 
 std::string EscapeControlBytes(absl::string_view text) {

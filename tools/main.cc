@@ -2,6 +2,8 @@
 // and runs a subcommand (commands.h).
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
+#include "gbench_json.h"
 #include "history_commands.h"
 
 namespace {
@@ -189,11 +192,22 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
-  if (cmp->parsed()) return RunCompare(compare);
-  if (rep->parsed()) return RunReport(report);
-  if (const std::optional<int> code = history()) return *code;
-  if (lst->parsed()) return RunList(list);
-  if (enc->parsed()) return RunEncode(encode);
-  if (st->parsed()) return RunStat(stat);
+  // Running out of memory anywhere (a huge input, a low ulimit -v) is an
+  // error like any other, never an abort.
+  try {
+    if (cmp->parsed()) return RunCompare(compare);
+    if (rep->parsed()) return RunReport(report);
+    if (const std::optional<int> code = history()) return *code;
+    if (lst->parsed()) return RunList(list);
+    if (enc->parsed()) return RunEncode(encode);
+    if (st->parsed()) return RunStat(stat);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "perfcounters: out of memory; free memory or raise the "
+                 "limit (ulimit -v), or give smaller inputs\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "perfcounters: cannot continue: %s\n",
+                 EscapeControlBytes(e.what()).substr(0, 200).c_str());
+  }
   return kExitUsage;
 }

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,6 +23,7 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "registry.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -56,9 +56,6 @@ std::string NoPmuReason(const Capabilities& caps) {
                       "); software events still count");
 }
 
-std::mutex g_mu;
-absl::flat_hash_set<std::string>* g_warned = nullptr;  // guarded by g_mu
-
 }  // namespace
 
 std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
@@ -84,23 +81,15 @@ std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
 }
 
 std::string UnavailableContext(const Plan& plan) {
-  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
-                       [](std::string* out, const ReasonLine& line) {
-                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
-                                         ": ", line.reason);
-                       });
+  return FormatUnavailableContext(GroupUnavailable(plan, nullptr));
 }
 
 void WarnNotCounted(const std::vector<std::string>& keys,
                     absl::string_view what) {
   std::vector<std::string> fresh;
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (g_warned == nullptr) g_warned = new absl::flat_hash_set<std::string>();
-    for (const std::string& key : keys) {
-      if (g_warned->insert(absl::StrCat(what, "\n", key)).second) {
-        fresh.push_back(key);
-      }
+  for (const std::string& key : keys) {
+    if (Registry::Get().FirstTime(absl::StrCat(what, "\n", key))) {
+      fresh.push_back(key);
     }
   }
   if (fresh.empty()) return;

@@ -1,11 +1,11 @@
 // console.h: what a person sees on the console of a benchmark with
 // counters — the internals of perfcounters' main (main.cc) and Measure
-// (measure.cc) for presentation only. The JSON and CSV outputs (files, or
+// (run_record.cc) for presentation only. The JSON and CSV outputs (files, or
 // --benchmark_format=json|csv) are never changed here: they keep every key.
 //
 // * Warnings about counters that are not counted: one line per distinct
 //   reason, naming every event it applies to (`WarnNotCounted`,
-//   `DescribeUnavailable` in benchmark.h).
+//   `DescribeUnavailable` in measure_internal.h).
 // * `DisplayReporter`: wraps gbench's display reporter; when that is the
 //   console reporter it shows, unless --perf_counters_verbose, only the
 //   events and the read path of perfcounters' context lines, no
@@ -23,14 +23,12 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/unavailable_context.h"
 
 namespace perfcounters::bench_internal {
 
 // Events that share one reason for not being counted.
-struct ReasonLine {
-  std::vector<std::string> keys;
-  std::string reason;
-};
+using ReasonLine = UnavailableGroup;
 
 // The plan's unavailable events grouped by reason, in request order. Each
 // reason loses the event's own name in front ("cycles: ...") and group

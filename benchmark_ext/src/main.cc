@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
@@ -25,7 +26,8 @@ namespace {
 // context. False (after an error message) when --perf_counters_read=user
 // cannot be honoured.
 bool DescribeSetup(const bench::Flags& flags) {
-  const MeasurementSetup setup = PrepareCallingThread();
+  const bench_internal::MeasurementSetup setup =
+      bench_internal::PrepareCallingThread();
   if (flags.strict && !setup.not_open.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: requested "
@@ -145,7 +147,7 @@ int BenchmarkMain(int argc, char** argv) {
       flags->verbose);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  if (flags->strict && AnyCounterNotCounted()) {
+  if (flags->strict && bench_internal::AnyCounterNotCounted()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: some requested "
                  "counters were not counted in some runs (see the warnings "
