@@ -42,6 +42,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
+#include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
@@ -159,16 +160,19 @@ void StartStop(benchmark::State& state, ReadMode mode) {
   options.calibrate = false;
   absl::StatusOr<Counters> counters = Counters::Open(events, options);
   if (!counters.ok() || counters->plan().groups.size() != 1 ||
-      !counters->set().group_status(0).ok()) {
+      !perfcounters::internal::CounterSetOf(*counters).group_status(0).ok()) {
     const std::string why =
         !counters.ok() ? std::string(counters.status().message())
         : counters->plan().groups.size() != 1
             ? events + " was not planned as one group"
-            : std::string(counters->set().group_status(0).message());
+            : std::string(perfcounters::internal::CounterSetOf(*counters)
+                              .group_status(0)
+                              .message());
     state.SkipWithError(why.c_str());
     return;
   }
-  const perfcounters::CounterSet& set = counters->set();
+  const perfcounters::CounterSet& set =
+      perfcounters::internal::CounterSetOf(*counters);
   if (mode == ReadMode::kUser && !set.user_space(0)) {
     const std::string why = "unavailable: " + set.user_space_reason(0);
     Unavailable()[n] = why;
@@ -319,8 +323,11 @@ void PrintReferenceRatios() {
       absl::StatusOr<Counters> counters = Counters::Open(events, options);
       if (!counters.ok()) {
         why_not = std::string(counters.status().message());
-      } else if (!counters->set().user_space(0)) {
-        why_not = counters->set().user_space_reason(0);
+      } else if (!perfcounters::internal::CounterSetOf(*counters).user_space(
+                     0)) {
+        why_not =
+            perfcounters::internal::CounterSetOf(*counters).user_space_reason(
+                0);
       } else {
         set = InstructionsPerPair(*outer,
                                   [&] {
@@ -328,8 +335,9 @@ void PrintReferenceRatios() {
                                     counters->Stop();
                                   }) -
               loop;
-        fine = !counters->set().failed(0) &&
-               counters->set().syscall_snapshots() == 0;
+        fine = !perfcounters::internal::CounterSetOf(*counters).failed(0) &&
+               perfcounters::internal::CounterSetOf(*counters)
+                       .syscall_snapshots() == 0;
       }
     }
     if (why_not.empty()) {

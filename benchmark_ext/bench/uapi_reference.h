@@ -2,7 +2,7 @@
 // group, written directly from the comment on `struct perf_event_mmap_page`
 // in include/uapi/linux/perf_event.h — the yardstick for CounterSet's
 // user-space path (perfcounters_overhead_bench prints the ratio, and
-// tests/benchmark_ext_fast_test.cc holds CounterSet to it in the emulated
+// tests/counter_set_test.cc holds CounterSet to it in the emulated
 // arm64 machine).
 //
 // Opened and mapped as CounterSet does it: one group, user access requested
