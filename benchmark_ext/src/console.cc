@@ -81,12 +81,14 @@ std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
   return lines;
 }
 
+std::string ShortForMessage(absl::string_view list) {
+  if (list.size() <= 100) return std::string(list);
+  return absl::StrCat(list.substr(0, 60), "...(", list.size(), " bytes)...",
+                      list.substr(list.size() - 30));
+}
+
 std::string UnavailableContext(const Plan& plan) {
-  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
-                       [](std::string* out, const ReasonLine& line) {
-                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
-                                         ": ", line.reason);
-                       });
+  return FormatUnavailableContext(GroupUnavailable(plan, nullptr));
 }
 
 void WarnNotCounted(const std::vector<std::string>& keys,

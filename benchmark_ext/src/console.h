@@ -24,16 +24,14 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/unavailable_context.h"
 #include "registry.h"
 #include "rows.h"
 
 namespace perfcounters::bench_internal {
 
 // Events that share one reason for not being counted.
-struct ReasonLine {
-  std::vector<std::string> keys;
-  std::string reason;
-};
+using ReasonLine = UnavailableGroup;
 
 // The plan's unavailable events grouped by reason, in request order. Each
 // reason loses the event's own name in front ("cycles: ...") and group
@@ -43,6 +41,10 @@ struct ReasonLine {
 // kernel's and the probe's full reason stays (the JSON context's).
 std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
                                          const Capabilities* caps);
+
+// An event list echoed in a message: whole up to 100 bytes, else its start
+// and end around "...(N bytes)...", so that no list makes a long message.
+std::string ShortForMessage(absl::string_view list);
 
 // The `perfcounters.unavailable` context value: "a, b: reason; c: reason".
 std::string UnavailableContext(const Plan& plan);

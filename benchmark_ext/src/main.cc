@@ -188,9 +188,12 @@ int BenchmarkMain(int argc, char** argv) {
   benchmark::Initialize(&argc, argv, &PrintHelp);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (flags->overridden_env_events.has_value()) {
-    std::fprintf(stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
-                 flags->events_source.c_str(), flags->events->c_str(),
-                 bench::kEventsEnvVar, flags->overridden_env_events->c_str());
+    std::fprintf(
+        stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
+        flags->events_source.c_str(),
+        bench_internal::ShortForMessage(*flags->events).c_str(),
+        bench::kEventsEnvVar,
+        bench_internal::ShortForMessage(*flags->overridden_env_events).c_str());
   }
 
   const std::string list = flags->events.value_or("");
@@ -199,8 +202,9 @@ int BenchmarkMain(int argc, char** argv) {
   options.calibrate = flags->calibrate;
   absl::StatusOr<Plan> plan = SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
-    std::fprintf(stderr, "perfcounters: error: %s=%s: %s\n",
-                 flags->events_source.c_str(), list.c_str(),
+    // The message quotes the list (shortened when long) where it matters.
+    std::fprintf(stderr, "perfcounters: error: %s: %s\n",
+                 flags->events_source.c_str(),
                  std::string(plan.status().message()).c_str());
     return 1;
   }

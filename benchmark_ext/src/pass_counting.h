@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfcounters/counter_set.h"
+#include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "registry.h"
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "counter_set.h"
 #include "measure_internal.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
@@ -59,7 +60,7 @@ void PublishBatch(const ThreadCounters& c,
     run.short_of_descriptors = true;
     return;
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   uint64_t enabled = 0;
   bool timed = false;
   for (size_t g = 0; g < set.group_count(); ++g) {
