@@ -176,7 +176,7 @@ bool StartPassCounting(const std::shared_ptr<const Config>& config) {
     NullReporter null;
     counter->BeginCalibration();
     benchmark::RunSpecifiedBenchmarks(
-        &null, absl::StrCat("^", kPassCalibrationName, "$"));
+        &null, absl::StrCat("^", kPassCalibrationName, "(/|$)"));
     counter->EndCalibration();
   }
   return true;
