@@ -17,6 +17,7 @@
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
+#include "profile_pass.h"
 
 namespace perfcounters {
 namespace {
@@ -89,6 +90,7 @@ bool DescribeSetup(const bench::Flags& flags) {
 
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
+  std::fputs(bench_internal::ProfileFlagsHelp().c_str(), stdout);
   benchmark::PrintDefaultHelp();
 }
 
@@ -100,6 +102,13 @@ int BenchmarkMain(int argc, char** argv) {
   if (!flags.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(flags.status().message()).c_str());
+    return 1;
+  }
+  absl::StatusOr<bench_internal::ProfileFlags> profile_flags =
+      bench_internal::ExtractProfileFlags(&argc, argv);
+  if (!profile_flags.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(profile_flags.status().message()).c_str());
     return 1;
   }
   benchmark::Initialize(&argc, argv, &PrintHelp);
@@ -139,11 +148,13 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
-  bench_internal::DisplayReporter reporter(
-      std::unique_ptr<benchmark::BenchmarkReporter>(
-          benchmark::CreateDefaultDisplayReporter()),
-      flags->verbose);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::unique_ptr<benchmark::BenchmarkReporter> display(
+      benchmark::CreateDefaultDisplayReporter());
+  const bool console =
+      dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
+  bench_internal::DisplayReporter reporter(std::move(display), flags->verbose);
+  // With --perf_profile, a profile pass first (profile_pass.h).
+  bench_internal::RunWithProfiles(*profile_flags, &reporter, console);
   benchmark::Shutdown();
   if (flags->strict && AnyCounterNotCounted()) {
     std::fprintf(stderr,

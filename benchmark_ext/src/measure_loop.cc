@@ -23,6 +23,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
+#include "profile_pass.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -41,11 +42,15 @@ thread_local Measure* t_active = nullptr;
 
 }  // namespace
 
+// The profile's hooks stay outside the counters' bracket: the counters
+// stop before the sampler stops and start after it starts.
 ABSL_ATTRIBUTE_NOINLINE void PauseCounters() {
   if (Measure* m = t_active; m != nullptr) m->Pause();
+  ProfilePause();
 }
 
 ABSL_ATTRIBUTE_NOINLINE void ResumeCounters() {
+  ProfileResume();
   if (Measure* m = t_active; m != nullptr) m->Resume();
 }
 
@@ -95,6 +100,7 @@ Measure::Measure(benchmark::State& state) : state_(&state) {
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
+  if (state_ != nullptr) bench_internal::ProfileEnd();
   if (bench_internal::t_active == this) {
     counters_->counters.Stop();
     bench_internal::t_active = nullptr;
@@ -116,8 +122,10 @@ Measure::Iterator Measure::begin() {
       return Iterator(this, 0);
     }
   }
-  // The counters start last: from here on to their stop in Finish() the
-  // code is the calibrated bracket's.
+  // The sampler of the profile pass (a no-op otherwise), then the
+  // counters, last: from here on to their stop in Finish() the code is the
+  // calibrated bracket's.
+  if (state_ != nullptr) bench_internal::ProfileBegin();
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
     counters_->counters.Start();
@@ -128,6 +136,7 @@ Measure::Iterator Measure::begin() {
 void Measure::Finish() {
   // The counters stop first (a no-op when they are not running).
   if (counters_ != nullptr) counters_->counters.Stop();
+  if (state_ != nullptr) bench_internal::ProfileEnd();
   if (finished_) return;
   finished_ = true;
   if (counters_ != nullptr) bench_internal::t_active = nullptr;
