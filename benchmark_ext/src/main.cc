@@ -21,6 +21,7 @@
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
+#include "profile_pass.h"
 #include "rows.h"
 
 namespace perfcounters {
@@ -181,6 +182,7 @@ void StartCounting(const bench::Flags& flags) {
 
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
+  std::fputs(bench_internal::ProfileFlagsHelp().c_str(), stdout);
   benchmark::PrintDefaultHelp();
 }
 
@@ -192,6 +194,13 @@ int BenchmarkMain(int argc, char** argv) {
   if (!flags.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(flags.status().message()).c_str());
+    return 1;
+  }
+  absl::StatusOr<bench_internal::ProfileFlags> profile_flags =
+      bench_internal::ExtractProfileFlags(&argc, argv);
+  if (!profile_flags.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(profile_flags.status().message()).c_str());
     return 1;
   }
   const OutFile out = FindOutFile(argc, argv);
@@ -238,17 +247,22 @@ int BenchmarkMain(int argc, char** argv) {
   if (!DescribeSetup(*flags)) return 1;
   StartCounting(*flags);
   bench_internal::RowFiller rows;
-  bench_internal::DisplayReporter reporter(
-      std::unique_ptr<benchmark::BenchmarkReporter>(
-          benchmark::CreateDefaultDisplayReporter()),
-      flags->verbose, &rows, /*warn=*/true);
+  std::unique_ptr<benchmark::BenchmarkReporter> display(
+      benchmark::CreateDefaultDisplayReporter());
+  const bool console =
+      dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
+  bench_internal::DisplayReporter reporter(std::move(display), flags->verbose,
+                                           &rows, /*warn=*/true);
   std::unique_ptr<benchmark::BenchmarkReporter> file = MakeFileReporter(out);
+  // With --perf_profile, a profile pass first (profile_pass.h).
   if (file != nullptr) {
     bench_internal::DisplayReporter file_reporter(std::move(file), true, &rows,
                                                   /*warn=*/false);
-    benchmark::RunSpecifiedBenchmarks(&reporter, &file_reporter);
+    bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
+                                    &file_reporter, out.format == "json");
   } else {
-    benchmark::RunSpecifiedBenchmarks(&reporter);
+    bench_internal::RunWithProfiles(*profile_flags, &reporter, console, nullptr,
+                                    false);
   }
   benchmark::Shutdown();
   if (flags->strict && bench_internal::AnyCounterNotCounted()) {

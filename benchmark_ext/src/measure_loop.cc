@@ -24,6 +24,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
+#include "profile_pass.h"
 #include "profiler_pass.h"
 
 namespace perfcounters {
@@ -75,11 +76,15 @@ void Measure::Access::Calibrate(ThreadCounters* c) {
   counters.SetCalibration(std::move(batch), std::move(pause));
 }
 
+// The profile's hooks stay outside the counters' bracket: the counters
+// stop before the sampler stops and start after it starts.
 ABSL_ATTRIBUTE_NOINLINE void Measure::PauseActive() {
   if (Measure* m = bench_internal::t_active; m != nullptr) m->Pause();
+  bench_internal::ProfilePause();
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeActive() {
+  bench_internal::ProfileResume();
   if (Measure* m = bench_internal::t_active; m != nullptr) m->Resume();
 }
 
@@ -109,6 +114,7 @@ Measure::Measure(benchmark::State& state) : state_(&state) {
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
+  if (state_ != nullptr) bench_internal::ProfileEnd();
   if (bench_internal::t_active == this) {
     counters_->counters.Stop();
     bench_internal::t_active = nullptr;
@@ -140,8 +146,10 @@ Measure::Iterator Measure::begin() {
     finished_ = true;
     return Iterator(this, 0);
   }
-  // The counters start last: from here on to their stop in Finish() the
-  // code is the calibrated bracket's.
+  // The sampler of the profile pass (a no-op otherwise), then the
+  // counters, last: from here on to their stop in Finish() the code is the
+  // calibrated bracket's.
+  bench_internal::ProfileBegin();
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
     counters_->counters.Start();
@@ -152,6 +160,7 @@ Measure::Iterator Measure::begin() {
 void Measure::Finish() {
   // The counters stop first (a no-op when they are not running).
   if (counters_ != nullptr) counters_->counters.Stop();
+  if (state_ != nullptr) bench_internal::ProfileEnd();
   if (finished_) return;
   finished_ = true;
   if (counters_ != nullptr) bench_internal::t_active = nullptr;

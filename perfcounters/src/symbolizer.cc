@@ -104,35 +104,95 @@ bool IsFunctionScope(int tag) {
          tag == DW_TAG_entry_point;
 }
 
-// The frames from debug info at `addr` (module-relative `pc` = addr -
-// bias); empty when no CU or no function scope covers it.
-std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr) {
+// The function-like scopes of one compilation unit, read once: every
+// subprogram, inlined_subroutine and entry_point with code, its pc ranges,
+// the nearest enclosing one (parent) and the ones it encloses (children).
+// Looking an address up then descends from the top-level function that
+// covers it, instead of walking the CU's whole DIE tree (dwarf_getscopes)
+// for every address.
+struct ScopeIndex {
+  struct Node {
+    Dwarf_Die die;
+    int parent = -1;
+    std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>> ranges;
+    std::vector<int> children;
+    bool Covers(Dwarf_Addr pc) const {
+      for (const auto& [lo, hi] : ranges) {
+        if (pc >= lo && pc < hi) return true;
+      }
+      return false;
+    }
+  };
+  std::vector<Node> nodes;
+  std::vector<int> top;
+
+  void Walk(Dwarf_Die* die, int parent) {
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0) return;
+    do {
+      int here = parent;
+      if (IsFunctionScope(dwarf_tag(&child))) {
+        Node n;
+        n.die = child;
+        n.parent = parent;
+        Dwarf_Addr base = 0, lo = 0, hi = 0;
+        ptrdiff_t it = 0;
+        while ((it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0) {
+          n.ranges.emplace_back(lo, hi);
+        }
+        if (!n.ranges.empty()) {
+          here = static_cast<int>(nodes.size());
+          nodes.push_back(std::move(n));
+          (parent < 0 ? top : nodes[parent].children).push_back(here);
+        }
+      }
+      Walk(&child, here);
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+
+  // The innermost node covering pc, or -1.
+  int Innermost(Dwarf_Addr pc) const {
+    int found = -1;
+    const std::vector<int>* level = &top;
+    while (true) {
+      int next = -1;
+      for (int i : *level) {
+        if (nodes[i].Covers(pc)) {
+          next = i;
+          break;
+        }
+      }
+      if (next < 0) return found;
+      found = next;
+      level = &nodes[next].children;
+    }
+  }
+};
+
+// The frames from debug info at `addr`; empty when no CU or no function
+// scope covers it. Names as `addr2line -f -i` gives them: the innermost
+// frame's line from the line table, each inlined call's caller with the
+// call's file and line.
+std::vector<SourceFrame> DwarfFrames(
+    Dwfl_Module* mod, Dwarf_Addr addr,
+    absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>,
+                        std::unique_ptr<ScopeIndex>>* indexes) {
   std::vector<SourceFrame> frames;
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &bias);
   if (cu == nullptr) return frames;
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cu, addr - bias, &scopes);
-  if (n <= 0) {
-    std::free(scopes);
-    return frames;
+  std::unique_ptr<ScopeIndex>& index = (*indexes)[{mod, dwarf_dieoffset(cu)}];
+  if (index == nullptr) {
+    index = std::make_unique<ScopeIndex>();
+    index->Walk(cu, -1);
   }
-  int first = -1;
-  for (int i = 0; i < n; ++i) {
-    if (IsFunctionScope(dwarf_tag(&scopes[i]))) {
-      first = i;
-      break;
-    }
-  }
-  if (first < 0) {
-    std::free(scopes);
-    return frames;
-  }
+  int n = index->Innermost(addr - bias);
+  if (n < 0) return frames;
+  ScopeIndex::Node* node = &index->nodes[n];
   SourceFrame inner;
-  inner.inlined = dwarf_tag(&scopes[first]) == DW_TAG_inlined_subroutine;
-  inner.function = inner.inlined
-                       ? DieName(&scopes[first])
-                       : OutOfLineName(mod, &scopes[first], addr, bias);
+  inner.inlined = dwarf_tag(&node->die) == DW_TAG_inlined_subroutine;
+  inner.function = inner.inlined ? DieName(&node->die)
+                                 : OutOfLineName(mod, &node->die, addr, bias);
   if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr); line != nullptr) {
     int lineno = 0;
     const char* file =
@@ -141,42 +201,30 @@ std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr) {
     inner.line = lineno;
   }
   frames.push_back(std::move(inner));
-  if (!frames.back().inlined) {
-    std::free(scopes);
-    return frames;
-  }
-  // The concrete chain of scopes around the innermost one.
-  Dwarf_Die innermost = scopes[0];
-  std::free(scopes);
-  scopes = nullptr;
-  const int m = dwarf_getscopes_die(&innermost, &scopes);
   Dwarf_Files* files = nullptr;
-  if (m <= 1 || dwarf_getsrcfiles(cu, &files, nullptr) != 0) files = nullptr;
-  for (int i = 0; i < m - 1; ++i) {
-    Dwarf_Die* die = &scopes[i];
-    if (dwarf_tag(die) != DW_TAG_inlined_subroutine) continue;
-    for (int j = i + 1; j < m; ++j) {
-      const int tag = dwarf_tag(&scopes[j]);
-      if (!IsFunctionScope(tag)) continue;
-      SourceFrame caller;
-      caller.inlined = tag == DW_TAG_inlined_subroutine;
-      // From the debug info alone, as addr2line -i names callers.
-      caller.function = DieName(&scopes[j]);
-      Dwarf_Attribute attr;
-      Dwarf_Word v = 0;
-      if (files != nullptr &&
-          dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0) {
-        const char* f = dwarf_filesrc(files, v, nullptr, nullptr);
-        if (f != nullptr) caller.file = f;
-      }
-      if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0) {
-        caller.line = static_cast<int>(v);
-      }
-      frames.push_back(std::move(caller));
-      break;
+  if (dwarf_getsrcfiles(cu, &files, nullptr) != 0) files = nullptr;
+  while (dwarf_tag(&node->die) == DW_TAG_inlined_subroutine &&
+         node->parent >= 0) {
+    ScopeIndex::Node* parent = &index->nodes[node->parent];
+    SourceFrame caller;
+    caller.inlined = dwarf_tag(&parent->die) == DW_TAG_inlined_subroutine;
+    // From the debug info alone, as addr2line -i names callers.
+    caller.function = DieName(&parent->die);
+    Dwarf_Attribute attr;
+    Dwarf_Word v = 0;
+    if (files != nullptr &&
+        dwarf_formudata(dwarf_attr(&node->die, DW_AT_call_file, &attr), &v) ==
+            0) {
+      const char* f = dwarf_filesrc(files, v, nullptr, nullptr);
+      if (f != nullptr) caller.file = f;
     }
+    if (dwarf_formudata(dwarf_attr(&node->die, DW_AT_call_line, &attr), &v) ==
+        0) {
+      caller.line = static_cast<int>(v);
+    }
+    frames.push_back(std::move(caller));
+    node = parent;
   }
-  std::free(scopes);
   return frames;
 }
 
@@ -204,10 +252,15 @@ struct Symbolizer::Impl {
   absl::flat_hash_map<uint64_t, Location> cache;
 #if PERFCOUNTERS_HAVE_LIBDW
   Dwfl* dwfl = nullptr;
+  // Per compilation unit, read at its first address.
+  absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>,
+                      std::unique_ptr<ScopeIndex>>
+      indexes;
   ~Impl() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
   absl::Status Report() {
+    indexes.clear();  // modules may go away (and their memory be reused)
     dwfl_report_begin(dwfl);
     if (dwfl_linux_proc_report(dwfl, getpid()) != 0) {
       return absl::InternalError(
@@ -231,7 +284,7 @@ struct Symbolizer::Impl {
     if (dwfl_module_getelf(mod, &bias) != nullptr) {
       loc->offset = address - bias;
     }
-    std::vector<SourceFrame> frames = DwarfFrames(mod, address);
+    std::vector<SourceFrame> frames = DwarfFrames(mod, address, &indexes);
     if (!frames.empty()) {
       loc->frames = std::move(frames);
       loc->from_debug_info = true;

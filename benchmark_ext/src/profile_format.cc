@@ -1,0 +1,201 @@
+// profile_format.cc: the hot: line, the JSON member, folded-file names and
+// ProfileReporter (profile_format.h).
+#include "profile_format.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perfcounters::bench_internal {
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+double Share(uint64_t n, uint64_t total) {
+  return total == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(total);
+}
+
+}  // namespace
+
+std::string ShortName(const std::string& name) {
+  // Cut the parameter list: the first '(' outside <> (operator() aside).
+  int depth = 0;
+  size_t end = name.size();
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (c == '(' && depth == 0 && i > 0) {
+      end = i;
+      break;
+    }
+  }
+  std::string base = name.substr(0, end);
+  // Keep the last component outside <>.
+  depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < base.size(); ++i) {
+    const char c = base[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (c == ':' && base[i + 1] == ':' && depth == 0) start = i + 2;
+  }
+  base = base.substr(start);
+  return base.empty() ? name : base;
+}
+
+std::string HotLine(const ProfileSummary& s, int top) {
+  std::string out = "hot:";
+  if (s.samples == 0) return absl::StrCat(out, " no samples");
+  int n = 0;
+  for (const FunctionShare& f : s.functions) {
+    // Shares that would read 0% are left out.
+    if (n == top || Share(f.self, s.samples) < 0.005) break;
+    absl::StrAppend(
+        &out, n == 0 ? " " : " \xC2\xB7 ", ShortName(f.name), " ",
+        absl::StrFormat("%.0f%%", 100.0 * Share(f.self, s.samples)));
+    ++n;
+  }
+  if (s.lost > 0) absl::StrAppend(&out, " (", s.lost, " samples lost)");
+  return out;
+}
+
+std::string ProfileJson(const ProfileSummary& s) {
+  std::string out = absl::StrCat("{\"event\": ", JsonString(s.event));
+  if (s.period) absl::StrAppend(&out, ", \"period\": ", *s.period);
+  if (s.frequency) absl::StrAppend(&out, ", \"frequency\": ", *s.frequency);
+  absl::StrAppend(&out, ", \"samples\": ", s.samples, ", \"lost\": ", s.lost,
+                  ", \"callchains\": ", s.callchains ? "true" : "false",
+                  ", \"functions\": [");
+  for (size_t i = 0; i < s.functions.size() && i < kJsonFunctions; ++i) {
+    const FunctionShare& f = s.functions[i];
+    absl::StrAppend(&out, i == 0 ? "" : ", ", "{\"name\": ", JsonString(f.name),
+                    ", \"module\": ", JsonString(f.module));
+    if (!f.file.empty()) {
+      absl::StrAppend(&out, ", \"file\": ", JsonString(f.file));
+      if (f.line > 0) absl::StrAppend(&out, ", \"line\": ", f.line);
+    }
+    if (f.offset) absl::StrAppend(&out, ", \"offset\": ", *f.offset);
+    absl::StrAppend(&out, ", \"samples\": ", f.self, ", \"self\": ",
+                    absl::StrFormat("%.6g", Share(f.self, s.samples)));
+    if (s.callchains) {
+      absl::StrAppend(&out, ", \"inclusive\": ",
+                      absl::StrFormat("%.6g", Share(f.inclusive, s.samples)));
+    }
+    absl::StrAppend(&out, ", \"inlined\": ", f.inlined ? "true" : "false", "}");
+  }
+  absl::StrAppend(&out, "], \"functions_truncated\": ",
+                  s.functions.size() > kJsonFunctions
+                      ? s.functions.size() - kJsonFunctions
+                      : 0,
+                  ", \"stacks\": [");
+  for (size_t i = 0; i < s.stacks.size() && i < kJsonStacks; ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : ", ",
+                    "{\"stack\": ", JsonString(s.stacks[i].stack),
+                    ", \"samples\": ", s.stacks[i].samples, "}");
+  }
+  absl::StrAppend(
+      &out, "], \"stacks_truncated\": ",
+      s.stacks.size() > kJsonStacks ? s.stacks.size() - kJsonStacks : 0, "}");
+  return out;
+}
+
+std::string FoldedFileName(const std::string& benchmark) {
+  std::string out;
+  uint32_t hash = 2166136261u;  // FNV-1a
+  for (unsigned char c : benchmark) {
+    hash = (hash ^ c) * 16777619u;
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                      c == '_';
+    if (out.size() < 120) out += keep ? static_cast<char>(c) : '_';
+  }
+  if (!out.empty() && out.front() == '.') out.front() = '_';
+  return absl::StrCat(out, ".", absl::Hex(hash, absl::kZeroPad8), ".folded");
+}
+
+ProfileReporter::ProfileReporter(benchmark::BenchmarkReporter* inner,
+                                 const Summaries* s, bool console, bool json,
+                                 int top)
+    : inner_(inner), summaries_(s), console_(console), json_(json), top_(top) {}
+
+bool ProfileReporter::ReportContext(const Context& context) {
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->SetErrorStream(&GetErrorStream());
+  return inner_->ReportContext(context);
+}
+
+void ProfileReporter::ReportRuns(const std::vector<Run>& runs) {
+  if (!json_) {
+    inner_->ReportRuns(runs);
+    if (!console_) return;
+    std::string done;
+    for (const Run& run : runs) {
+      const std::string name = run.benchmark_name();
+      auto it = summaries_->find(name);
+      if (run.run_type != Run::RT_Iteration || it == summaries_->end() ||
+          name == done) {
+        continue;
+      }
+      GetOutputStream() << "  " << HotLine(it->second, top_) << "\n";
+      done = name;
+    }
+    GetOutputStream().flush();
+    return;
+  }
+  // One run at a time into a buffer, then the member before its last '}'.
+  for (const Run& run : runs) {
+    std::ostringstream buffer;
+    inner_->SetOutputStream(&buffer);
+    inner_->ReportRuns({run});
+    inner_->SetOutputStream(&GetOutputStream());
+    std::string text = buffer.str();
+    auto it = summaries_->find(run.benchmark_name());
+    const size_t brace = text.rfind('}');
+    if (run.run_type == Run::RT_Iteration && it != summaries_->end() &&
+        brace != std::string::npos && brace > 0) {
+      // After the last member's value, before the line break and indent
+      // that precede the closing brace.
+      const size_t end = text.find_last_not_of(" \n", brace - 1) + 1;
+      text.insert(end, absl::StrCat(",\n      \"perfcounters_profile\": ",
+                                    ProfileJson(it->second)));
+    }
+    GetOutputStream() << text;
+  }
+}
+
+void ProfileReporter::Finalize() {
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->Finalize();
+}
+
+}  // namespace perfcounters::bench_internal

@@ -1,0 +1,62 @@
+// profile_format.h: how a benchmark's profile is shown (profile_format.cc):
+// the console's hot: line, the JSON member of its --benchmark_out row, the
+// folded-stack file and its safe name; and the reporters that add them to
+// gbench's output.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_FORMAT_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_FORMAT_H_
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "perfcounters/symbols.h"
+
+namespace perfcounters::bench_internal {
+
+// At most this many functions and distinct stacks go into the JSON member
+// (the folded file has every stack); the rest are counted in
+// functions_truncated / stacks_truncated.
+inline constexpr size_t kJsonFunctions = 100;
+inline constexpr size_t kJsonStacks = 200;
+
+// "SpinOne" for "ns::SpinOne(unsigned long)": the console's short name.
+std::string ShortName(const std::string& name);
+// `hot: A 61% · B 22% · C 9%` (the top `top` functions by self share).
+std::string HotLine(const ProfileSummary& s, int top);
+// The JSON object (docs/profiles.md), on one line.
+std::string ProfileJson(const ProfileSummary& s);
+// A file name for `benchmark`: letters, digits, '.', '-', '_' kept, every
+// other byte '_', at most 120 of them, then '.' and 8 hex digits of a hash
+// of the whole name (so that names differing only in replaced bytes do not
+// collide), then ".folded".
+std::string FoldedFileName(const std::string& benchmark);
+
+// Summaries by benchmark name (gbench's benchmark_name()).
+using Summaries = std::map<std::string, ProfileSummary>;
+
+// Wraps a reporter: after the inner one reports a benchmark's rows, prints
+// its hot: line (console), or inserts the profile member into each of its
+// JSON rows of run type "iteration" (json: the inner reporter writes into a
+// buffer that is then edited).
+class ProfileReporter : public benchmark::BenchmarkReporter {
+ public:
+  ProfileReporter(benchmark::BenchmarkReporter* inner, const Summaries* s,
+                  bool console, bool json, int top);
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+ private:
+  benchmark::BenchmarkReporter* inner_;
+  const Summaries* summaries_;
+  const bool console_;
+  const bool json_;
+  const int top_;
+};
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_FORMAT_H_

@@ -1,0 +1,333 @@
+// profile_pass.cc: --perf_profile*: the flags, Measure's hooks, and the
+// profile pass before the measured one (profile_pass.h).
+#include "profile_pass.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "perfcounters/grammar.h"
+#include "perfcounters/profile.h"
+#include "perfcounters/symbols.h"
+#include "profile_format.h"
+
+namespace perfcounters::bench_internal {
+namespace {
+
+// The options every benchmark thread's Profiler opens with; set before the
+// profile pass, read by the hooks only while g_profiling.
+ProfileOptions g_options;
+std::atomic<bool> g_profiling{false};
+
+// The samples of the benchmark running now, merged over its threads.
+std::mutex g_mu;
+Profile g_profile;
+absl::Status g_error;
+
+// This thread's sampler (opened at its first timed region) and whether it
+// is sampling the timed region now.
+thread_local std::unique_ptr<Profiler> t_profiler;
+thread_local bool t_in_region = false;
+
+// `--name=VALUE` (or -name=VALUE): the value; nullopt for another flag.
+std::optional<absl::string_view> FlagValue(absl::string_view arg,
+                                           absl::string_view name) {
+  if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
+  if (!absl::ConsumePrefix(&arg, name) || !absl::ConsumePrefix(&arg, "=")) {
+    return std::nullopt;
+  }
+  return arg;
+}
+
+absl::Status CheckWritableDir(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--perf_profile_out=", dir,
+                     ": cannot create the directory: ", strerror(errno)));
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      access(dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--perf_profile_out=", dir,
+        ": not a writable directory; give one the folded-stack files can "
+        "be written into"));
+  }
+  return absl::OkStatus();
+}
+
+// Writes `text` into dir/name whole (a temporary file renamed over it).
+absl::Status WriteWhole(const std::string& dir, const std::string& name,
+                        const std::string& text) {
+  const std::string path = absl::StrCat(dir, "/", name);
+  const std::string tmp = absl::StrCat(path, ".tmp", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      unlink(tmp.c_str());
+      return absl::InternalError(absl::StrCat("cannot write ", path));
+    }
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot rename onto ", path, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Collects each benchmark's profile as the profile pass reports it, and
+// prints nothing.
+class Collector : public benchmark::BenchmarkReporter {
+ public:
+  explicit Collector(Summaries* out) : out_(out) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    Profile p;
+    absl::Status error;
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      p = std::move(g_profile);
+      g_profile = Profile();
+      error = std::exchange(g_error, absl::OkStatus());
+    }
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      if (!error.ok()) {
+        std::fprintf(stderr, "perfcounters: warning: %s: no profile: %s\n",
+                     run.benchmark_name().c_str(),
+                     std::string(error.message()).c_str());
+        return;
+      }
+      if (p.event.empty()) return;  // no Measure loop ran
+      if (!symbolizer_.has_value()) {
+        absl::StatusOr<Symbolizer> s = Symbolizer::ForThisProcess();
+        if (!s.ok()) {
+          std::fprintf(stderr, "perfcounters: warning: %s\n",
+                       std::string(s.status().message()).c_str());
+          return;
+        }
+        symbolizer_ = std::move(*s);
+      }
+      (*out_)[run.benchmark_name()] = SummarizeProfile(p, *symbolizer_);
+      return;
+    }
+  }
+
+ private:
+  Summaries* out_;
+  std::optional<Symbolizer> symbolizer_;
+};
+
+void Merge(absl::StatusOr<Profile> p) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!p.ok()) {
+    if (g_error.ok()) g_error = p.status();
+    return;
+  }
+  if (absl::Status st = g_profile.Merge(*p); !st.ok() && g_error.ok()) {
+    g_error = st;
+  }
+}
+
+}  // namespace
+
+void ProfileBegin() {
+  if (!g_profiling.load(std::memory_order_relaxed) || t_in_region) return;
+  if (t_profiler == nullptr) {
+    absl::StatusOr<Profiler> p = Profiler::Open(g_options);
+    if (!p.ok()) {
+      Merge(p.status());
+      return;
+    }
+    t_profiler = std::make_unique<Profiler>(std::move(*p));
+  }
+  t_in_region = true;
+  (void)t_profiler->Start();
+}
+
+void ProfileEnd() {
+  if (!t_in_region) return;
+  t_in_region = false;
+  Merge(t_profiler->Take());
+}
+
+void ProfilePause() {
+  if (t_in_region) (void)t_profiler->Stop();
+}
+
+void ProfileResume() {
+  if (t_in_region) (void)t_profiler->Start();
+}
+
+absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv) {
+  ProfileFlags f;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const absl::string_view arg = argv[i];
+    std::optional<absl::string_view> v;
+    bool ours = true;
+    if ((v = FlagValue(arg, "perf_profile"))) {
+      f.event = std::string(*v);
+      if (f.event.empty()) {
+        return absl::InvalidArgumentError(
+            "--perf_profile= needs an event: write --perf_profile=auto, "
+            "--perf_profile=cycles or --perf_profile=cpu-clock");
+      }
+    } else if ((v = FlagValue(arg, "perf_profile_period"))) {
+      absl::StatusOr<uint64_t> n =
+          ParseSampleRate(std::string_view(v->data(), v->size()), "period");
+      if (!n.ok())
+        return absl::InvalidArgumentError(
+            absl::StrCat("--perf_profile_period: ", n.status().message()));
+      f.period = *n;
+    } else if ((v = FlagValue(arg, "perf_profile_freq"))) {
+      absl::StatusOr<uint64_t> n =
+          ParseSampleRate(std::string_view(v->data(), v->size()), "frequency");
+      if (!n.ok())
+        return absl::InvalidArgumentError(
+            absl::StrCat("--perf_profile_freq: ", n.status().message()));
+      f.frequency = *n;
+    } else if ((v = FlagValue(arg, "perf_profile_top"))) {
+      if (!absl::SimpleAtoi(*v, &f.top) || f.top < 1 || f.top > 100) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--perf_profile_top=", *v, ": write a number from 1 to 100"));
+      }
+    } else if ((v = FlagValue(arg, "perf_profile_out"))) {
+      f.out_dir = std::string(*v);
+      if (f.out_dir.empty()) {
+        return absl::InvalidArgumentError(
+            "--perf_profile_out= needs a directory");
+      }
+    } else {
+      ours = false;
+    }
+    if (!ours) argv[out++] = argv[i];
+  }
+  if (*argc > 0) {
+    argv[out] = nullptr;
+    *argc = out;
+  }
+  const bool rate = f.period || f.frequency;
+  if (f.event.empty() && (rate || !f.out_dir.empty())) {
+    return absl::InvalidArgumentError(
+        "--perf_profile_period, --perf_profile_freq and --perf_profile_out "
+        "need --perf_profile=EVENT (or auto)");
+  }
+  if (f.period && f.frequency) {
+    return absl::InvalidArgumentError(
+        "give --perf_profile_period or --perf_profile_freq, not both");
+  }
+  if (!f.event.empty() && f.event != "auto") {
+    // A name the grammar does not know is a mistake, not a refusal.
+    ParseOptions parse;
+    parse.default_user_only = true;
+    absl::StatusOr<EventSpec> spec = ParseEvent(f.event, parse);
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--perf_profile=", f.event, ": ", spec.status().message()));
+    }
+  }
+  if (!f.out_dir.empty()) {
+    if (absl::Status st = CheckWritableDir(f.out_dir); !st.ok()) return st;
+  }
+  return f;
+}
+
+std::string ProfileFlagsHelp() {
+  return R"(perfcounters: a sampled profile of each benchmark's timed region
+  --perf_profile=EVENT|auto
+        Run the selected benchmarks once more, before the measured pass,
+        sampling the timed region of perfcounters::Measure loops on EVENT
+        (our grammar: cycles, instructions, cpu-clock, ...; user space
+        unless :k/:uk); auto = cycles where they count, else cpu-clock.
+        The measured pass is unchanged. Each row gets a hot: line; the
+        --benchmark_out JSON rows a "perfcounters_profile" member.
+  --perf_profile_period=N / --perf_profile_freq=HZ
+        Sample every N events (ns for the clocks), or HZ times a second
+        (default: 250000 ns for the clocks, else 4000 Hz).
+  --perf_profile_top=N
+        Functions on the hot: line (default 3).
+  --perf_profile_out=DIR
+        One folded-stack file per benchmark (flamegraph.pl, inferno,
+        speedscope), named after the benchmark.
+
+)";
+}
+
+void RunWithProfiles(const ProfileFlags& flags,
+                     benchmark::BenchmarkReporter* display, bool console,
+                     benchmark::BenchmarkReporter* file, bool file_json) {
+  if (flags.event.empty()) {
+    if (file != nullptr) {
+      benchmark::RunSpecifiedBenchmarks(display, file);
+    } else {
+      benchmark::RunSpecifiedBenchmarks(display);
+    }
+    return;
+  }
+  ProfileOptions o;
+  o.period = flags.period;
+  o.frequency = flags.frequency;
+  o.callchain = true;
+  o.event = flags.event == "auto" ? "cycles" : flags.event;
+  absl::StatusOr<Profiler> probe = Profiler::Open(o);
+  if (!probe.ok() && flags.event == "auto") {
+    o.event = "cpu-clock";
+    probe = Profiler::Open(o);
+  }
+  Summaries summaries;
+  if (!probe.ok()) {
+    std::fprintf(
+        stderr, "perfcounters: warning: --perf_profile=%s: no profiles: %s\n",
+        flags.event.c_str(), std::string(probe.status().message()).c_str());
+  } else {
+    *probe = Profiler();  // closed again: each thread opens its own
+    g_options = o;
+    g_profiling.store(true);
+    Collector collector(&summaries);
+    Collector quiet_file(&summaries);
+    if (file == nullptr) {
+      benchmark::RunSpecifiedBenchmarks(&collector);
+    } else {
+      benchmark::RunSpecifiedBenchmarks(&collector, &quiet_file);
+    }
+    g_profiling.store(false);
+    t_profiler.reset();
+    for (const auto& [name, s] : summaries) {
+      if (flags.out_dir.empty()) break;
+      absl::Status st =
+          WriteWhole(flags.out_dir, FoldedFileName(name), FoldedStacks(s));
+      if (!st.ok()) {
+        std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+                     std::string(st.message()).c_str());
+      }
+    }
+  }
+  ProfileReporter shown(display, &summaries, console, false, flags.top);
+  if (file == nullptr) {
+    benchmark::RunSpecifiedBenchmarks(&shown);
+    return;
+  }
+  ProfileReporter to_file(file, &summaries, false, file_json, flags.top);
+  benchmark::RunSpecifiedBenchmarks(&shown, &to_file);
+}
+
+}  // namespace perfcounters::bench_internal

@@ -1,0 +1,58 @@
+// profile_pass.h: the main's --perf_profile flags and the pass that samples
+// each benchmark's timed region (profile_pass.cc).
+//
+// With --perf_profile the selected benchmarks run twice: first a silent
+// pass in which a Profiler per benchmark thread samples only the timed
+// region of perfcounters::Measure loops (not gbench's setup, not the code
+// before or after the loop, not PauseTiming()..ResumeTiming()); then the
+// measured pass, exactly as without the flag, whose console rows get a
+// `hot:` line and whose --benchmark_out JSON rows the profile member.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+
+namespace perfcounters::bench_internal {
+
+struct ProfileFlags {
+  // --perf_profile: an event, or "auto"; empty when not profiling.
+  std::string event;
+  std::optional<uint64_t> period;     // --perf_profile_period
+  std::optional<uint64_t> frequency;  // --perf_profile_freq
+  int top = 3;                        // --perf_profile_top
+  std::string out_dir;                // --perf_profile_out
+};
+
+// Removes the --perf_profile* flags from argv (as ExtractFlags does) and
+// checks them: an unknown event, a bad rate, an unwritable directory are
+// errors naming the flag.
+absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv);
+
+// Our section of --help for these flags.
+std::string ProfileFlagsHelp();
+
+// Runs the selected benchmarks as RunSpecifiedBenchmarks(display, file)
+// does (`file` may be null), after a profile pass when `flags.event` is
+// set. `console`: the display is gbench's console reporter (it then gets
+// the hot: lines); `file_json`: `file` writes gbench's JSON (its rows then
+// get the profile member).
+void RunWithProfiles(const ProfileFlags& flags,
+                     benchmark::BenchmarkReporter* display, bool console,
+                     benchmark::BenchmarkReporter* file, bool file_json);
+
+// Measure's hooks (measure_loop.cc), outside the counters' bracket: the
+// timed region begins / ends / pauses / resumes on the calling thread.
+// They do nothing outside the profile pass.
+void ProfileBegin();
+void ProfileEnd();
+void ProfilePause();
+void ProfileResume();
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_

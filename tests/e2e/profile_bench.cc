@@ -1,0 +1,76 @@
+// profile_bench: the benchmarks benchmark_ext_profile_test runs with
+// --perf_profile. Each loop calls two noinline functions whose work is in a
+// 3:1 ratio (the same loop body, 3x and 1x the trips: the same ratio of
+// instructions, and of CPU time); a setup function runs before the loop and
+// a third one only between PauseTiming and ResumeTiming, so neither may get
+// a sample; an always-inline helper must appear as an inlined frame.
+#include <cstdint>
+
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_main.h"
+
+namespace profiled {
+
+volatile uint64_t sink = 0;
+
+// Called once at the end of each worker, so that none is a leaf function:
+// GCC sets up no frame in a leaf even with -fno-omit-frame-pointer, and a
+// frame-pointer walk from inside a leaf skips its caller.
+__attribute__((noinline)) void Done() { asm volatile("" ::: "memory"); }
+// (Built with -fno-optimize-sibling-calls, so that the call stays a call.)
+
+// One trip: a few instructions the optimizer cannot fold.
+#define PROFILED_WORK(trips)                 \
+  do {                                       \
+    for (uint64_t i = 0; i < (trips); ++i) { \
+      uint64_t v = sink;                     \
+      asm volatile("" : "+r"(v));            \
+      sink = v + i;                          \
+    }                                        \
+    Done();                                  \
+  } while (0)
+
+// 1.3 ms of work per part: a cpu-clock sample is taken when its timer
+// interrupt arrives, which on a VM may be tens of microseconds late, so
+// parts much shorter than that would lend their samples to what follows.
+constexpr uint64_t kTrips = 2000000;
+
+__attribute__((noinline)) void ThreeParts() { PROFILED_WORK(3 * kTrips); }
+__attribute__((noinline)) void OnePart() { PROFILED_WORK(kTrips); }
+__attribute__((noinline)) void SetupOnly() { PROFILED_WORK(4 * kTrips); }
+__attribute__((noinline)) void PausedOnly() { PROFILED_WORK(4 * kTrips); }
+
+__attribute__((always_inline)) inline void InlinedHelper() {
+  PROFILED_WORK(kTrips);
+}
+__attribute__((noinline)) void CallsInlinedHelper() { InlinedHelper(); }
+
+}  // namespace profiled
+
+static void BM_ThreeToOne(benchmark::State& state) {
+  profiled::SetupOnly();
+  for (auto _ : perfcounters::Measure(state)) {
+    profiled::ThreeParts();
+    profiled::OnePart();
+    perfcounters::PauseTiming(state);
+    profiled::PausedOnly();
+    perfcounters::ResumeTiming(state);
+  }
+  profiled::SetupOnly();
+}
+BENCHMARK(BM_ThreeToOne);
+
+static void BM_Inlined(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) profiled::CallsInlinedHelper();
+}
+BENCHMARK(BM_Inlined);
+BENCHMARK(BM_Inlined)->Name("BM odd/<name> with spaces")->Threads(2);
+
+// A benchmark without Measure: no profile, no hot: line.
+static void BM_PlainLoop(benchmark::State& state) {
+  for (auto _ : state) profiled::OnePart();
+}
+BENCHMARK(BM_PlainLoop);
+
+PERFCOUNTERS_BENCHMARK_MAIN();
