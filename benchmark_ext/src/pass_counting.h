@@ -18,7 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "perfcounters/counter_set.h"
 #include "perfcounters/counters.h"
 #include "registry.h"
 
