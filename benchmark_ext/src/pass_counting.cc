@@ -104,7 +104,8 @@ class PassCounter : public PassClient {
  private:
   std::vector<CounterValue> Raw() const {
     std::vector<CounterValue> values;
-    for (size_t i = 0; i < counters_.plan().event_count(); ++i) {
+    for (size_t i = 0; i < internal::CounterSetOf(counters_).event_count();
+         ++i) {
       values.push_back(counters_.PlannedValue(i));
     }
     return values;
@@ -176,7 +177,7 @@ bool StartPassCounting(const std::shared_ptr<const Config>& config) {
     NullReporter null;
     counter->BeginCalibration();
     benchmark::RunSpecifiedBenchmarks(
-        &null, absl::StrCat("^", kPassCalibrationName, "$"));
+        &null, absl::StrCat("^", kPassCalibrationName, "(/|$)"));
     counter->EndCalibration();
   }
   return true;

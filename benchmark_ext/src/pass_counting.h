@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "registry.h"
 

@@ -187,6 +187,10 @@ RowFiller::Counters RowFiller::Aggregate(const Run& run) const {
       continue;
     }
     if (names.count(k + ".not_counted") > 0) continue;
+    if (k == "perfcounters.pass_threads") {
+      c[k] = benchmark::Counter(1);
+      continue;
+    }
     std::vector<double> values;
     for (const Counters& r : it->second) {
       if (auto f = r.find(k); f != r.end()) values.push_back(f->second.value);
