@@ -52,6 +52,16 @@ bool DescribeSetup(const bench::Flags& flags) {
   benchmark::AddCustomContext("perfcounters.read_path", setup.read_path);
   benchmark::AddCustomContext("perfcounters.read_path.groups",
                               absl::StrJoin(setup.group_paths, "; "));
+  // The check at open of the groups read from user space: they agree with
+  // read(2), or which did not (and are read with read(2)).
+  if (flags.read_mode != ReadMode::kSyscall &&
+      (setup.read_path != "syscall" || !setup.read_path_check.empty())) {
+    benchmark::AddCustomContext(
+        "perfcounters.read_path.check",
+        setup.read_path_check.empty()
+            ? std::string("user-space reads agree with read(2)")
+            : absl::StrJoin(setup.read_path_check, "; "));
+  }
   std::string note =
       absl::StrCat("perfcounters: read path: ", setup.read_path, " (",
                    absl::StrJoin(setup.group_paths, "; "), ")");

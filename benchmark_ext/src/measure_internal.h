@@ -63,6 +63,9 @@ struct MeasurementSetup {
   std::string read_path;
   // Groups that cannot be read from user space, with the reason.
   std::vector<std::string> syscall_reasons;
+  // "{group}: why" for each group whose user-space reads disagreed with
+  // read(2) when opened (CounterSet::user_space_disagreement).
+  std::vector<std::string> read_path_check;
   // Per event key: the bracket's own count per batch and its spread, and
   // per pause (PauseTiming/ResumeTiming) (empty when calibration is off or
   // the event was not counted).

@@ -154,6 +154,10 @@ MeasurementSetup PrepareCallingThread() {
       setup.group_paths.push_back(name + ": syscall");
       setup.syscall_reasons.push_back(
           absl::StrCat(name, ": ", set.user_space_reason(g)));
+      if (!set.user_space_disagreement(g).empty()) {
+        setup.read_path_check.push_back(
+            absl::StrCat(name, ": ", set.user_space_disagreement(g)));
+      }
     }
   }
   setup.read_path = user > 0 && syscall > 0 ? "mixed"

@@ -47,7 +47,21 @@
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
+struct perf_event_mmap_page;
+
 namespace perfcounters {
+
+class CounterSet;
+namespace internal {
+// Maps a member for user-space reads: a test's fake pages.
+using MapMember = absl::FunctionRef<absl::StatusOr<UserReader>(const Event&)>;
+// Opens a CounterSet whose groups are read through fake pages, for tests.
+class CounterSetTestPeer {
+ public:
+  static CounterSet OpenOnFakePages(
+      const std::vector<std::vector<EventSpec>>& groups, const MapMember& map);
+};
+}  // namespace internal
 
 // One thread's counter groups, opened for the calling thread and counting
 // from open. Move-only.
@@ -77,6 +91,17 @@ class CounterSet {
   // counters); when false, user_space_reason() says why.
   bool user_space(size_t g) const { return slots_[g].readers != nullptr; }
   const std::string& user_space_reason(size_t g) const { return why_[g]; }
+  // Empty, or why group `g`, which could be read from user space, is read
+  // with read(2): when a group is opened for user-space reads, one
+  // user-space snapshot, one read(2) snapshot and another user-space one
+  // are compared (each member's read(2) count between its two user-space
+  // ones, the times within 1 us); where they disagree (a kernel or CPU
+  // whose page does not describe its counters), the group is read with
+  // read(2), this says what was seen (user_space_reason() too), and the
+  // first such group of the process is warned about on stderr.
+  const std::string& user_space_disagreement(size_t g) const {
+    return disagreement_[g];
+  }
 
   // Snapshots every group: the start of a counting interval. Allocates
   // nothing. Does nothing when an interval is already open.
@@ -135,15 +160,31 @@ class CounterSet {
     uint64_t* start = nullptr;
     uint64_t* end = nullptr;
     const uint64_t* ids = nullptr;
-    // One reader per member when read from user space, else null.
+    // One reader per member when read from user space, else null; and
+    // their pages (in pages_) when they are the hardware's, not fakes.
     const UserReader* readers = nullptr;
+    const perf_event_mmap_page* const* pages = nullptr;
+    // The members' sums in raw_.
+    uint64_t* raw = nullptr;
     bool failed = false;
     bool start_user = false;
     uint64_t enabled = 0;
     uint64_t running = 0;
   };
 
-  bool Snapshot(const Slot& s, uint64_t* buf, bool* user, bool try_user);
+  bool UserSnapshot(const Slot& s, uint64_t* buf);
+  bool SyscallSnapshot(const Slot& s, uint64_t* buf);
+  void AddUserInterval(Slot& s);
+  void AddInterval(Slot& s, bool user);
+  bool UserSpaceNow() const;
+  bool ShortWay(const Slot* s) const;
+  bool ShortSnapshot(const Slot& s, uint64_t* buf);
+  [[gnu::noinline]] void StartGroups();
+  [[gnu::noinline]] void StopGroups();
+  void CheckUserSpace(size_t g);
+  friend class internal::CounterSetTestPeer;
+  static CounterSet Open(const std::vector<std::vector<EventSpec>>& groups,
+                         ReadMode mode, const internal::MapMember* fake);
   // Whether every member of every group read from user space is on a
   // counter now (see "Multiplexing" above).
   bool AllOnCounters() const;
@@ -155,12 +196,31 @@ class CounterSet {
   std::vector<std::optional<Group>> groups_;
   std::vector<absl::Status> status_;
   std::vector<std::string> why_;
+  std::vector<std::string> disagreement_;
   std::vector<std::vector<UserReader>> readers_;
+  std::vector<const perf_event_mmap_page*> pages_;
+  // The thread that mapped the pages (its thread pointer) and the
+  // process's fork generation then.
+  const void* owner_ = nullptr;
+  uint64_t fork_generation_ = 0;
   std::vector<uint64_t> buffers_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> raw_;
   // Groups read from user space (see "Multiplexing" above).
   size_t user_groups_ = 0;
+  // The only group, when it is read from user space on the hardware (null
+  // in a moved-from set).
+  struct OnlySlot {
+    Slot* slot = nullptr;
+    OnlySlot() = default;
+    OnlySlot(OnlySlot&& o) noexcept : slot(o.slot) { o.slot = nullptr; }
+    OnlySlot& operator=(OnlySlot&& o) noexcept {
+      slot = o.slot;
+      if (this != &o) o.slot = nullptr;
+      return *this;
+    }
+  };
+  OnlySlot only_;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;

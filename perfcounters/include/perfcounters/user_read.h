@@ -47,6 +47,7 @@
 
 namespace perfcounters {
 
+class CounterSet;
 namespace internal {
 struct UserReadHardware;
 class UserReaderTestPeer;
@@ -146,6 +147,8 @@ class UserReader {
 
  private:
   friend class internal::UserReaderTestPeer;
+  // CounterSet reads its groups' pages directly (see counter_set.cc).
+  friend class CounterSet;
   UserReader(const Event* event, void* page, size_t length);
   static absl::Status CheckMappable(const Event& event, bool group_member);
   static absl::StatusOr<UserReader> MapPage(const Event& event,
