@@ -1,7 +1,7 @@
 // grammar_bench.cc: how fast the event grammar (grammar.h) parses one event,
 // with fresh reads of sysfs and tracefs on every call (the default) and
 // through an EventCatalog (event_catalog.h) made once, against the fake tree
-// of the tests (tests/testdata/fake_sysfs.h) under /dev/shm, which costs
+// of the tests (tests/support/fake_sysfs.h) under /dev/shm, which costs
 // about what the real sysfs does.
 //
 //   grammar_bench                      every spec, fresh and catalog
@@ -20,7 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/grammar.h"
-#include "testdata/fake_sysfs.h"
+#include "support/fake_sysfs.h"
 
 namespace {
 

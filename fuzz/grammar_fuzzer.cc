@@ -38,7 +38,7 @@
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/vendor_events.h"
-#include "testdata/fake_sysfs.h"
+#include "support/fake_sysfs.h"
 
 namespace {
 

@@ -18,16 +18,15 @@
 #include "perfcounters/hybrid.h"
 #include "perfcounters/pmu.h"
 #include "perfcounters/tracepoint.h"
-#include "testdata/fake_sysfs.h"
+#include "support/event_helpers.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
+using ::perfcounters::testing::Message;
 
 // PMUs and tracepoints of every kind the grammar reads, with broken files.
 void WriteTree(testing::FakeTree& tree) {

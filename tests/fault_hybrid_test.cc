@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/hybrid.h"
-#include "testdata/fake_sysfs.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {

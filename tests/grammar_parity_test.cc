@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/grammar.h"
-#include "testdata/fake_sysfs.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {

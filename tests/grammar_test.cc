@@ -26,10 +26,10 @@
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
 #include "support/event_helpers.h"
+#include "support/fake_sysfs.h"
 #include "support/hw.h"
 #include "support/loops.h"
 #include "support/paranoid.h"
-#include "testdata/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {

@@ -12,7 +12,7 @@
 #include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
-#include "testdata/fake_sysfs.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {

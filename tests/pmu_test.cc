@@ -13,7 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/grammar.h"
-#include "testdata/fake_sysfs.h"
+#include "support/event_helpers.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {
@@ -21,9 +22,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
+using ::perfcounters::testing::Message;
 
 TEST(FormatFieldTest, ParsesRangesSingleBitsAndSplitRanges) {
   struct Want {

@@ -18,7 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -28,7 +28,7 @@
 #include "support/hw.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace {
 

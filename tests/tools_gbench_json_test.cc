@@ -13,7 +13,7 @@
 #include "gbench_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -25,7 +25,7 @@
 #include "history_changes.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace {
 

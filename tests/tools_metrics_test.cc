@@ -22,7 +22,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/metrics.h"
 #include "stat.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "report.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace {
 

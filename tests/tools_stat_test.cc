@@ -32,7 +32,7 @@
 #include "perfcounters/capabilities.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace {
 

@@ -14,7 +14,8 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
-#include "testdata/fake_sysfs.h"
+#include "support/event_helpers.h"
+#include "support/fake_sysfs.h"
 
 namespace perfcounters {
 namespace {
@@ -22,9 +23,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
+using ::perfcounters::testing::Message;
 
 class FakeTracefsTest : public ::testing::Test {
  protected:

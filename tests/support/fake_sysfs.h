@@ -5,8 +5,8 @@
 //
 // FakeTree::Paths() points SystemPaths at the tree: sysfs at <root>/sys,
 // tracefs candidates <root>/tracing (then <root>/debug/tracing).
-#ifndef PERFCOUNTERS_TESTS_TESTDATA_FAKE_SYSFS_H_
-#define PERFCOUNTERS_TESTS_TESTDATA_FAKE_SYSFS_H_
+#ifndef PERFCOUNTERS_TESTS_SUPPORT_FAKE_SYSFS_H_
+#define PERFCOUNTERS_TESTS_SUPPORT_FAKE_SYSFS_H_
 
 #include <stdlib.h>
 
@@ -147,4 +147,4 @@ class FakeTree {
 
 }  // namespace perfcounters::testing
 
-#endif  // PERFCOUNTERS_TESTS_TESTDATA_FAKE_SYSFS_H_
+#endif  // PERFCOUNTERS_TESTS_SUPPORT_FAKE_SYSFS_H_

@@ -6,8 +6,8 @@
 // the test binary and the source tree is absent: ToolPath() finds the
 // command there, and tests that need tests/testdata/tools skip with
 // PERFCOUNTERS_REQUIRE_TESTDATA().
-#ifndef PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
-#define PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
+#ifndef PERFCOUNTERS_TESTS_SUPPORT_TOOL_RUNNER_H_
+#define PERFCOUNTERS_TESTS_SUPPORT_TOOL_RUNNER_H_
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -189,4 +189,4 @@ inline void ExpectGolden(const std::string& actual, const std::string& name) {
     }                                                                       \
   } while (0)
 
-#endif  // PERFCOUNTERS_TOOLS_TESTING_TOOL_RUNNER_H_
+#endif  // PERFCOUNTERS_TESTS_SUPPORT_TOOL_RUNNER_H_
