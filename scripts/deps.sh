@@ -17,6 +17,8 @@ perfcounters_main_packages=(
   libpfm4-dev
   # profiles: in-process symbolization (functions, inlined frames, lines)
   libdw-dev
+  # history: the results store's back ends (SQLite file, PostgreSQL URL)
+  libsqlite3-dev libpq-dev
 )
 
 # The test suite on top of that.
@@ -29,6 +31,9 @@ perfcounters_test_packages=(
   linux-perf
   # the report test: headless browser, and its screenshot decoded
   chromium libpng-dev
+  # the history test starts a real PostgreSQL server (initdb, pg_ctl) and
+  # checks its t distribution against SciPy's
+  postgresql python3-scipy
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )

@@ -349,7 +349,7 @@ TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
   PERFCOUNTERS_REQUIRE_PERF(perf);
   std::vector<std::string> forms = DocumentedForms();
   ASSERT_GE(forms.size(), 30u) << "the Forms table of docs/grammar.md";
-  // The modifiers table, and the cases of issue 13.
+  // The modifiers table, and modifiers perf accepts that we once did not.
   for (const char* more :
        {"cycles:u", "cycles:uk", "cycles:kpp", "task-clock:IpD",
         "page-faults:G", "page-faults:H", "page-faults:e", "cs:u",

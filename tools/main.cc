@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "commands.h"
 #include "gbench_json.h"
+#include "history_commands.h"
 
 namespace {
 
@@ -102,8 +104,12 @@ int main(int argc, char** argv) {
       "report",
       "Write one self-contained HTML page with SVG charts of time and every "
       "counter per benchmark across runs");
-  rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order")
-      ->required();
+  rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order");
+  rep->add_option("--db", report.db,
+                  "instead of RUNs: trend charts of this history store "
+                  "(file or postgresql:// URL)");
+  rep->add_option("--benchmark", report.benchmark,
+                  "with --db: only benchmarks matching this regex");
   rep->add_option("-o,--output", report.output,
                   "the HTML file to write (replaced whole, never an input; - "
                   "is stdout)")
@@ -177,6 +183,8 @@ int main(int argc, char** argv) {
       "FILE to FILE. Exit code: the command's (128+N when a signal killed "
       "it); 2 when it cannot be executed or the arguments are bad.");
 
+  const auto history = perfcounters::tools::AddHistoryCommands(app);
+
   const int cli_argc = SplitStatCommandLine(argc, argv, stat.command);
   try {
     app.parse(cli_argc, argv);
@@ -189,6 +197,7 @@ int main(int argc, char** argv) {
   try {
     if (cmp->parsed()) return RunCompare(compare);
     if (rep->parsed()) return RunReport(report);
+    if (const std::optional<int> code = history()) return *code;
     if (lst->parsed()) return RunList(list);
     if (enc->parsed()) return RunEncode(encode);
     if (st->parsed()) return RunStat(stat);

@@ -119,7 +119,12 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
       }
       absl::StatusOr<ReadMode> mode =
           ParseReadMode(std::string_view(value->data(), value->size()));
-      if (!mode.ok()) return mode.status();
+      if (!mode.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--perf_counters_read=", *value,
+            ": unknown read path; write --perf_counters_read=auto, "
+            "--perf_counters_read=syscall or --perf_counters_read=user"));
+      }
       flags.read_mode = *mode;
       ours = true;
     }

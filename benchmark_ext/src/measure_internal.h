@@ -98,14 +98,9 @@ void Report(const Config& config, benchmark::State& state);
 // stop in the next PauseTiming()).
 void CalibrateBrackets(ThreadCounters* c);
 
-// The warnings of the last batch of the last run reported, each
-// "<key> counted ...", and forgets them. (A program with its own main does
-// not print them: only perfcounters' main knows the benchmark names.)
-std::vector<std::string> TakeNoiseWarnings();
-
-// The last reported batch's counted time, and forgets it; nullopt when no
-// batch was reported since, or some thread had no open group to tell.
-std::optional<CountedTime> TakeCountedTime();
+// The warning for a batch that was multiplexed over too few rotations
+// (with the --benchmark_min_time that would give it enough).
+std::string ShortMuxWarning(const CounterValue& v);
 
 // The counters run inside gbench's timer; a batch whose counted CPU time
 // exceeds gbench's timed CPU time by more than this ratio plus this slack
