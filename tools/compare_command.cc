@@ -111,7 +111,7 @@ void PrintGateErrors(const char* command,
       continue;
     }
     std::fprintf(stderr, "perfcounters %s: gate %s: %s\n", command,
-                 EscapeControlBytes(r.gate).c_str(),
+                 ShortForMessage(r.gate).c_str(),
                  EscapeControlBytes(r.message).c_str());
   }
 }

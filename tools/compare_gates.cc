@@ -86,8 +86,9 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   Gate gate;
   gate.text = std::string(text);
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", ShortForMessage(text), "': ", why, "; ", kGateSyntax));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad gate '", ShortForMessage(text, 60),
+                     "': ", ShortForMessage(why, 240), "; ", kGateSyntax));
   };
   // The last < or >: a FILTER may contain both (templates), a value none.
   const size_t op_pos = text.find_last_of("<>");
@@ -142,8 +143,8 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
       }
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", ShortForMessage(text), "': unknown metric '",
-        ShortForMessage(name), "'",
+        "bad gate '", ShortForMessage(text, 60), "': unknown metric '",
+        ShortForMessage(name, 40), "'",
         variants.empty()
             ? std::string()
             : absl::StrCat(" (these files have ",

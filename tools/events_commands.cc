@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
+#include "gbench_json.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/encode.h"
 #include "perfcounters/event.h"
@@ -95,7 +96,8 @@ absl::Status CheckPattern(const std::string& pattern) {
   const size_t open = UnclosedGlobBracket(pattern);
   if (open == std::string::npos) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "invalid pattern '", pattern, "': the '[' at offset ", open,
+      "invalid pattern '", ShortForMessage(pattern), "': the '[' at offset ",
+      open,
       " is never closed; a glob set is written [abc] or [a-z], and a "
       "pattern without * ? [ matches as a substring"));
 }
