@@ -104,7 +104,8 @@ class PassCounter : public PassClient {
  private:
   std::vector<CounterValue> Raw() const {
     std::vector<CounterValue> values;
-    for (size_t i = 0; i < counters_.set().event_count(); ++i) {
+    for (size_t i = 0; i < internal::CounterSetOf(counters_).event_count();
+         ++i) {
       values.push_back(counters_.PlannedValue(i));
     }
     return values;
