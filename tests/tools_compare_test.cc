@@ -430,7 +430,7 @@ TEST(GbenchJson, CountersUnitsAndNotCounted) {
   EXPECT_DOUBLE_EQ(*copy->real_time_ns, 2100.0);
   // "cycles.not_counted": 1 makes a not-counted "cycles", never a 0.
   bool saw_cycles = false;
-  for (const CounterValue& c : copy->counters) {
+  for (const EntryCounter& c : copy->counters) {
     if (f->counter_names[c.name] == "cycles") {
       saw_cycles = true;
       EXPECT_FALSE(c.counted);

@@ -101,7 +101,7 @@ SideStats& Slot(MetricList& list, absl::string_view name) {
   return list.back().second;
 }
 
-void AddSample(SideStats& s, const CounterValue* v) {
+void AddSample(SideStats& s, const EntryCounter* v) {
   s.present = true;
   if (v->counted) {
     s.samples.push_back(v->value);
@@ -111,9 +111,9 @@ void AddSample(SideStats& s, const CounterValue* v) {
 }
 
 // A value of `label` in `e`, or null.
-const CounterValue* FindCounter(const BenchmarkFile& file, const RunEntry& e,
+const EntryCounter* FindCounter(const BenchmarkFile& file, const RunEntry& e,
                                 absl::string_view label) {
-  for (const CounterValue& c : e.counters) {
+  for (const EntryCounter& c : e.counters) {
     if (file.counter_names[c.name] == label) return &c;
   }
   return nullptr;
@@ -139,8 +139,8 @@ void AddDerivedMetrics(const BenchmarkFile& file,
     SideStats derived;
     derived.from_aggregate = aggregate;
     for (const RunEntry* e : entries) {
-      const CounterValue* num = FindCounter(file, *e, d.numerator);
-      const CounterValue* den = FindCounter(file, *e, d.denominator);
+      const EntryCounter* num = FindCounter(file, *e, d.numerator);
+      const EntryCounter* den = FindCounter(file, *e, d.denominator);
       if (num == nullptr || den == nullptr) continue;
       derived.present = true;
       std::vector<perfcounters::CounterValue> inputs(2);
@@ -180,7 +180,7 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
     }
   }
   for (const RunEntry* e : entries) {
-    for (const CounterValue& c : e->counters) {
+    for (const EntryCounter& c : e->counters) {
       const std::string& name = file.counter_names[c.name];
       // A metric of the table the file carries (benchmark_ext writes "ipc",
       // "cpi:u", ...): under compare's name for it (IPC).

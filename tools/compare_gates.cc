@@ -86,8 +86,8 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   Gate gate;
   gate.text = std::string(text);
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad gate '", text, "': ", why, "; ", kGateSyntax));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad gate '", ShortForMessage(text), "': ", why, "; ", kGateSyntax));
   };
   // The last < or >: a FILTER may contain both (templates), a value none.
   const size_t op_pos = text.find_last_of("<>");
@@ -142,13 +142,16 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
       }
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", text, "': unknown metric '", name, "'",
+        "bad gate '", ShortForMessage(text), "': unknown metric '",
+        ShortForMessage(name), "'",
         variants.empty()
             ? std::string()
-            : absl::StrCat(" (these files have ", absl::StrJoin(variants, ", "),
+            : absl::StrCat(" (these files have ",
+                           ShortForMessage(absl::StrJoin(variants, ", "), 200),
                            ": counters with modifiers keep them, e.g. "
                            "IPC:u = instructions:u / cycles:u)"),
-        "; metrics in these files: ", absl::StrJoin(known_metrics, ", "), "; ",
+        "; metrics in these files: ",
+        ShortForMessage(absl::StrJoin(known_metrics, ", "), 200), "; ",
         DerivedMetricsNote(name)));
   }
   gate.metric = metric;
@@ -332,7 +335,7 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
     if (r.matched == 0) {
       r.status = GateStatus::kNoMatch;
       r.message = absl::StrCat(
-          "its filter '", gate.filter_text,
+          "its filter '", ShortForMessage(gate.filter_text),
           "' matches no benchmark in either file",
           gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
     } else if (r.checked == 0 && !options.allow_unchecked &&

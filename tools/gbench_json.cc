@@ -18,12 +18,13 @@ namespace perfcounters::tools {
 namespace gbench_json_internal {
 
 absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
-                                        absl::string_view name,
+                                        absl::string_view path,
                                         uint64_t max_bytes,
                                         uint64_t size_hint) {
+  const std::string name = ShortForMessage(path);
   try {
     BenchmarkFile file;
-    file.source = std::string(name);
+    file.source = std::string(path);
     // Every entry takes well over 128 bytes of JSON: reserving by size
     // avoids regrowing (and copying) the vector; capacity never touched
     // costs no memory.

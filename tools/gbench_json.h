@@ -25,8 +25,9 @@
 
 namespace perfcounters::tools {
 
-// One counter value of one entry.
-struct CounterValue {
+// One counter of one entry as read from the file (the core's CounterValue
+// is a live reading; this is a recorded one).
+struct EntryCounter {
   // Index into BenchmarkFile::counter_names.
   uint32_t name = 0;
   // The value; meaningless when !counted.
@@ -68,7 +69,7 @@ struct RunEntry {
   bool skipped = false;
   std::string skip_message;
   // Every other numeric field, in file order.
-  std::vector<CounterValue> counters;
+  std::vector<EntryCounter> counters;
 };
 
 // A whole gbench JSON file.
@@ -86,7 +87,7 @@ struct BenchmarkFile {
   // "context" fields kept as text (e.g. "date", "host_name",
   // "executable"); numbers are rendered as text.
   std::vector<std::pair<std::string, std::string>> context;
-  // Counter names, interned: CounterValue::name indexes this.
+  // Counter names, interned: EntryCounter::name indexes this.
   std::vector<std::string> counter_names;
   std::vector<RunEntry> entries;
 };
@@ -106,8 +107,10 @@ inline constexpr size_t kMaxWarnings = 20;
 inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
 
 // Reads and parses a file: a regular file or a pipe (`<(...)`,
-// /dev/stdin), at most `max_bytes`. Unreadable files are NotFound /
-// PermissionDenied / InvalidArgument naming the path; a directory, a device
+// /dev/stdin; "-" is standard input), at most `max_bytes`, in one pass
+// with memory for the result and a small buffer, never the whole text.
+// Unreadable files are NotFound / PermissionDenied / InvalidArgument naming the
+// path; a directory, a device
 // (/dev/zero, /dev/urandom) or a socket is InvalidArgument, and so is a
 // file or pipe with more than `max_bytes` (an endless pipe stops there).
 absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(
@@ -121,6 +124,12 @@ absl::StatusOr<std::string> ReadFileToString(
 // backslashes doubled, so that a benchmark name cannot move the cursor,
 // change colours or break a line of a table. Other bytes pass unchanged.
 std::string EscapeControlBytes(absl::string_view text);
+
+// `text` (an input echoed in a message: a path, a gate, a filter, a list)
+// with control bytes escaped and, when longer than `max` bytes, only its
+// start and end around "...(N bytes)...", so that no input makes a message
+// longer than a few hundred bytes.
+std::string ShortForMessage(absl::string_view text, size_t max = 100);
 
 // Nanoseconds per `unit` ("ns", "us", "ms", "s"), or nullopt.
 std::optional<double> NanosecondsPer(absl::string_view unit);

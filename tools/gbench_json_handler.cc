@@ -78,6 +78,7 @@ const absl::flat_hash_map<std::string, Field>& FieldTable() {
       {"real_coefficient", Field::kIgnored},
       {"rms", Field::kIgnored},
       {"complexity", Field::kIgnored},
+      {"perfcounters_profile", Field::kIgnored},  // docs/profiles.md
   };
   return *table;
 }
@@ -113,6 +114,7 @@ class Handler {
       in_entry_ = true;
       return true;
     }
+    if (depth_ == 4 && in_entry_) return NestedValue("an object");
     return true;  // nested objects elsewhere are skipped
   }
   bool EndObject() {
@@ -140,6 +142,7 @@ class Handler {
       return Fail(absl::StrCat("benchmarks[", out_.entries.size(),
                                "] is an array; expected an object"));
     }
+    if (depth_ == 4 && in_entry_) return NestedValue("an array");
     return true;
   }
   bool EndArray() {
@@ -194,6 +197,29 @@ class Handler {
         return "a string";
     }
     return "?";
+  }
+
+  // An array or object as the value of an entry's field: bad input for
+  // the fields Google Benchmark writes as one value, a warning (like a
+  // string) for a would-be counter; metadata is skipped.
+  bool NestedValue(const char* kind) {
+    const Field field = ClassifyKey();
+    if (field == Field::kIgnored) return true;
+    if (field == Field::kCounter) {
+      Warn(absl::StrCat(EntryPath(), ".", key_, " is ", kind,
+                        ", not a number: not used as a counter"));
+      return true;
+    }
+    const char* expected = "a string";
+    if (field == Field::kErrorOccurred || field == Field::kSkipped) {
+      expected = "true or false";
+    } else if (field == Field::kRepetitionIndex ||
+               field == Field::kIterations || field == Field::kRealTime ||
+               field == Field::kCpuTime) {
+      expected = "a number";
+    }
+    return Fail(absl::StrCat(EntryPath(), ".", key_, " is ", kind,
+                             "; expected ", expected));
   }
 
   bool WrongKind(Kind kind, const char* expected) {
@@ -332,7 +358,7 @@ class Handler {
     // "<label>.not_counted": 1 marks <label> not counted; "<label>.coverage"
     // is the multiplexing coverage of a counted <label>, not a metric.
     if (absl::EndsWith(key_, ".coverage")) return true;
-    CounterValue counter;
+    EntryCounter counter;
     if (absl::EndsWith(key_, ".not_counted")) {
       if (kind != Kind::kNumber || number == 0) return true;
       counter.name =

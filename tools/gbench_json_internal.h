@@ -117,12 +117,12 @@ class JsonSource {
   char last_significant_ = 0;
 };
 
-// The whole read: parses `source`, the input named `name`, and says what
+// The whole read: parses `source`, the input `path`, and says what
 // was wrong (malformed, not gbench output, empty, too long, unreadable, out
 // of memory) as InvalidArgument or ResourceExhausted naming it. `size_hint`
 // is the input's size when known (0 otherwise).
 absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
-                                        absl::string_view name,
+                                        absl::string_view path,
                                         uint64_t max_bytes, uint64_t size_hint);
 
 // Parses `source` into `out` (whose `source` names it). On failure returns

@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::optional<double>>> EntryValues(
   if (e.real_time_ns)
     out.emplace_back(std::string("real_time"), e.real_time_ns);
   if (e.cpu_time_ns) out.emplace_back(std::string("cpu_time"), e.cpu_time_ns);
-  for (const CounterValue& c : e.counters) {
+  for (const EntryCounter& c : e.counters) {
     out.emplace_back(file.counter_names[c.name],
                      c.counted ? std::optional<double>(c.value) : std::nullopt);
   }

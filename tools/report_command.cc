@@ -1,4 +1,5 @@
 // report_command.cc: `perfcounters report RUN.json... -o report.html`.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -29,6 +30,12 @@ int RunReport(const ReportArgs& args) {
     return kExitUsage;
   }
   const auto max_bytes = static_cast<uint64_t>(args.max_input_mb * 1048576.0);
+  if (std::count(args.runs.begin(), args.runs.end(), "-") > 1) {
+    std::fprintf(stderr,
+                 "perfcounters report: - (standard input) is given more "
+                 "than once; at most one run can come from it\n");
+    return kExitUsage;
+  }
   std::vector<BenchmarkFile> runs;
   for (const std::string& path : args.runs) {
     absl::StatusOr<BenchmarkFile> f = LoadBenchmarkJson(path, max_bytes);

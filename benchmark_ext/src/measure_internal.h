@@ -63,6 +63,9 @@ struct MeasurementSetup {
   std::string read_path;
   // Groups that cannot be read from user space, with the reason.
   std::vector<std::string> syscall_reasons;
+  // "{group}: why" for each group whose user-space reads disagreed with
+  // read(2) when opened (CounterSet::user_space_disagreement).
+  std::vector<std::string> read_path_check;
   // Per event key: the bracket's own count per batch and its spread, and
   // per pause (PauseTiming/ResumeTiming) (empty when calibration is off or
   // the event was not counted).
@@ -98,14 +101,9 @@ void Report(const Config& config, benchmark::State& state);
 // stop in the next PauseTiming()).
 void CalibrateBrackets(ThreadCounters* c);
 
-// The warnings of the last batch of the last run reported, each
-// "<key> counted ...", and forgets them. (A program with its own main does
-// not print them: only perfcounters' main knows the benchmark names.)
-std::vector<std::string> TakeNoiseWarnings();
-
-// The last reported batch's counted time, and forgets it; nullopt when no
-// batch was reported since, or some thread had no open group to tell.
-std::optional<CountedTime> TakeCountedTime();
+// The warning for a batch that was multiplexed over too few rotations
+// (with the --benchmark_min_time that would give it enough).
+std::string ShortMuxWarning(const CounterValue& v);
 
 // The counters run inside gbench's timer; a batch whose counted CPU time
 // exceeds gbench's timed CPU time by more than this ratio plus this slack

@@ -24,6 +24,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
+#include "profiler_pass.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -128,6 +129,16 @@ Measure::Iterator Measure::begin() {
       finished_ = true;
       return Iterator(this, 0);
     }
+  }
+  if (state_ != nullptr && bench_internal::InProfilerPass()) {
+    // gbench's extra run (its ProfilerManager): this benchmark's counters
+    // come from its own run and the extra run's row is not reported, so
+    // the body is skipped: gbench's loop is finished right away.
+    bench_internal::MarkPassSelfCounted();
+    while (state_->KeepRunningBatch(1)) {
+    }
+    finished_ = true;
+    return Iterator(this, 0);
   }
   // The counters start last: from here on to their stop in Finish() the
   // code is the calibrated bracket's.

@@ -60,24 +60,17 @@ bool Registry::any_not_counted() const {
   return any_not_counted_;
 }
 
-void Registry::SetPending(std::vector<std::string> noise,
-                          std::optional<CountedTime> time) {
+void Registry::AddNotes(RunNotes notes) {
   std::lock_guard<std::mutex> lock(mu_);
-  pending_noise_ = std::move(noise);
-  pending_time_ = time;
+  // A bound on what a program that never reports (its own main) keeps.
+  if (notes_.size() >= 10000) notes_.erase(notes_.begin());
+  notes_.push_back(std::move(notes));
 }
 
-std::vector<std::string> Registry::TakeNoise() {
+std::vector<RunNotes> Registry::TakeNotes() {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::string> out;
-  out.swap(pending_noise_);
-  return out;
-}
-
-std::optional<CountedTime> Registry::TakeCountedTime() {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::optional<CountedTime> out;
-  out.swap(pending_time_);
+  std::vector<RunNotes> out;
+  out.swap(notes_);
   return out;
 }
 

@@ -50,6 +50,9 @@ struct RunRecord {
   std::vector<uint64_t> enabled;
   std::vector<uint64_t> running;
   std::vector<bool> not_counted;
+  // Per event: the fewest multiplexing rotations of a thread's batch that
+  // had too few (CounterValue::short_multiplexed); 0 when none had.
+  std::vector<double> mux_intervals;
   // CPU time the counters ran (the groups' time enabled, which for a
   // thread's events advances while the thread runs), summed over threads;
   // time_known is false when some thread had no group to tell.
@@ -63,6 +66,15 @@ struct RunRecord {
   bool skipped = false;
   // Warnings: batches too small for the bracket's noise.
   std::vector<std::string> noise;
+};
+
+// What one reported run left for the main's reporter: its warnings (batches
+// too small for the bracket's noise, multiplexed over too few rotations)
+// and the CPU time its counters ran (nullopt when some thread had no open
+// group to tell).
+struct RunNotes {
+  std::vector<std::string> noise;
+  std::optional<CountedTime> time;
 };
 
 class Registry {
@@ -91,12 +103,10 @@ class Registry {
   void MarkNotCounted();
   bool any_not_counted() const;
 
-  // The last reported batch's warnings and counted time, waiting for the
-  // main's reporter; Take* returns them and forgets them.
-  void SetPending(std::vector<std::string> noise,
-                  std::optional<CountedTime> time);
-  std::vector<std::string> TakeNoise();
-  std::optional<CountedTime> TakeCountedTime();
+  // The notes of every run since the reporter last took them, in order;
+  // TakeNotes() returns them and forgets them.
+  void AddNotes(RunNotes notes);
+  std::vector<RunNotes> TakeNotes();
 
   // The run being measured (its own mutex).
   RunRecord& run() { return run_; }
@@ -110,8 +120,7 @@ class Registry {
   absl::Status env_error_;                   // guarded by mu_
   absl::flat_hash_set<std::string> warned_;  // guarded by mu_
   bool any_not_counted_ = false;             // guarded by mu_
-  std::vector<std::string> pending_noise_;   // guarded by mu_
-  std::optional<CountedTime> pending_time_;  // guarded by mu_
+  std::vector<RunNotes> notes_;              // guarded by mu_
   RunRecord run_;
 };
 

@@ -20,13 +20,14 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "counter_set.h"
 #include "measure_internal.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
+#include "rows.h"
 
 namespace perfcounters::bench_internal {
-namespace {
 
 // The warning for a batch that was multiplexed over too few rotations.
 std::string ShortMuxWarning(const CounterValue& v) {
@@ -41,11 +42,9 @@ std::string ShortMuxWarning(const CounterValue& v) {
       absl::SixDigits(v.mux_intervals), " multiplexing intervals of ",
       absl::SixDigits(interval_ms), " ms (fewer than ", kFewMuxIntervals,
       "), so its scaled value can be off by several %; give the benchmark "
-      "a longer batch: --benchmark_min_time=",
-      absl::SixDigits(min_time_s), "s or more");
+      "a longer batch: ",
+      MinTimeFlag(min_time_s), " or more");
 }
-
-}  // namespace
 
 // Adds this thread's batch of `iterations` to the run record.
 void PublishBatch(const ThreadCounters& c,
@@ -61,7 +60,7 @@ void PublishBatch(const ThreadCounters& c,
     run.short_of_descriptors = true;
     return;
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   uint64_t enabled = 0;
   bool timed = false;
   for (size_t g = 0; g < set.group_count(); ++g) {
@@ -87,7 +86,12 @@ void PublishBatch(const ThreadCounters& c,
           " per pause) or 10x its noise; the value is dominated by the "
           "measurement: give the benchmark more work per batch"));
     }
-    if (v.short_multiplexed()) run.noise.push_back(ShortMuxWarning(v));
+    if (v.short_multiplexed()) {
+      run.noise.push_back(ShortMuxWarning(v));
+      double& fewest = run.mux_intervals[i];
+      fewest =
+          fewest == 0 ? v.mux_intervals : std::min(fewest, v.mux_intervals);
+    }
     run.scaled[i] += v.value;
     run.enabled[i] += v.enabled;
     run.running[i] += v.running;
@@ -113,6 +117,7 @@ void ResetRun(const Config& config) {
   run.enabled.assign(n, 0);
   run.running.assign(n, 0);
   run.not_counted.assign(n, false);
+  run.mux_intervals.assign(n, 0);
   run.counted_ns = 0;
   run.time_known = true;
   run.iterations = 0;
@@ -147,6 +152,11 @@ void Report(const Config& config, benchmark::State& state) {
     state.counters[key] =
         benchmark::Counter(run.scaled[i], benchmark::Counter::kAvgIterations,
                            benchmark::Counter::kIs1000);
+    // A multiplexed value too rough to trust, marked for compare/report.
+    if (run.mux_intervals[i] > 0) {
+      state.counters[key + ".mux_intervals"] =
+          benchmark::Counter(run.mux_intervals[i]);
+    }
     if (run.running[i] < run.enabled[i]) {
       state.counters[key + ".coverage"] =
           benchmark::Counter(static_cast<double>(run.running[i]) /
@@ -167,14 +177,16 @@ void Report(const Config& config, benchmark::State& state) {
   for (const Unavailable& u : config.plan.unavailable) {
     state.counters[u.key + ".not_counted"] = benchmark::Counter(1);
   }
-  // Only the last batch of a run is reported, so only its warnings are
-  // kept (gbench's first, tiny batches only size the next one).
+  // Every run's notes are kept until the reporter takes them: gbench
+  // reports a benchmark's repetitions together, after its first, tiny
+  // batches that only size the next one (the reporter keeps the last
+  // notes, one per reported repetition).
   std::optional<CountedTime> time;
   if (run.time_known) {
     time =
         CountedTime{static_cast<double>(run.counted_ns) * 1e-9, run.iterations};
   }
-  Registry::Get().SetPending(run.noise, time);
+  Registry::Get().AddNotes(RunNotes{run.noise, time});
   // Derived metrics: ratios of the run's sums over its threads.
   std::vector<CounterValue> sums(config.keys.size());
   for (size_t i = 0; i < sums.size(); ++i) {
@@ -185,14 +197,6 @@ void Report(const Config& config, benchmark::State& state) {
   for (const MetricValue& m : ComputeMetrics(config.plan.derived, sums)) {
     if (m.counted) state.counters[m.name] = benchmark::Counter(m.value);
   }
-}
-
-std::vector<std::string> TakeNoiseWarnings() {
-  return Registry::Get().TakeNoise();
-}
-
-std::optional<CountedTime> TakeCountedTime() {
-  return Registry::Get().TakeCountedTime();
 }
 
 std::string PausedTimerWarning(double counted_s, double timed_s) {

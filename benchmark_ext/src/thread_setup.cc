@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "console.h"
+#include "counter_set.h"
 #include "measure_internal.h"
-#include "perfcounters/counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
@@ -81,7 +81,7 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
           "subtracted from them (a few dozen per batch)");
     }
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   for (size_t g = 0; g < set.group_count(); ++g) {
     if (set.group_status(g).ok()) continue;
     std::vector<std::string> keys;
@@ -130,7 +130,7 @@ MeasurementSetup PrepareCallingThread() {
     setup.not_open.push_back(std::string(c.budget.message()));
     return setup;
   }
-  const CounterSet& set = c.counters.set();
+  const CounterSet& set = internal::CounterSetOf(c.counters);
   int user = 0;
   int syscall = 0;
   for (size_t g = 0; g < set.group_count(); ++g) {
@@ -154,6 +154,10 @@ MeasurementSetup PrepareCallingThread() {
       setup.group_paths.push_back(name + ": syscall");
       setup.syscall_reasons.push_back(
           absl::StrCat(name, ": ", set.user_space_reason(g)));
+      if (!set.user_space_disagreement(g).empty()) {
+        setup.read_path_check.push_back(
+            absl::StrCat(name, ": ", set.user_space_disagreement(g)));
+      }
     }
   }
   setup.read_path = user > 0 && syscall > 0 ? "mixed"

@@ -1,12 +1,14 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
 // counter_set.h for the path rules).
-#include "perfcounters/counter_set.h"
+#include "counter_set.h"
 
 #include <linux/perf_event.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,8 @@
 #include "hot_path.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
+#include "user_read_algorithm.h"
+#include "user_read_hardware.h"
 
 namespace perfcounters {
 namespace {
@@ -35,18 +39,22 @@ double ThreadCpuSeconds() {
 
 // Maps every member of `group` for user-space reads; empty with *why set
 // when the group cannot be read from user space.
-std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
+std::vector<UserReader> MapMembers(const Group& group,
+                                   const internal::MapMember* fake,
+                                   std::string* why) {
   std::vector<UserReader> readers;
   // Groups with an event that is never read from user space (software,
-  // topdown) are not mapped at all.
+  // topdown) are not mapped at all (a test's fake pages may be any event's).
   for (const Event& e : group.events()) {
-    if (const char* reason = ReadSyscallOnlyReason(e.attr())) {
+    const char* reason = ReadSyscallOnlyReason(e.attr());
+    if (reason != nullptr && fake == nullptr) {
       *why = absl::StrCat(e.label(), " is ", reason, ": read(2)");
       return {};
     }
   }
   for (const Event& e : group.events()) {
-    absl::StatusOr<UserReader> r = UserReader::MapGroupMember(e);
+    absl::StatusOr<UserReader> r =
+        fake != nullptr ? (*fake)(e) : UserReader::MapGroupMember(e);
     if (!r.ok()) {
       *why = absl::StrCat(r.status().message(), ": read(2)");
       return {};
@@ -65,9 +73,20 @@ std::vector<UserReader> MapMembers(const Group& group, std::string* why) {
   return readers;
 }
 
+// Writes `message` to stderr, the first time only (per process).
+void WarnOnce(const std::string& message) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) std::fputs(message.c_str(), stderr);
+}
+
 }  // namespace
 
 namespace internal {
+
+CounterSet CounterSetTestPeer::OpenOnFakePages(
+    const std::vector<std::vector<EventSpec>>& groups, const MapMember& map) {
+  return CounterSet::Open(groups, ReadMode::kAuto, &map);
+}
 
 // This file and user_read.cc get the same flags (perfcounters/CMakeLists.txt).
 bool HotPathOptimized() {
@@ -79,6 +98,11 @@ bool HotPathOptimized() {
 }
 
 }  // namespace internal
+
+// Counters' Start() and Stop() here rather than in counters.cc: they are
+// the hot path too, and get its flags.
+void Counters::Start() { set_->Start(); }
+void Counters::Stop() { set_->Stop(); }
 
 const char* ReadModeName(ReadMode mode) {
   switch (mode) {
@@ -96,14 +120,18 @@ absl::StatusOr<ReadMode> ParseReadMode(std::string_view text) {
   for (ReadMode m : {ReadMode::kAuto, ReadMode::kSyscall, ReadMode::kUser}) {
     if (text == ReadModeName(m)) return m;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--perf_counters_read=", std::string(text),
-      ": unknown read path; write --perf_counters_read=auto, "
-      "--perf_counters_read=syscall or --perf_counters_read=user"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown read mode \"", std::string(text),
+                   "\"; the read modes are auto, syscall and user"));
 }
 
 CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
                             ReadMode mode) {
+  return Open(groups, mode, nullptr);
+}
+
+CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
+                            ReadMode mode, const internal::MapMember* fake) {
   CounterSet c;
   size_t events = 0;
   for (const std::vector<EventSpec>& specs : groups) {
@@ -128,9 +156,9 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
       c.status_.push_back(absl::OkStatus());
       c.groups_.emplace_back(*std::move(group));
       if (mode == ReadMode::kSyscall) {
-        why = "--perf_counters_read=syscall";
+        why = "read mode syscall";
       } else {
-        readers = MapMembers(*c.groups_.back(), &why);
+        readers = MapMembers(*c.groups_.back(), fake, &why);
       }
     }
     c.readers_.push_back(std::move(readers));
@@ -169,7 +197,32 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
       ++c.user_groups_;
     }
   }
+  // The pages of the groups read from user space on the hardware (on a
+  // test's fake pages the readers read them), and who mapped them.
+  for (const std::vector<UserReader>& readers : c.readers_) {
+    for (const UserReader& r : readers) {
+      c.pages_.push_back(static_cast<const perf_event_mmap_page*>(r.page_));
+      c.owner_ = r.owner_;
+      c.fork_generation_ = r.fork_generation_;
+    }
+  }
   c.raw_.resize(events);
+  const perf_event_mmap_page* const* pages = c.pages_.data();
+  for (size_t g = 0; g < c.slots_.size(); ++g) {
+    Slot& s = c.slots_[g];
+    s.raw = c.raw_.data() + s.first;
+    if (s.readers != nullptr && s.readers[0].hardware_ == nullptr) {
+      s.pages = pages;
+    }
+    pages += c.readers_[g].size();
+  }
+  c.disagreement_.resize(c.slots_.size());
+  for (size_t g = 0; g < c.slots_.size(); ++g) c.CheckUserSpace(g);
+  // One group, read from user space on the hardware: Start and Stop take
+  // the short way (see Start()).
+  if (c.slots_.size() == 1 && c.slots_[0].pages != nullptr) {
+    c.only_.slot = &c.slots_[0];
+  }
   return c;
 }
 
@@ -185,24 +238,30 @@ void CounterSet::ResetBatch() {
   syscall_snapshots_ = 0;
 }
 
-// One snapshot of a group into `buf` (read(2)'s layout), on one path. The
-// read(2) buffer has the exact size of the group's record; a short read (a
-// pinned group in error state reads 0 bytes) or a record of another shape
-// is a failure.
-inline bool CounterSet::Snapshot(const Slot& s, uint64_t* buf, bool* user,
-                                 bool try_user) {
-  if (try_user && s.readers != nullptr) {
-    // Every member's count; the times once, the leader's (as read(2)).
-    UserReading times;
-    if (UserReader::TryReadGroupUserSpace(s.readers, s.n, buf + 3, 2, &times)) {
-      buf[1] = times.enabled;  // nr and the ids: written at Open
-      buf[2] = times.running;
-      *user = true;
-      ++user_snapshots_;
-      return true;
-    }
+// A snapshot of a group into `buf` (read(2)'s layout) from user space:
+// every member's count, the times once, the leader's (as read(2)); nr and
+// the ids were written at Open. From the pages directly on the hardware,
+// through the readers on a test's fake pages.
+[[gnu::always_inline]] inline bool CounterSet::UserSnapshot(const Slot& s,
+                                                            uint64_t* buf) {
+  UserReading times;
+  const bool ok = s.pages != nullptr ? internal::ReadGroupPages(
+                                           s.pages, s.n, buf + 3, 2,
+                                           internal::ReadHardwareCounter,
+                                           internal::ReadTimeCycles, &times)
+                                     : UserReader::TryReadGroupUserSpace(
+                                           s.readers, s.n, buf + 3, 2, &times);
+  if (ok) {
+    buf[1] = times.enabled;
+    buf[2] = times.running;
   }
-  *user = false;
+  return ok;
+}
+
+// A snapshot with read(2). The buffer has the exact size of the group's
+// record; a short read (a pinned group in error state reads 0 bytes) or a
+// record of another shape is a failure.
+inline bool CounterSet::SyscallSnapshot(const Slot& s, uint64_t* buf) {
   ++syscall_snapshots_;
   return read(s.fd, buf, s.bytes) == static_cast<ssize_t>(s.bytes) &&
          buf[0] == s.n;
@@ -222,55 +281,194 @@ inline bool CounterSet::AllOnCounters() const {
   return all;
 }
 
+// Whether this snapshot may try user space: some group is read so, on the
+// thread that mapped the pages, in the process that did (checked once for
+// every group), and not while groups take turns (AllOnCounters).
+inline bool CounterSet::UserSpaceNow() const {
+  return user_groups_ != 0 && owner_ == internal::ThreadIdentity() &&
+         fork_generation_ == internal::ForkGeneration() && AllOnCounters();
+}
+
+// The short way, for the common case: the only group is read from user
+// space on the hardware, has not failed, and this is the thread (and the
+// process) that mapped its pages. Then a snapshot is the page reads alone,
+// inlined, in a function that saves no registers; anything else (a member
+// off its counter included) takes the general loop below.
+[[gnu::always_inline]] inline bool CounterSet::ShortWay(const Slot* s) const {
+  return s != nullptr && !s->failed && owner_ == internal::ThreadIdentity() &&
+         fork_generation_ == internal::ForkGeneration();
+}
+
+[[gnu::always_inline]] inline bool CounterSet::ShortSnapshot(const Slot& s,
+                                                             uint64_t* buf) {
+  UserReading times;
+  if (!internal::ReadGroupPages(s.pages, s.n, buf + 3, 2,
+                                internal::ReadHardwareCounter,
+                                internal::ReadTimeCycles, &times)) {
+    return false;
+  }
+  buf[1] = times.enabled;
+  buf[2] = times.running;
+  ++user_snapshots_;
+  return true;
+}
+
 void CounterSet::Start() {
   if (counting_) return;
-  const bool try_user = AllOnCounters();
+  counting_ = true;
+  Slot* s = only_.slot;
+  if (ShortWay(s) && ShortSnapshot(*s, s->start)) {
+    s->start_user = true;
+    return;
+  }
+  StartGroups();
+}
+
+void CounterSet::StartGroups() {
+  const bool try_user = UserSpaceNow();
+  uint64_t users = 0;
   for (Slot& s : slots_) {
     if (s.fd < 0 || s.failed) continue;
-    s.failed = !Snapshot(s, s.start, &s.start_user, try_user);
+    const bool user =
+        try_user && s.readers != nullptr && UserSnapshot(s, s.start);
+    s.start_user = user;
+    users += user;
+    if (!user && !SyscallSnapshot(s, s.start)) s.failed = true;
   }
-  counting_ = true;
+  user_snapshots_ += users;
+}
+
+// An interval whose snapshots both came from user space: the ids are the
+// ones written at Open (that path writes only counts and times), and on
+// one path neither the times nor a count may go backwards.
+[[gnu::always_inline]] inline void CounterSet::AddUserInterval(Slot& s) {
+  const uint64_t* end = s.end;
+  const uint64_t* start = s.start;
+  const uint64_t enabled = end[1] - start[1];
+  const uint64_t running = end[2] - start[2];
+  bool bad = end[1] < start[1] || end[2] < start[2];
+  uint64_t* raw = s.raw;
+  for (uint32_t m = 0; m < s.n; ++m) {
+    const uint64_t v = end[3 + 2 * m];
+    const uint64_t w = start[3 + 2 * m];
+    bad |= v < w;
+    raw[m] += v - w;
+  }
+  s.enabled += enabled;
+  s.running += running;
+  s.failed = bad;
+}
+
+// An interval with a snapshot from read(2) (`user`: the end's path).
+inline void CounterSet::AddInterval(Slot& s, bool user) {
+  const uint64_t* end = s.end;
+  const uint64_t* start = s.start;
+  // Times: the user-space path extrapolates the kernel's clock with the
+  // page's mult/shift, so across paths the two may disagree by a few ns;
+  // only a same-path time going backwards is an error.
+  if (user == s.start_user && (end[1] < start[1] || end[2] < start[2])) {
+    s.failed = true;
+    return;
+  }
+  // Without a branch (a mask), so that a group's interval costs the same
+  // instructions whether the groups snapshotted inside it ran or not
+  // (an unoptimized build compiles `?:` to branches).
+  s.enabled += (end[1] - start[1]) & -static_cast<uint64_t>(end[1] > start[1]);
+  s.running += (end[2] - start[2]) & -static_cast<uint64_t>(end[2] > start[2]);
+  uint64_t* raw = s.raw;
+  for (uint32_t m = 0; m < s.n; ++m) {
+    // Same member (id) and a counter that did not go backwards.
+    const uint64_t* v = end + 3 + 2 * m;
+    const uint64_t* w = start + 3 + 2 * m;
+    if (v[1] != w[1] || v[0] < w[0]) {
+      s.failed = true;
+      return;
+    }
+    raw[m] += v[0] - w[0];
+  }
 }
 
 void CounterSet::Stop() {
   if (!counting_) return;
   counting_ = false;
   ++intervals_;
-  const bool try_user = AllOnCounters();
+  Slot* s = only_.slot;
+  if (ShortWay(s) && s->start_user && ShortSnapshot(*s, s->end)) {
+    AddUserInterval(*s);
+    return;
+  }
+  StopGroups();
+}
+
+void CounterSet::StopGroups() {
+  const bool try_user = UserSpaceNow();
+  uint64_t users = 0;
   for (Slot& s : slots_) {
     if (s.fd < 0 || s.failed) continue;
-    uint64_t* end = s.end;
-    const uint64_t* start = s.start;
-    bool user = false;
-    if (!Snapshot(s, end, &user, try_user)) {
+    const bool user =
+        try_user && s.readers != nullptr && UserSnapshot(s, s.end);
+    users += user;
+    if (user && s.start_user) {
+      AddUserInterval(s);
+    } else if (user || SyscallSnapshot(s, s.end)) {
+      AddInterval(s, user);
+    } else {
       s.failed = true;
-      continue;
     }
-    // Times: the user-space path extrapolates the kernel's clock with the
-    // page's mult/shift, so across paths the two may disagree by a few ns;
-    // only a same-path time going backwards is an error.
-    if (user == s.start_user && (end[1] < start[1] || end[2] < start[2])) {
-      s.failed = true;
-      continue;
-    }
-    // Without a branch (a mask), so that a group's interval costs the same
-    // instructions whether the groups snapshotted inside it ran or not
-    // (an unoptimized build compiles `?:` to branches).
-    s.enabled +=
-        (end[1] - start[1]) & -static_cast<uint64_t>(end[1] > start[1]);
-    s.running +=
-        (end[2] - start[2]) & -static_cast<uint64_t>(end[2] > start[2]);
-    uint64_t* raw = raw_.data() + s.first;
-    for (uint32_t m = 0; m < s.n; ++m) {
-      // Same member (id) and a counter that did not go backwards.
-      const uint64_t* v = end + 3 + 2 * m;
-      const uint64_t* w = start + 3 + 2 * m;
-      if (v[1] != w[1] || v[0] < w[0]) {
-        s.failed = true;
-        break;
+  }
+  user_snapshots_ += users;
+}
+
+// Once per group read from user space, at open: a user-space snapshot, a
+// read(2) one and a user-space one again. Each member's read(2) count must
+// lie between its two user-space counts, and the times within a
+// microsecond (the page's clock conversion and the kernel's may differ by
+// a few ns). Where they do not, the group is read with read(2) and
+// disagreement(g) says why. Where no user-space snapshot can be taken now
+// (a member not on a counter) there is nothing to compare.
+void CounterSet::CheckUserSpace(size_t g) {
+  Slot& s = slots_[g];
+  if (s.readers == nullptr) return;
+  std::vector<uint64_t> before(s.start, s.start + 3 + 2 * s.n);
+  std::vector<uint64_t> kernel = before, after = before;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (!UserSnapshot(s, before.data())) continue;
+    const bool read_ok =
+        read(s.fd, kernel.data(), s.bytes) == static_cast<ssize_t>(s.bytes) &&
+        kernel[0] == s.n;
+    if (!UserSnapshot(s, after.data())) continue;
+    if (!read_ok) return;  // the snapshots' own failure, not this check's
+    constexpr uint64_t kNs = 1000;
+    std::string what;
+    for (uint32_t m = 0; m < s.n && what.empty(); ++m) {
+      const uint64_t a = before[3 + 2 * m], k = kernel[3 + 2 * m],
+                     z = after[3 + 2 * m];
+      if (a > k || k > z) {
+        what = absl::StrCat(groups_[g]->events()[m].label(),
+                            " read from user space ", a, " and then ", z,
+                            ", but read(2) between them ", k);
       }
-      raw[m] += v[0] - w[0];
     }
+    for (int t = 1; t <= 2 && what.empty(); ++t) {
+      if (before[t] > kernel[t] + kNs || kernel[t] > after[t] + kNs) {
+        what =
+            absl::StrCat("time_", t == 1 ? "enabled" : "running",
+                         " from user space ", before[t], " and then ", after[t],
+                         " ns, but read(2) between them ", kernel[t], " ns");
+      }
+    }
+    if (what.empty()) return;
+    disagreement_[g] = absl::StrCat(
+        "user-space reads disagree with read(2) (", what,
+        "): the page's index, offset, pmc_width or clock fields do not "
+        "describe this machine's counters; read(2)");
+    why_[g] = disagreement_[g];
+    s.readers = nullptr;
+    s.pages = nullptr;
+    --user_groups_;
+    WarnOnce(absl::StrCat("perfcounters: warning: ", disagreement_[g],
+                          " for this group from now on\n"));
+    return;
   }
 }
 

@@ -17,87 +17,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "user_read_algorithm.h"
+#include "user_read_hardware.h"
 
 namespace perfcounters {
 namespace {
 
-#if defined(__x86_64__)
-uint64_t ReadHardwareCounter(uint32_t counter) {
-  uint32_t lo, hi;
-  __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
-uint64_t ReadTimeCycles() {
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
-constexpr bool kHaveUserRead = true;
-#elif defined(__aarch64__)
-// The kernel numbers the cycle counter 31; event counters 0..30.
-// Inlined into the read loops: a call per member would cost more than the
-// jump table and the mrs.
-#define PC_PMEVCNTR(n)                                        \
-  case n:                                                     \
-    __asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
-    break;
-[[gnu::always_inline]] inline uint64_t ReadHardwareCounter(uint32_t counter) {
-  uint64_t v = 0;
-  switch (counter) {
-    // clang-format off: the macro expands to whole case labels, which
-    // clang-format cannot see (it would pile them onto a few lines).
-    PC_PMEVCNTR(0)
-    PC_PMEVCNTR(1)
-    PC_PMEVCNTR(2)
-    PC_PMEVCNTR(3)
-    PC_PMEVCNTR(4)
-    PC_PMEVCNTR(5)
-    PC_PMEVCNTR(6)
-    PC_PMEVCNTR(7)
-    PC_PMEVCNTR(8)
-    PC_PMEVCNTR(9)
-    PC_PMEVCNTR(10)
-    PC_PMEVCNTR(11)
-    PC_PMEVCNTR(12)
-    PC_PMEVCNTR(13)
-    PC_PMEVCNTR(14)
-    PC_PMEVCNTR(15)
-    PC_PMEVCNTR(16)
-    PC_PMEVCNTR(17)
-    PC_PMEVCNTR(18)
-    PC_PMEVCNTR(19)
-    PC_PMEVCNTR(20)
-    PC_PMEVCNTR(21)
-    PC_PMEVCNTR(22)
-    PC_PMEVCNTR(23)
-    PC_PMEVCNTR(24)
-    PC_PMEVCNTR(25)
-    PC_PMEVCNTR(26)
-    PC_PMEVCNTR(27)
-    PC_PMEVCNTR(28)
-    PC_PMEVCNTR(29)
-    PC_PMEVCNTR(30)
-    case 31:
-      __asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
-      break;
-      // clang-format on
-    default:
-      break;
-  }
-  return v;
-}
-#undef PC_PMEVCNTR
-uint64_t ReadTimeCycles() {
-  uint64_t v;
-  __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
-  return v;
-}
-constexpr bool kHaveUserRead = true;
-#else
-uint64_t ReadHardwareCounter(uint32_t) { return 0; }
-uint64_t ReadTimeCycles() { return 0; }
-constexpr bool kHaveUserRead = false;
-#endif
+using internal::kHaveUserRead;
+using internal::ReadHardwareCounter;
+using internal::ReadTimeCycles;
 
 #if defined(__x86_64__)
 constexpr bool kTopdownArch = true;
@@ -105,24 +32,19 @@ constexpr bool kTopdownArch = true;
 constexpr bool kTopdownArch = false;
 #endif
 
-// Incremented in every child after fork(): a reader mapped in an older
-// generation has no page in this process (the kernel maps it VM_DONTCOPY).
-std::atomic<uint64_t> g_fork_generation{0};
-
 void OnForkChild() {
-  g_fork_generation.fetch_add(1, std::memory_order_relaxed);
+  internal::g_fork_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Registers OnForkChild once, before the first reader exists.
 uint64_t FirstForkGeneration() {
   static const int registered = pthread_atfork(nullptr, nullptr, OnForkChild);
   (void)registered;
-  return g_fork_generation.load(std::memory_order_relaxed);
+  return internal::ForkGeneration();
 }
 
-uint64_t ForkGeneration() {
-  return g_fork_generation.load(std::memory_order_relaxed);
-}
+using internal::ForkGeneration;
+using internal::ThreadIdentity;
 
 // Unmaps a reader's page: only one it owns (length != 0), and only in the
 // process that mapped it (in a child after fork() the page is not mapped,
@@ -134,12 +56,6 @@ void Unmap(void* page, size_t length, uint64_t generation) {
 }
 
 pid_t CallingTid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-
-// The calling thread's identity, cheaply: the address of a thread-local
-// (two instructions in an executable; pthread_self() and pthread_equal()
-// are calls). Unique among live threads.
-thread_local const char tls_identity = 0;
-const void* ThreadIdentity() { return &tls_identity; }
 
 const perf_event_mmap_page* Page(void* page) {
   return static_cast<const perf_event_mmap_page*>(page);
@@ -157,6 +73,8 @@ template <bool kTimes>
 }  // namespace
 
 namespace internal {
+
+[[gnu::visibility("hidden")]] std::atomic<uint64_t> g_fork_generation{0};
 
 absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
                                  pid_t caller_tid, const std::string& label) {

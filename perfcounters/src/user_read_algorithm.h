@@ -29,6 +29,25 @@
 
 namespace perfcounters::internal {
 
+// The mmap page's time conversion: ns since time_offset for `cycles` ticks.
+// Inline, as it is on every user-space read.
+inline uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult,
+                           uint16_t time_shift) {
+  // The kernel splits this into quotient and remainder to stay in 64 bits;
+  // the 128-bit product gives the same result modulo 2^64.
+  unsigned __int128 product =
+      static_cast<unsigned __int128>(cycles) * time_mult;
+  return static_cast<uint64_t>(product >> time_shift);
+}
+
+// Sign-extends the low `width` bits of `raw` (1 <= width <= 64; 0 leaves
+// it as it is): the page comment's `pmc <<= 64 - width; pmc >>= 64 - width`,
+// with the shift taken modulo 64 as the shift instructions take it anyway.
+inline int64_t SignExtend(uint64_t raw, uint16_t width) {
+  const unsigned shift = (64u - width) & 63u;
+  return static_cast<int64_t>(raw << shift) >> shift;
+}
+
 // Bit 29 of `index - 1`: the kernel's INTEL_PMC_FIXED_RDPMC_METRICS. rdpmc
 // of it returns PERF_METRICS (packed 8-bit fractions of the topdown
 // metrics), not a count: such an event is never read from user space.
@@ -55,17 +74,40 @@ inline void CompilerBarrier() {
 // alone and the clock is never read), for a group member, whose times are
 // its leader's. A decision taken on a torn page only costs the caller a
 // read(2).
+// CyclesToNs (user_read.h) with the 128-bit product's halves shifted by
+// hand: GCC may otherwise call libgcc's __lshrti3 for the shift, a call in
+// the middle of a snapshot. The same result for time_shift < 64 (the
+// kernel's are at most 32).
+[[gnu::always_inline]] inline uint64_t ScaleCycles(uint64_t cycles,
+                                                   uint32_t time_mult,
+                                                   uint16_t time_shift) {
+  const unsigned __int128 product =
+      static_cast<unsigned __int128>(cycles) * time_mult;
+  const uint64_t lo = static_cast<uint64_t>(product);
+  const uint64_t hi = static_cast<uint64_t>(product >> 64);
+  const unsigned shift = time_shift & 63u;
+  return (lo >> shift) | ((hi << 1) << (63u - shift));
+}
+
+// The page's capability bits (`capabilities`, whose bitfields the uapi
+// header lists from bit 0): one load tests both that a read needs.
+inline constexpr uint64_t kCapUserRdpmc = uint64_t{1} << 2;
+inline constexpr uint64_t kCapUserTime = uint64_t{1} << 3;
+inline constexpr uint64_t kCapUserTimeShort = uint64_t{1} << 5;
+
 template <bool kTimes, typename ReadCounter, typename ReadTime>
-inline bool ReadMmapPageAt(const perf_event_mmap_page* pc,
-                           ReadCounter&& read_counter, ReadTime&& read_time,
-                           UserReading* out) {
+[[gnu::always_inline]] inline bool ReadMmapPageAt(
+    const perf_event_mmap_page* pc, ReadCounter&& read_counter,
+    ReadTime&& read_time, UserReading* out) {
+  constexpr uint64_t kNeeded = kCapUserRdpmc | kCapUserTime;
   uint32_t seq;
   uint64_t value, enabled = 0, running = 0;
   do {
     seq = ReadOnce(pc->lock);
     CompilerBarrier();
     const uint32_t index = ReadOnce(pc->index);
-    if (pc->cap_user_rdpmc == 0 || pc->cap_user_time == 0 || index == 0 ||
+    const uint64_t caps = ReadOnce(pc->capabilities);
+    if ((caps & kNeeded) != kNeeded || index == 0 ||
         ((index - 1) & kMetricsRdpmcIndex) != 0) {
       return false;
     }
@@ -77,13 +119,13 @@ inline bool ReadMmapPageAt(const perf_event_mmap_page* pc,
       running = ReadOnce(pc->time_running);
       // Extrapolate the times to now.
       uint64_t cycles = read_time();
-      if (pc->cap_user_time_short) {
+      if ((caps & kCapUserTimeShort) != 0) {
         const uint64_t base = ReadOnce(pc->time_cycles);
         cycles = base + ((cycles - base) & ReadOnce(pc->time_mask));
       }
-      const uint64_t delta =
-          ReadOnce(pc->time_offset) +
-          CyclesToNs(cycles, ReadOnce(pc->time_mult), ReadOnce(pc->time_shift));
+      const uint64_t delta = ReadOnce(pc->time_offset) +
+                             ScaleCycles(cycles, ReadOnce(pc->time_mult),
+                                         ReadOnce(pc->time_shift));
       enabled += delta;
       running += delta;
     }
@@ -93,6 +135,29 @@ inline bool ReadMmapPageAt(const perf_event_mmap_page* pc,
   if constexpr (kTimes) {
     out->enabled = enabled;
     out->running = running;
+  }
+  return true;
+}
+
+// A whole group from its members' pages (pages[0] the leader): each
+// member's count into values[i * stride], the group's times once, from the
+// leader's page, into *times (times->value is the leader's count). False
+// when any member's page does not allow a user-space read now.
+template <typename ReadCounter, typename ReadTime>
+[[gnu::always_inline]] inline bool ReadGroupPages(
+    const perf_event_mmap_page* const* pages, size_t n, uint64_t* values,
+    size_t stride, ReadCounter&& read_counter, ReadTime&& read_time,
+    UserReading* times) {
+  if (!ReadMmapPageAt<true>(pages[0], read_counter, read_time, times)) {
+    return false;
+  }
+  values[0] = times->value;
+  UserReading r;
+  for (size_t i = 1; i < n; ++i) {
+    if (!ReadMmapPageAt<false>(pages[i], read_counter, read_time, &r)) {
+      return false;
+    }
+    values[i * stride] = r.value;
   }
   return true;
 }

@@ -13,7 +13,7 @@
 // reused for every later batch on that thread; a snapshot is taken at the
 // start and at the end of each batch (per group: user-space reads of its
 // members where the kernel allows it, else one read(2); see
-// counter_set.h), the per-batch deltas are scaled for multiplexing
+// counters.h), the per-batch deltas are scaled for multiplexing
 // and the measurement's own counts (calibration) are subtracted. The values go
 // into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
 // for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
@@ -31,7 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/counter_set.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 
 namespace perfcounters {

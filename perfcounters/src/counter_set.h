@@ -5,9 +5,10 @@
 // over intervals, and calibrated.
 //
 // Counters (counters.h) owns one CounterSet and adds planning, scaling,
-// calibration subtraction and results by label; use Counters. CounterSet
-// is public so that the overhead benchmark (benchmark_ext/bench/) and the
-// tests can look at its paths and snapshot counts.
+// calibration subtraction and results by label. CounterSet is internal
+// (not installed): the project's own code — benchmark_ext, the overhead
+// benchmark and the tests — reaches a Counters' set through
+// internal::CounterSetOf() to look at its paths and snapshot counts.
 //
 // Snapshots. A group's snapshot is taken on one path only: from user space
 // (one seqlock-protected read of every member's perf_event_mmap_page plus
@@ -41,45 +42,26 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
+struct perf_event_mmap_page;
+
 namespace perfcounters {
 
-// How snapshots are read (--perf_counters_read).
-enum class ReadMode {
-  // User space wherever the kernel offers it, else read(2) (the default).
-  kAuto,
-  // Always read(2), one per group.
-  kSyscall,
-  // As kAuto, but the main refuses to run when some group cannot be read
-  // from user space at all (a snapshot whose member is multiplexed out
-  // still falls back to read(2): correctness first).
-  kUser,
+class CounterSet;
+namespace internal {
+// Maps a member for user-space reads: a test's fake pages.
+using MapMember = absl::FunctionRef<absl::StatusOr<UserReader>(const Event&)>;
+// Opens a CounterSet whose groups are read through fake pages, for tests.
+class CounterSetTestPeer {
+ public:
+  static CounterSet OpenOnFakePages(
+      const std::vector<std::vector<EventSpec>>& groups, const MapMember& map);
 };
-
-// "auto", "syscall" or "user".
-const char* ReadModeName(ReadMode mode);
-
-// Parses "auto", "syscall" or "user"; the error names the accepted values.
-absl::StatusOr<ReadMode> ParseReadMode(std::string_view text);
-
-// What an empty interval (Start() immediately followed by Stop()) counts
-// for one event: the bracket's own cost.
-struct BracketCost {
-  // False when no sample counted (the group never ran during calibration).
-  bool valid = false;
-  // The smallest raw count of an empty interval: what is subtracted per
-  // interval. The minimum, because the bracket's fixed cost is its floor;
-  // larger samples had an interrupt, a tick or a page fault inside the
-  // bracket, which a measured region experiences (and should report) as
-  // any other code would.
-  uint64_t floor = 0;
-  // The upper quartile minus the smallest sample: the bracket's usual
-  // noise (a quantile, so that one preempted sample does not inflate it).
-  uint64_t spread = 0;
-};
+}  // namespace internal
 
 // One thread's counter groups, opened for the calling thread and counting
 // from open. Move-only.
@@ -109,6 +91,17 @@ class CounterSet {
   // counters); when false, user_space_reason() says why.
   bool user_space(size_t g) const { return slots_[g].readers != nullptr; }
   const std::string& user_space_reason(size_t g) const { return why_[g]; }
+  // Empty, or why group `g`, which could be read from user space, is read
+  // with read(2): when a group is opened for user-space reads, one
+  // user-space snapshot, one read(2) snapshot and another user-space one
+  // are compared (each member's read(2) count between its two user-space
+  // ones, the times within 1 us); where they disagree (a kernel or CPU
+  // whose page does not describe its counters), the group is read with
+  // read(2), this says what was seen (user_space_reason() too), and the
+  // first such group of the process is warned about on stderr.
+  const std::string& user_space_disagreement(size_t g) const {
+    return disagreement_[g];
+  }
 
   // Snapshots every group: the start of a counting interval. Allocates
   // nothing. Does nothing when an interval is already open.
@@ -167,15 +160,31 @@ class CounterSet {
     uint64_t* start = nullptr;
     uint64_t* end = nullptr;
     const uint64_t* ids = nullptr;
-    // One reader per member when read from user space, else null.
+    // One reader per member when read from user space, else null; and
+    // their pages (in pages_) when they are the hardware's, not fakes.
     const UserReader* readers = nullptr;
+    const perf_event_mmap_page* const* pages = nullptr;
+    // The members' sums in raw_.
+    uint64_t* raw = nullptr;
     bool failed = false;
     bool start_user = false;
     uint64_t enabled = 0;
     uint64_t running = 0;
   };
 
-  bool Snapshot(const Slot& s, uint64_t* buf, bool* user, bool try_user);
+  bool UserSnapshot(const Slot& s, uint64_t* buf);
+  bool SyscallSnapshot(const Slot& s, uint64_t* buf);
+  void AddUserInterval(Slot& s);
+  void AddInterval(Slot& s, bool user);
+  bool UserSpaceNow() const;
+  bool ShortWay(const Slot* s) const;
+  bool ShortSnapshot(const Slot& s, uint64_t* buf);
+  [[gnu::noinline]] void StartGroups();
+  [[gnu::noinline]] void StopGroups();
+  void CheckUserSpace(size_t g);
+  friend class internal::CounterSetTestPeer;
+  static CounterSet Open(const std::vector<std::vector<EventSpec>>& groups,
+                         ReadMode mode, const internal::MapMember* fake);
   // Whether every member of every group read from user space is on a
   // counter now (see "Multiplexing" above).
   bool AllOnCounters() const;
@@ -187,17 +196,51 @@ class CounterSet {
   std::vector<std::optional<Group>> groups_;
   std::vector<absl::Status> status_;
   std::vector<std::string> why_;
+  std::vector<std::string> disagreement_;
   std::vector<std::vector<UserReader>> readers_;
+  std::vector<const perf_event_mmap_page*> pages_;
+  // The thread that mapped the pages (its thread pointer) and the
+  // process's fork generation then.
+  const void* owner_ = nullptr;
+  uint64_t fork_generation_ = 0;
   std::vector<uint64_t> buffers_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> raw_;
   // Groups read from user space (see "Multiplexing" above).
   size_t user_groups_ = 0;
+  // The only group, when it is read from user space on the hardware (null
+  // in a moved-from set).
+  struct OnlySlot {
+    Slot* slot = nullptr;
+    OnlySlot() = default;
+    OnlySlot(OnlySlot&& o) noexcept : slot(o.slot) { o.slot = nullptr; }
+    OnlySlot& operator=(OnlySlot&& o) noexcept {
+      slot = o.slot;
+      if (this != &o) o.slot = nullptr;
+      return *this;
+    }
+  };
+  OnlySlot only_;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;
   bool counting_ = false;
 };
+
+namespace internal {
+
+// The only way to a Counters' CounterSet (Counters befriends it).
+struct CountersAccess {
+  static const CounterSet& Set(const Counters& c) { return *c.set_; }
+};
+
+// The CounterSet behind `counters`: which path each group is read on, the
+// snapshot counts of the batch.
+inline const CounterSet& CounterSetOf(const Counters& counters) {
+  return CountersAccess::Set(counters);
+}
+
+}  // namespace internal
 
 }  // namespace perfcounters
 
