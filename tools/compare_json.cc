@@ -138,6 +138,9 @@ std::string RenderJson(const Comparison& c,
     }
     benchmarks.push_back(std::move(b));
   }
+  if (c.profiles.sides != ProfileSides::kNone) {
+    root["profiles"] = ProfileJson(c.profiles);
+  }
   // Names and gate texts need not be UTF-8: replace invalid bytes (U+FFFD)
   // instead of throwing. Control bytes are escaped (\u001b) by the dump.
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +

@@ -16,6 +16,7 @@
 #define PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "absl/strings/string_view.h"
 
 namespace perfcounters::tools {
+
+struct BenchmarkProfile;  // profile_data.h
 
 // One counter value of one entry.
 struct CounterValue {
@@ -69,6 +72,9 @@ struct RunEntry {
   std::string skip_message;
   // Every other numeric field, in file order.
   std::vector<CounterValue> counters;
+  // The sampled profile ("perfcounters_profile", profile_data.h), if the
+  // row carries one.
+  std::shared_ptr<const BenchmarkProfile> profile;
 };
 
 // A whole gbench JSON file.
