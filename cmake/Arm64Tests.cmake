@@ -44,8 +44,8 @@ set(_pc_arm64_dir "${PROJECT_SOURCE_DIR}/tests/arm64")
 set(_pc_arm64_build "${CMAKE_BINARY_DIR}/arm64")
 set(_pc_runner "${_pc_arm64_dir}/pmu-vm")
 cmake_host_system_information(RESULT _pc_cores QUERY NUMBER_OF_LOGICAL_CORES)
-# Binaries per boot of the machine. A boot costs ~3 s of host CPU (QEMU) and
-# preparing it ~1 s more, against a few seconds for most test binaries, so
+# Binaries per boot of the machine. A boot (QEMU) and its preparation cost
+# more host CPU than most test binaries take to run, so
 # CI (.ci/run exports PERFCOUNTERS_ARM64_BATCH) runs several per boot; the
 # default, 1, keeps one CTest test per binary (ctest -R arm64.<binary>).
 if(DEFINED ENV{PERFCOUNTERS_ARM64_BATCH})
@@ -66,8 +66,8 @@ endif()
 #   CompareSameBinary.*  (tools_compare_gates_test) runs every example
 #     benchmark 10 times and checks that `compare` finds no time change.
 #     Inside the machine the clock is virtual (-icount: time = instructions),
-#     so the two sides hardly differ and the check is nearly vacuous there;
-#     it cost 140 of that binary's 145 s per arm64 suite.
+#     so the two sides hardly differ and the check is nearly vacuous there,
+#     yet it was nearly all of that binary's time in the machine.
 set(PERFCOUNTERS_ARM64_GTEST_FILTER "-CompareSameBinary.*" CACHE STRING
     "GTEST_FILTER for the test binaries in the emulated arm64 machine")
 set(_pc_filter "")
@@ -106,9 +106,9 @@ set_tests_properties(arm64.runner PROPERTIES
 
 # The runner's own limit is below CTest's, so a hung test is reported by the
 # runner (exit 124, with what it printed) rather than killed silently.
-# Unoptimized code runs several times slower in the emulator (Debug:
-# tools_compare_output_test, 40 s optimized, ran past 270 s on a loaded
-# 2-core machine), so a Debug tree gives every test twice the time.
+# Unoptimized code runs several times slower in the emulator (in Debug a
+# tools test ran past the optimized tree's limit on a loaded 2-core
+# machine), so a Debug tree gives every test twice the time.
 if(_pc_build_type STREQUAL "Debug")
   set(_pc_run_limit 570)
 else()

@@ -88,6 +88,27 @@ if(TARGET perfcounters::libpfm)
   endif()
 endif()
 
+# elfutils libdw (cmake/Libdw.cmake) follows the same rules: a static
+# libperfcounters exports $<LINK_ONLY:perfcounters::libdw>, which the config
+# file re-creates (libdw and libelf, from libdw-dev) and perfcounters.pc
+# adds -ldw -lelf to Libs; a shared one carries libdw.so.1 itself
+# (Libs.private only). No public header includes elfutils' headers.
+set(PERFCOUNTERS_CONFIG_LIBDW "")
+set(PERFCOUNTERS_CONFIG_LIBELF "")
+if(TARGET perfcounters::libdw)
+  get_target_property(_pc_type perfcounters TYPE)
+  if(_pc_type STREQUAL "STATIC_LIBRARY")
+    get_target_property(PERFCOUNTERS_CONFIG_LIBDW perfcounters::libdw
+      IMPORTED_LOCATION)
+    set(PERFCOUNTERS_CONFIG_LIBELF "${PERFCOUNTERS_LIBELF_LIBRARY}")
+    string(APPEND PERFCOUNTERS_PC_LIBS_LIBPFM " -ldw -lelf")
+  elseif(PERFCOUNTERS_PC_LIBS_PRIVATE)
+    string(APPEND PERFCOUNTERS_PC_LIBS_PRIVATE " -ldw -lelf")
+  else()
+    set(PERFCOUNTERS_PC_LIBS_PRIVATE "Libs.private: -ldw -lelf")
+  endif()
+endif()
+
 configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/perfcountersConfig.cmake.in
   ${PROJECT_BINARY_DIR}/perfcountersConfig.cmake

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
   for (const perfcounters::tools::RunEntry& entry : file->entries) {
-    for (const perfcounters::tools::CounterValue& c : entry.counters) {
+    for (const perfcounters::tools::EntryCounter& c : entry.counters) {
       if (c.name >= file->counter_names.size()) std::abort();
       if (c.counted && !std::isfinite(c.value)) std::abort();
     }

@@ -12,9 +12,13 @@ perfcounters_main_packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libbenchmark-dev
   # tools: command line, JSON (fast loading for compare/report), name filters
-  nlohmann-json3-dev libcli11-dev libsimdjson-dev libre2-dev
+  nlohmann-json3-dev libcli11-dev libre2-dev
   # vendor event names (INST_RETIRED:ANY_P, mem_load_retired.l3_miss); optional
   libpfm4-dev
+  # profiles: in-process symbolization (functions, inlined frames, lines)
+  libdw-dev
+  # history: the results store's back ends (SQLite file, PostgreSQL URL)
+  libsqlite3-dev libpq-dev
 )
 
 # The test suite on top of that.
@@ -27,6 +31,8 @@ perfcounters_test_packages=(
   linux-perf
   # the report test: headless browser, and its screenshot decoded
   chromium libpng-dev
+  # the history test starts a real PostgreSQL server (initdb, pg_ctl)
+  postgresql
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )

@@ -41,7 +41,7 @@ using ::testing::Not;
     }                                                                 \
   } while (0)
 
-// Issue #15's events: twelve copies of one count on a six-counter PMU.
+// Twelve copies of one count on a six-counter PMU.
 using ::perfcounters::testing::kTwelveAlone;
 using ::perfcounters::testing::kTwelvePacked;
 
@@ -79,7 +79,7 @@ double Alone(const std::string& name, const std::string& filter) {
   return PerIteration(r.Entry(name), "instructions");
 }
 
-// Issue #15's repro: a 100-instruction body, 1000 iterations, twelve
+// Multiplexed accuracy: a 100-instruction body, 1000 iterations, twelve
 // events on six counters (packed into two groups, or twelve one-event
 // groups). Every event is calibrated, and every repetition in which an
 // event ran fully on the PMU reads exactly what `instructions` alone reads.

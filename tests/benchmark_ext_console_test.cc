@@ -29,8 +29,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "perfcounters/plan.h"
 #include "perfcounters/capabilities.h"
+#include "perfcounters/plan.h"
 #include "support/hw.h"
 
 namespace {
@@ -299,6 +299,16 @@ TEST(Console, OneLinePerReasonWithoutTheNameOrTrivialGroups) {
   // The member that matters stays named.
   EXPECT_THAT(full[2].keys, ElementsAre("a", "b"));
   EXPECT_THAT(full[2].reason, HasSubstr("[member 2 of 2 in group {a,b}]"));
+
+  // The JSON context says the same, in the format the tools read.
+  const std::vector<perfcounters::UnavailableGroup> read =
+      perfcounters::ParseUnavailableContext(
+          perfcounters::bench_internal::UnavailableContext(plan));
+  ASSERT_EQ(read.size(), full.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_EQ(read[i].keys, full[i].keys);
+    EXPECT_EQ(read[i].reason, full[i].reason);
+  }
 
   perfcounters::Capabilities vm;
   vm.hypervisor = true;

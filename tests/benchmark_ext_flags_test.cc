@@ -72,6 +72,27 @@ TEST(ExtractFlags, BothFlagNamesTogetherAreAnError) {
   }
 }
 
+// An empty list is bad input like a missing one, not "count nothing".
+TEST(ExtractFlags, EmptyListIsAnError) {
+  for (const char* flag :
+       {"--perf_counters=", "--benchmark_perf_counters=", "--perf_counters"}) {
+    Argv a({"bm", flag});
+    absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+    ASSERT_FALSE(f.ok()) << flag;
+    EXPECT_THAT(f.status().message(), HasSubstr("=LIST, e.g."));
+  }
+}
+
+// A long list is echoed shortened: the message stays short.
+TEST(ExtractFlags, LongListsMakeShortMessages) {
+  const std::string huge = "--perf_counters=" + std::string(5000, 'x');
+  Argv a({"bm", huge.c_str(), "--benchmark_perf_counters=y"});
+  absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
+  ASSERT_FALSE(f.ok());
+  EXPECT_LT(f.status().message().size(), 400u) << f.status();
+  EXPECT_THAT(f.status().message(), HasSubstr("(5000 bytes)"));
+}
+
 TEST(ExtractFlags, EnvironmentIsUsedOnlyWithoutAFlag) {
   Argv a({"bm"});
   absl::StatusOr<Flags> f =

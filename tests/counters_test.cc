@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "counter_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/event_helpers.h"
@@ -170,7 +171,8 @@ TEST(Counters, StartAndStopAllocateNothingOnTheReadPath) {
     ::operator delete(::operator new(16));
     ASSERT_EQ(g_allocations.load() - before, 1u);
     EXPECT_EQ(AllocationsInStartStop(*counters, 1000), 0u);
-    EXPECT_EQ(counters->set().syscall_snapshots(), 2u * 1000u * 2u);
+    EXPECT_EQ(internal::CounterSetOf(*counters).syscall_snapshots(),
+              2u * 1000u * 2u);
     EXPECT_EQ(counters->intervals(), 1000u);
   }
 }
@@ -182,10 +184,9 @@ TEST(CountersHardware, StartAndStopAllocateNothingOnTheUserSpacePath) {
   absl::StatusOr<Counters> counters =
       Counters::Open("instructions:u,cycles:u", options);
   ASSERT_TRUE(counters.ok()) << counters.status();
-  ASSERT_TRUE(counters->set().user_space(0))
-      << counters->set().user_space_reason(0);
+  ASSERT_TRUE(counters->user_space(0)) << counters->user_space_reason(0);
   EXPECT_EQ(AllocationsInStartStop(*counters, 1000), 0u);
-  EXPECT_GT(counters->set().user_snapshots(), 0u);
+  EXPECT_GT(internal::CounterSetOf(*counters).user_snapshots(), 0u);
 }
 
 // Exact in the emulated machine: the loop's 2 instructions per iteration,
@@ -232,7 +233,7 @@ TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {
   }
 }
 
-// The issue #15 repro's events: twelve copies of the same count (default
+// Twelve copies of the same count, more than the PMU holds (default
 // user-only, so `instructions` = `instructions:u`; with the machine's
 // icount shift 0 cycles = instructions), on a six-counter PMU: two packed
 // groups of six, or twelve one-event groups, either way multiplexed.

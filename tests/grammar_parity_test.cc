@@ -1,4 +1,4 @@
-// grammar_parity_test.cc: the grammar's parity with perf 6.1 (issue 13) on
+// grammar_parity_test.cc: the grammar's parity with perf 6.1 on
 // a fake sysfs/tracefs tree: PMU terms OR into their fields, built-in terms
 // on generic, cache and software events, duration_time, tracepoint globs,
 // perf's S W P b modifiers refused with the reason; and its error messages:

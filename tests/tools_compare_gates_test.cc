@@ -170,6 +170,25 @@ TEST_F(CompareGates, NotCountedEverywhereIsAnErrorNotAPass) {
   EXPECT_THAT(r.out, HasSubstr("ERROR (exit 2)"));
 }
 
+// A metric the new run lacks is a failed gate (exit 1) when the user said
+// it must be there (--fail-on-missing), and bad input (exit 2) otherwise.
+TEST_F(CompareGates, MetricMissingFromTheNewRunFailsTheGateWithFailOnMissing) {
+  Write("base.json", {Reps("BM_a", {100, 101, 102}, {{"cycles", 1000}})});
+  Write("new.json", {Reps("BM_a", {100, 101, 102})});
+  const RunResult missing =
+      Run({"--fail-on", "cycles>+1%", "--fail-on-missing"});
+  EXPECT_EQ(missing.code, 1) << missing.out << missing.err;
+  EXPECT_THAT(missing.out, HasSubstr("FAILED (missing)"));
+  EXPECT_THAT(missing.out, HasSubstr("cycles absent from new"));
+  const RunResult json =
+      Run({"--fail-on", "cycles>+1%", "--fail-on-missing", "--format", "json"});
+  EXPECT_EQ(json.code, 1);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["exit_code"], 1);
+  const RunResult plain = Run({"--fail-on", "cycles>+1%"});
+  EXPECT_EQ(plain.code, 2) << plain.out << plain.err;
+  EXPECT_THAT(plain.err, HasSubstr("checked nothing"));
+}
+
 TEST_F(CompareGates, UserSpaceIpcHasItsOwnName) {
   // Only instructions:u / cycles:u: IPC:u = 2.0 -> 1.94 (-3%).
   Write("base.json", {Reps("BM_a", {100, 101, 102},
@@ -317,6 +336,54 @@ TEST_F(CompareGates, OneSampleEachIsSaid) {
 //   and alpha 0.05 over 36 checks nothing bounded it (under parallel
 //   builds real_time>+5% tripped: BM_ReusedPages/pages:16 +17 %, p 0.032).
 // kReps is the fewest repetitions whose smallest p is below that alpha.
+// Why a counter was not counted travels from the benchmark (its
+// perfcounters.unavailable context, one entry per reason naming every event
+// it applies to) to compare's gate message and report's "Not counted"
+// section, for each event and for the metrics derived from them.
+TEST(CompareSameBinary, NotCountedReasonsReachCompareAndReport) {
+#ifndef PERFCOUNTERS_EXAMPLE_BENCHES
+  GTEST_SKIP() << "the examples are not built (PERFCOUNTERS_BUILD_EXAMPLES)";
+#else
+  const std::vector<std::string> benches =
+      absl::StrSplit(PERFCOUNTERS_EXAMPLE_BENCHES, ',');
+  std::string pages;
+  for (const std::string& b : benches) {
+    if (b.ends_with("/pages_bench")) pages = b;
+  }
+  if (pages.empty()) GTEST_SKIP() << "pages_bench is not built";
+  const std::string dir = testing::ScratchPath("not_counted_reasons");
+  ASSERT_EQ(std::system(("mkdir -p " + Quote(dir)).c_str()), 0);
+  const std::string out = dir + "/run.json";
+  const std::string cmd = absl::StrCat(
+      Quote(pages), " --benchmark_min_time=0.01 --benchmark_filter=Reused",
+      " --perf_counters=cycles,instructions,page-faults --benchmark_out=",
+      Quote(out), " >/dev/null 2>&1");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const nlohmann::json run = nlohmann::json::parse(testing::Slurp(out));
+  if (!run["context"].contains("perfcounters.unavailable")) {
+    GTEST_SKIP() << "cycles and instructions both count here";
+  }
+  const std::string context = run["context"]["perfcounters.unavailable"];
+  bool cycles_missing = false;
+  for (const UnavailableGroup& g : ParseUnavailableContext(context)) {
+    for (const std::string& k : g.keys) cycles_missing |= k == "cycles";
+  }
+  if (!cycles_missing) GTEST_SKIP() << "cycles counts here: " << context;
+
+  const RunResult gate = testing::RunTool(
+      "compare run.json run.json --fail-on 'cycles>+1%' --fail-on-missing",
+      dir);
+  EXPECT_THAT(gate.out + gate.err,
+              HasSubstr("cycles not counted in new (cycles"));
+  const RunResult report =
+      testing::RunTool("report run.json run.json -o report.html", dir);
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string html = testing::Slurp(dir + "/report.html");
+  EXPECT_THAT(html, Not(HasSubstr("no reason recorded")));
+  EXPECT_THAT(html, HasSubstr("cycles"));
+#endif
+}
+
 // The gates can still fail: the same measured samples with the new side
 // made slower than their noise trip every check (and the test prints how
 // many a +5 % and a +10 % change trip against the noise it saw).

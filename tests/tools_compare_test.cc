@@ -430,7 +430,7 @@ TEST(GbenchJson, CountersUnitsAndNotCounted) {
   EXPECT_DOUBLE_EQ(*copy->real_time_ns, 2100.0);
   // "cycles.not_counted": 1 makes a not-counted "cycles", never a 0.
   bool saw_cycles = false;
-  for (const CounterValue& c : copy->counters) {
+  for (const EntryCounter& c : copy->counters) {
     if (f->counter_names[c.name] == "cycles") {
       saw_cycles = true;
       EXPECT_FALSE(c.counted);
@@ -453,8 +453,7 @@ TEST(GbenchJson, BareNanIsNotCounted) {
   EXPECT_EQ(f->entries[0].counters[1].value, 6000.0);
 }
 
-TEST(GbenchJson, FastAndSlowPathsAgree) {
-  // A 2^64 integer is beyond simdjson's range and takes nlohmann's path.
+TEST(GbenchJson, IntegersBeyondSixtyFourBitsAreRead) {
   const std::string text =
       "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 5, "
       "\"cpu_time\": 4, \"big\": 18446744073709551616}]}";

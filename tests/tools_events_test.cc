@@ -46,8 +46,11 @@ using ::testing::Not;
 using ::testing::StartsWith;
 
 using perfcounters::tools::testing::ExpectGolden;
+using perfcounters::tools::testing::Quote;
 using perfcounters::tools::testing::RunResult;
+using perfcounters::tools::testing::RunShell;
 using perfcounters::tools::testing::SelfExe;
+using perfcounters::tools::testing::ToolPath;
 
 RunResult RunTool(const std::string& args, const std::string& env = "") {
   return perfcounters::tools::testing::RunTool(args, "", env);
@@ -345,7 +348,7 @@ TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
   PERFCOUNTERS_REQUIRE_PERF(perf);
   std::vector<std::string> forms = DocumentedForms();
   ASSERT_GE(forms.size(), 30u) << "the Forms table of docs/grammar.md";
-  // The modifiers table, and the cases of issue 13.
+  // The modifiers table, and modifiers perf accepts that we once did not.
   for (const char* more :
        {"cycles:u", "cycles:uk", "cycles:kpp", "task-clock:IpD",
         "page-faults:G", "page-faults:H", "page-faults:e", "cs:u",
@@ -498,6 +501,51 @@ TEST(List, GoldenJsonForAPattern) {
   const RunResult r = RunTool("list --json faults");
   EXPECT_EQ(r.code, 0) << r.err;
   ExpectGolden(r.out, "list_faults.json");
+}
+
+// tracefs mounted mode 700 (a private mount in a new mount namespace, gone
+// when it exits): an ordinary user is told it may not read it, and perf's
+// remedy, not that it is not mounted.
+TEST(Tracefs, UnreadableIsSaidAsSuchNotAsNotMounted) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount tracefs";
+  const std::string inside = absl::StrCat(
+      "mount --make-rprivate / && mount -t tracefs -o mode=700 nodev "
+      "/sys/kernel/tracing && exec setpriv --reuid=65534 --regid=65534 "
+      "--clear-groups ",
+      Quote(ToolPath()));
+  for (const std::string& args :
+       {std::string("encode sched:sched_switch"),
+        std::string("list --tracepoints sched_switch")}) {
+    const RunResult r =
+        RunShell(absl::StrCat("unshare -m sh -c ", Quote(inside + " " + args)));
+    if (r.err.find("unshare failed") != std::string::npos ||
+        r.err.find("mount: ") != std::string::npos) {
+      GTEST_SKIP() << "cannot mount a private tracefs here: " << r.err;
+    }
+    EXPECT_THAT(r.err, HasSubstr("no permission to read tracefs at "
+                                 "/sys/kernel/tracing (mode 700)"))
+        << args;
+    EXPECT_THAT(r.err, HasSubstr("mount -o remount,mode=755")) << args;
+    EXPECT_THAT(r.err, Not(HasSubstr("not mounted"))) << args;
+  }
+}
+
+// A name found through its alias shows the alias, as perf list does.
+TEST(List, AliasIsShownInTextAndJson) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
+  const RunResult text = RunTool("list cs");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("context-switches OR cs "));
+  const RunResult json = RunTool("list --json cs");
+  ASSERT_EQ(json.code, 0) << json.err;
+  bool found = false;
+  for (const auto& e : nlohmann::json::parse(json.out)) {
+    if (e["name"] == "context-switches") {
+      found = true;
+      EXPECT_EQ(e.value("alias", ""), "cs");
+    }
+  }
+  EXPECT_TRUE(found) << json.out;
 }
 
 // --- Vendor events (libpfm4), with a table of this architecture chosen by

@@ -136,6 +136,23 @@ TEST_F(ProfileTest, OptionalFieldsMayBeAbsent) {
   EXPECT_EQ(f->entries[0].profile->samples, 0);
 }
 
+// What benchmark_ext's writer gives: a numeric offset, functions_truncated.
+TEST_F(ProfileTest, WritersMembersAreKnown) {
+  absl::StatusOr<BenchmarkFile> f = Parse(
+      R"({"event": "cpu-clock", "period": 100000, "samples": 10, "lost": 0,
+          "callchains": false, "functions": [
+          {"name": "[unknown]", "module": "/x.so", "offset": 8000,
+           "samples": 10, "self": 1, "inlined": false}],
+          "functions_truncated": 2, "stacks": [], "stacks_truncated": 0})");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
+  const BenchmarkProfile& p = *f->entries[0].profile;
+  EXPECT_EQ(p.functions[0].offset, "0x1f40");
+  // Functions were left out: an unlisted one has no known share.
+  EXPECT_FALSE(p.complete);
+  EXPECT_FALSE(ShareOf(SharesByName(p), p, "g").has_value());
+}
+
 TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
   const std::string at =
       "t.json: benchmarks[0] (\"BM_x\").perfcounters_profile";

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -261,6 +262,38 @@ TEST(Stat, OptionsEndAtTheCommand) {
   EXPECT_EQ(r.code, 2);
 }
 
+// perf's footer: one run gives "seconds user" and "seconds sys" (the
+// command's CPU time, here a busy loop's, mostly user); several give the
+// elapsed mean +- its error; "( +- x% )" only where there is a spread.
+TEST(Stat, FooterAndNoiseAsPerf) {
+  const RunResult one = RunTool(
+      "stat -e task-clock -- sh -c 'i=0; while [ $i -lt 20000 ]; do "
+      "i=$((i+1)); done'");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.err, HasSubstr(" seconds time elapsed\n\n"));
+  double user = -1, sys = -1;
+  for (absl::string_view line : absl::StrSplit(one.err, '\n')) {
+    double v = 0;
+    const std::string text(absl::StripAsciiWhitespace(line));
+    if (absl::EndsWith(text, " seconds user") &&
+        absl::SimpleAtod(text.substr(0, text.find(' ')), &v)) {
+      user = v;
+    }
+    if (absl::EndsWith(text, " seconds sys") &&
+        absl::SimpleAtod(text.substr(0, text.find(' ')), &v)) {
+      sys = v;
+    }
+  }
+  EXPECT_GT(user, 0) << one.err;
+  EXPECT_GE(sys, 0) << one.err;
+  const RunResult many = RunTool(
+      "stat -r 3 -e task-clock,context-switches,cpu-migrations -- true");
+  ASSERT_EQ(many.code, 0) << many.err;
+  EXPECT_THAT(many.err, HasSubstr(" seconds time elapsed"));
+  EXPECT_THAT(many.err, Not(HasSubstr("seconds user")));
+  EXPECT_THAT(many.err, Not(HasSubstr("0.00% )"))) << many.err;
+}
+
 TEST(Stat, TerminationBySignalIsReportedAsSuch) {
   const RunResult r = RunTool("stat -e task-clock -- sh -c 'kill -9 $$'");
   EXPECT_EQ(r.code, 137);
@@ -324,6 +357,39 @@ double NobodyPageFaults(long pages, std::string* err) {
   EXPECT_EQ(lines[1].event, "task-clock:u") << r.err;
   EXPECT_EQ(lines[1].unit, "msec") << r.err;
   return Number(lines[0].value);
+}
+
+// The user-only fallback applies to every event kind; when user space
+// alone fails too, the reason shown is that failure's (here: what root is
+// told for the same event), not the permission checked first.
+TEST(StatUnprivilegedReason, FallbackFailureShowsTheRealReason) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to set paranoid and drop";
+  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
+      0) {
+    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
+  }
+  auto line_of = [](const std::string& err, const std::string& event) {
+    for (absl::string_view line : absl::StrSplit(err, '\n')) {
+      if (absl::StrContains(line, " " + event)) return std::string(line);
+    }
+    return std::string();
+  };
+  const RunResult root = RunTool("stat -e cycles,task-clock -- true");
+  ASSERT_EQ(root.code, 0) << root.err;
+  ScopedParanoid paranoid(2);
+  const RunResult nobody =
+      RunTool("stat -e cycles,task-clock -- true", kAsNobody);
+  ASSERT_EQ(nobody.code, 0) << nobody.err;
+  const std::string mine = line_of(nobody.err, "cycles");
+  if (line_of(root.err, "cycles").find("<not supported>") ==
+      std::string::npos) {
+    // cycles counts here: as nobody it counts user space only.
+    EXPECT_THAT(mine, HasSubstr("cycles:u")) << nobody.err;
+    return;
+  }
+  EXPECT_EQ(mine, line_of(root.err, "cycles")) << nobody.err;
+  EXPECT_THAT(mine, Not(HasSubstr("ermission"))) << nobody.err;
+  EXPECT_THAT(line_of(nobody.err, "task-clock"), HasSubstr("task-clock:u"));
 }
 
 // perf stat falls back to user space only when the kernel refuses kernel

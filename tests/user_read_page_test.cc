@@ -304,7 +304,7 @@ TEST_F(FakePageReaderTest, ReadsFromUserSpaceWhereThePageAllows) {
   EXPECT_EQ(count->label, "dummy");
 }
 
-// Defect 3 of issue 18: a page with cap_user_rdpmc but without
+// A page with cap_user_rdpmc but without
 // cap_user_time is not user-space capable (every read would be read(2)).
 TEST_F(FakePageReaderTest, WithoutUserTimeTheReaderIsNotUserSpaceCapable) {
   page_.cap_user_time = 0;
@@ -471,7 +471,8 @@ TEST_F(FakeGroupTest, MembersOfAnotherThreadFailTheGroup) {
   EXPECT_THAT(hw_.counters_read, ElementsAre(2u, 3u));
 }
 
-// Defect 1 of issue 18: events that do not count the calling thread. The
+// Events that do not count the calling thread are never read from user
+// space. The
 // fake page says the counter is readable (as x86's does, whoever reads it);
 // the reader must refuse before any rdpmc.
 TEST_F(FakePageReaderTest, EventOfAnotherThreadIsRefused) {

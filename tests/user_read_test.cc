@@ -26,6 +26,7 @@
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "user_read_algorithm.h"
 
 namespace perfcounters {
 namespace {

@@ -39,6 +39,9 @@ int RunCompare(const CompareArgs& args);
 // Arguments of `perfcounters report`.
 struct ReportArgs {
   std::vector<std::string> runs;
+  // Instead of runs: the trend charts of this history store.
+  std::string db;
+  std::string benchmark;
   std::string output;
   std::string title = "perfcounters report";
   // Gates on the first vs the last run, shown at the top of the page.

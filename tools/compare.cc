@@ -101,7 +101,7 @@ SideStats& Slot(MetricList& list, absl::string_view name) {
   return list.back().second;
 }
 
-void AddSample(SideStats& s, const CounterValue* v) {
+void AddSample(SideStats& s, const EntryCounter* v) {
   s.present = true;
   if (v->counted) {
     s.samples.push_back(v->value);
@@ -111,9 +111,9 @@ void AddSample(SideStats& s, const CounterValue* v) {
 }
 
 // A value of `label` in `e`, or null.
-const CounterValue* FindCounter(const BenchmarkFile& file, const RunEntry& e,
+const EntryCounter* FindCounter(const BenchmarkFile& file, const RunEntry& e,
                                 absl::string_view label) {
-  for (const CounterValue& c : e.counters) {
+  for (const EntryCounter& c : e.counters) {
     if (file.counter_names[c.name] == label) return &c;
   }
   return nullptr;
@@ -139,8 +139,8 @@ void AddDerivedMetrics(const BenchmarkFile& file,
     SideStats derived;
     derived.from_aggregate = aggregate;
     for (const RunEntry* e : entries) {
-      const CounterValue* num = FindCounter(file, *e, d.numerator);
-      const CounterValue* den = FindCounter(file, *e, d.denominator);
+      const EntryCounter* num = FindCounter(file, *e, d.numerator);
+      const EntryCounter* den = FindCounter(file, *e, d.denominator);
       if (num == nullptr || den == nullptr) continue;
       derived.present = true;
       std::vector<perfcounters::CounterValue> inputs(2);
@@ -180,7 +180,7 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
     }
   }
   for (const RunEntry* e : entries) {
-    for (const CounterValue& c : e->counters) {
+    for (const EntryCounter& c : e->counters) {
       const std::string& name = file.counter_names[c.name];
       // A metric of the table the file carries (benchmark_ext writes "ipc",
       // "cpi:u", ...): under compare's name for it (IPC).
@@ -357,11 +357,46 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
   return r;
 }
 
+std::vector<UnavailableGroup> UnavailableOf(const BenchmarkFile& file) {
+  for (const auto& [key, value] : file.context) {
+    if (key == "perfcounters.unavailable") {
+      return ParseUnavailableContext(value);
+    }
+  }
+  return {};
+}
+
+std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
+                             absl::string_view metric) {
+  std::vector<std::string> labels = {std::string(metric)};
+  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
+    labels = {InputLabel(t.metric->numerator, t.modifiers, ""),
+              InputLabel(t.metric->denominator, t.modifiers, "")};
+  }
+  std::vector<std::string> reasons;
+  for (const UnavailableGroup& group : unavailable) {
+    std::vector<absl::string_view> named;
+    for (const std::string& label : labels) {
+      if (std::find(group.keys.begin(), group.keys.end(), label) !=
+          group.keys.end()) {
+        named.push_back(label);
+      }
+    }
+    if (!named.empty()) {
+      reasons.push_back(
+          absl::StrCat(absl::StrJoin(named, ", "), ": ", group.reason));
+    }
+  }
+  return absl::StrJoin(reasons, "; ");
+}
+
 Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                    const CompareOptions& options) {
   Comparison out;
   out.base_source = base.source;
   out.next_source = next.source;
+  out.base_unavailable = UnavailableOf(base);
+  out.next_unavailable = UnavailableOf(next);
   const FileIndex bi = Index(base, options);
   const FileIndex ni = Index(next, options);
   out.benchmarks.reserve(bi.groups.size() + ni.groups.size() / 8);

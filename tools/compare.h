@@ -25,6 +25,7 @@
 #include "gbench_json.h"
 #include "name_filter.h"
 #include "perfcounters/metrics.h"
+#include "perfcounters/unavailable_context.h"
 
 namespace perfcounters::tools {
 
@@ -142,10 +143,23 @@ struct GeomeanSummary {
   double change_pct = 0;
 };
 
+// A file's `perfcounters.unavailable` context entry (why events were not
+// counted), read with the core's ParseUnavailableContext.
+std::vector<UnavailableGroup> UnavailableOf(const BenchmarkFile& file);
+
+// Why `metric` was not counted according to `unavailable`: "a, b: reason"
+// for each reason that names it (a derived metric of the table takes its
+// inputs' reasons), joined by "; "; empty when none does.
+std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
+                             absl::string_view metric);
+
 // The result of comparing two files.
 struct Comparison {
   std::string base_source;
   std::string next_source;
+  // The files' reasons for counters that were not counted (UnavailableOf).
+  std::vector<UnavailableGroup> base_unavailable;
+  std::vector<UnavailableGroup> next_unavailable;
   std::vector<BenchmarkComparison> benchmarks;
   std::vector<GeomeanSummary> geomean;
   // The profiles' share changes (compare_profile.h).

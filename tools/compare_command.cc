@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -140,7 +141,7 @@ int RunCompare(const CompareArgs& args) {
     std::fprintf(stderr,
                  "perfcounters compare: --format '%s' is unknown; use table, "
                  "markdown or json\n",
-                 args.format.c_str());
+                 ShortForMessage(args.format).c_str());
     return kExitUsage;
   }
   const bool to_stdout = args.output.empty() || args.output == "-";
@@ -153,16 +154,31 @@ int RunCompare(const CompareArgs& args) {
     std::fprintf(stderr,
                  "perfcounters compare: --color '%s' is unknown; use auto, "
                  "always or never\n",
-                 args.color.c_str());
+                 ShortForMessage(args.color).c_str());
     return kExitUsage;
   }
 
+  if (args.base == "-" && args.next == "-") {
+    std::fprintf(stderr,
+                 "perfcounters compare: BASE and NEW are both - (standard "
+                 "input); at most one of them can be\n");
+    return kExitUsage;
+  }
   // The two files are parsed in parallel.
   const auto max_bytes = static_cast<uint64_t>(args.max_input_mb * 1048576.0);
+  // No exception may leave a thread (nor pass a joinable one).
+  auto load =
+      [max_bytes](const std::string& path) -> absl::StatusOr<BenchmarkFile> {
+    try {
+      return LoadBenchmarkJson(path, max_bytes);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": out of memory while reading it"));
+    }
+  };
   absl::StatusOr<BenchmarkFile> base;
-  std::thread base_loader(
-      [&] { base = LoadBenchmarkJson(args.base, max_bytes); });
-  absl::StatusOr<BenchmarkFile> next = LoadBenchmarkJson(args.next, max_bytes);
+  std::thread base_loader([&] { base = load(args.base); });
+  absl::StatusOr<BenchmarkFile> next = load(args.next);
   base_loader.join();
   for (const auto* f : {&base, &next}) {
     if (!f->ok()) {
@@ -183,7 +199,7 @@ int RunCompare(const CompareArgs& args) {
     std::fprintf(stderr,
                  "perfcounters compare: --filter '%s' matches no benchmark in "
                  "either file\n",
-                 EscapeControlBytes(args.filter).c_str());
+                 ShortForMessage(args.filter).c_str());
     return kExitUsage;
   }
   const std::optional<std::vector<GateResult>> results =

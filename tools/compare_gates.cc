@@ -86,8 +86,8 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   Gate gate;
   gate.text = std::string(text);
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad gate '", text, "': ", why, "; ", kGateSyntax));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad gate '", ShortForMessage(text), "': ", why, "; ", kGateSyntax));
   };
   // The last < or >: a FILTER may contain both (templates), a value none.
   const size_t op_pos = text.find_last_of("<>");
@@ -142,13 +142,16 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
       }
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", text, "': unknown metric '", name, "'",
+        "bad gate '", ShortForMessage(text), "': unknown metric '",
+        ShortForMessage(name), "'",
         variants.empty()
             ? std::string()
-            : absl::StrCat(" (these files have ", absl::StrJoin(variants, ", "),
+            : absl::StrCat(" (these files have ",
+                           ShortForMessage(absl::StrJoin(variants, ", "), 200),
                            ": counters with modifiers keep them, e.g. "
                            "IPC:u = instructions:u / cycles:u)"),
-        "; metrics in these files: ", absl::StrJoin(known_metrics, ", "), "; ",
+        "; metrics in these files: ",
+        ShortForMessage(absl::StrJoin(known_metrics, ", "), 200), "; ",
         DerivedMetricsNote(name)));
   }
   gate.metric = metric;
@@ -221,7 +224,8 @@ bool Gate::Applies(absl::string_view name) const {
 namespace {
 
 // Why `gate` could not be checked on `bc`, or empty when it can be.
-std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
+std::string SkipReason(const Gate& gate, const Comparison& comparison,
+                       const BenchmarkComparison& bc,
                        const MetricComparison* m) {
   if (bc.pairing == Pairing::kBaseOnly) {
     return gate.relative ? "only in the base file" : "not in the new file";
@@ -230,19 +234,26 @@ std::string SkipReason(const Gate& gate, const BenchmarkComparison& bc,
     return "only in the new file";
   }
   auto side_reason = [&](const SideStats& s, const char* side,
-                         const std::string& problem) {
+                         const std::string& problem,
+                         const std::vector<UnavailableGroup>& unavailable) {
     if (!problem.empty()) return absl::StrCat(side, ": ", problem);
-    return absl::StrCat(gate.metric,
-                        s.present ? " not counted in " : " absent from ", side);
+    if (!s.present) return absl::StrCat(gate.metric, " absent from ", side);
+    const std::string why = NotCountedReason(unavailable, gate.metric);
+    return absl::StrCat(gate.metric, " not counted in ", side,
+                        why.empty() ? "" : absl::StrCat(" (", why, ")"));
   };
   if (m == nullptr) {
     return !bc.next_problem.empty()
                ? absl::StrCat("new: ", bc.next_problem)
                : absl::StrCat(gate.metric, " absent from both files");
   }
-  if (!m->next.median) return side_reason(m->next, "new", bc.next_problem);
+  if (!m->next.median) {
+    return side_reason(m->next, "new", bc.next_problem,
+                       comparison.next_unavailable);
+  }
   if (gate.relative && !m->base.median) {
-    return side_reason(m->base, "base", bc.base_problem);
+    return side_reason(m->base, "base", bc.base_problem,
+                       comparison.base_unavailable);
   }
   return "";
 }
@@ -289,7 +300,8 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
         for (const MetricComparison& x : bc.metrics) {
           if (x.metric == gate.metric) m = &x;
         }
-        if (std::string why = SkipReason(gate, bc, m); !why.empty()) {
+        if (std::string why = SkipReason(gate, comparison, bc, m);
+            !why.empty()) {
           r.not_evaluated.push_back({bc.name, std::move(why)});
           continue;
         }
@@ -323,10 +335,11 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
     if (r.matched == 0) {
       r.status = GateStatus::kNoMatch;
       r.message = absl::StrCat(
-          "its filter '", gate.filter_text,
+          "its filter '", ShortForMessage(gate.filter_text),
           "' matches no benchmark in either file",
           gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
-    } else if (r.checked == 0 && !options.allow_unchecked) {
+    } else if (r.checked == 0 && !options.allow_unchecked &&
+               !(options.fail_on_missing && !r.not_evaluated.empty())) {
       r.status = GateStatus::kUnchecked;
       const std::vector<std::string> measured = MeasuredMetrics(comparison);
       r.message = absl::StrCat(
@@ -344,8 +357,10 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
       r.status = GateStatus::kFailed;
     } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
       r.status = GateStatus::kMissing;
-      r.message = absl::StrCat("not evaluated on ", r.not_evaluated.size(),
-                               " benchmark(s) (--fail-on-missing)");
+      r.message = absl::StrCat(
+          "not evaluated on ", r.not_evaluated.size(), " benchmark(s) (",
+          r.not_evaluated[0].benchmark, ": ", r.not_evaluated[0].reason,
+          r.not_evaluated.size() > 1 ? ", ..." : "", "; --fail-on-missing)");
     } else {
       r.status = GateStatus::kPassed;
       if (r.checked == 0) {

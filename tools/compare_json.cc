@@ -63,6 +63,55 @@ nlohmann::ordered_json ViolationJson(const GateViolation& v) {
   return x;
 }
 
+nlohmann::ordered_json BenchmarkJson(const BenchmarkComparison& bc,
+                                     const RenderOptions& options) {
+  using json = nlohmann::ordered_json;
+  json b;
+  b["name"] = bc.name;
+  b["in"] = PairingName(bc.pairing);
+  if (!bc.base_problem.empty()) b["base_problem"] = bc.base_problem;
+  if (!bc.next_problem.empty()) b["new_problem"] = bc.next_problem;
+  json& metrics = b["metrics"] = json::array();
+  for (const MetricComparison& m : bc.metrics) {
+    json x;
+    x["metric"] = m.metric;
+    x["base"] = SideJson(m.base);
+    x["new"] = SideJson(m.next);
+    if (m.change_pct && std::isfinite(*m.change_pct)) {
+      x["change_pct"] = *m.change_pct;
+    } else {
+      x["change_pct"] = nullptr;
+      if (m.change_pct) x["change"] = FormatChange(m.change_pct);
+    }
+    x["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
+    x["p_method"] = m.p_method == PMethod::kExact    ? "exact"
+                    : m.p_method == PMethod::kNormal ? "normal"
+                                                     : "none";
+    x["evidence"] = EvidenceName(m.evidence);
+    x["significant"] = Significant(m, options.alpha);
+    metrics.push_back(std::move(x));
+  }
+  return b;
+}
+
+// `j` as indented text (2 spaces a level), every line indented by `indent`
+// more. Names and gate texts need not be UTF-8: invalid bytes become U+FFFD
+// instead of throwing; control bytes are escaped (\u001b) by the dump.
+std::string Dump(const nlohmann::ordered_json& j, size_t indent) {
+  const std::string text =
+      j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (indent == 0) return text;
+  const std::string pad(indent, ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  out += pad;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;  // strings have their newlines escaped
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderJson(const Comparison& c,
@@ -109,42 +158,24 @@ std::string RenderJson(const Comparison& c,
                    {"benchmarks", g.benchmarks},
                    {"change_pct", g.change_pct}});
   }
-  json& benchmarks = root["benchmarks"] = json::array();
-  for (const BenchmarkComparison& bc : c.benchmarks) {
-    json b;
-    b["name"] = bc.name;
-    b["in"] = PairingName(bc.pairing);
-    if (!bc.base_problem.empty()) b["base_problem"] = bc.base_problem;
-    if (!bc.next_problem.empty()) b["new_problem"] = bc.next_problem;
-    json& metrics = b["metrics"] = json::array();
-    for (const MetricComparison& m : bc.metrics) {
-      json x;
-      x["metric"] = m.metric;
-      x["base"] = SideJson(m.base);
-      x["new"] = SideJson(m.next);
-      if (m.change_pct && std::isfinite(*m.change_pct)) {
-        x["change_pct"] = *m.change_pct;
-      } else {
-        x["change_pct"] = nullptr;
-        if (m.change_pct) x["change"] = FormatChange(m.change_pct);
-      }
-      x["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
-      x["p_method"] = m.p_method == PMethod::kExact    ? "exact"
-                      : m.p_method == PMethod::kNormal ? "normal"
-                                                       : "none";
-      x["evidence"] = EvidenceName(m.evidence);
-      x["significant"] = Significant(m, options.alpha);
-      metrics.push_back(std::move(x));
-    }
-    benchmarks.push_back(std::move(b));
-  }
+  // The benchmarks are written one at a time after the rest, so that the
+  // output's tree never holds more than one benchmark (a whole tree takes
+  // many times the text's size).
   if (c.profiles.sides != ProfileSides::kNone) {
     root["profiles"] = ProfileJson(c.profiles);
   }
-  // Names and gate texts need not be UTF-8: replace invalid bytes (U+FFFD)
-  // instead of throwing. Control bytes are escaped (\u001b) by the dump.
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-         "\n";
+  root["benchmarks"] = json::array();
+  std::string out = Dump(root, 0);
+  if (c.benchmarks.empty()) return out + "\n";
+  // The dump ends with the empty array: `[]` and the closing brace.
+  out.resize(out.size() - 4);
+  out += "[\n";
+  for (size_t i = 0; i < c.benchmarks.size(); ++i) {
+    if (i > 0) out += ",\n";
+    out += Dump(BenchmarkJson(c.benchmarks[i], options), 4);
+  }
+  out += "\n  ]\n}\n";
+  return out;
 }
 
 }  // namespace perfcounters::tools::compare_internal

@@ -30,8 +30,9 @@ namespace {
 
 // One event `list` knows, and, when tried, whether it opened.
 struct Listed {
-  std::string name;  // what to type (-e NAME)
-  std::string kind;  // "hardware", "software", "hw-cache", PMU name, ...
+  std::string name;   // what to type (-e NAME)
+  std::string alias;  // perf's other name for it (cs), or empty
+  std::string kind;   // "hardware", "software", "hw-cache", PMU name, ...
   std::string unit;
   double scale = 1.0;
   // Other names and a description: searched by PATTERN, not printed.
@@ -155,10 +156,12 @@ int RunList(const ListArgs& args) {
   for (auto [table, kind] : {std::pair{HardwareEvents(), "hardware"},
                              std::pair{SoftwareEvents(), "software"}}) {
     for (const GenericEvent& g : table) {
-      add(MakeListed(std::string(g.symbol), kind,
-                     {g.ListName(), std::string(g.kernel_name),
-                      std::string(Description(g.kernel_name)),
-                      absl::StrCat(kind, " event")}));
+      Listed e = MakeListed(std::string(g.symbol), kind,
+                            {g.ListName(), std::string(g.kernel_name),
+                             std::string(Description(g.kernel_name)),
+                             absl::StrCat(kind, " event")});
+      e.alias = std::string(g.alias);
+      add(std::move(e));
     }
   }
   add(MakeListed("duration_time", "tool",
@@ -226,6 +229,7 @@ int RunList(const ListArgs& args) {
     for (const Listed& e : events) {
       nlohmann::ordered_json j;
       j["name"] = e.name;
+      if (!e.alias.empty()) j["alias"] = e.alias;
       j["kind"] = e.kind;
       if (!e.unit.empty()) j["unit"] = e.unit;
       if (e.scale != 1.0) j["scale"] = e.scale;
@@ -240,11 +244,15 @@ int RunList(const ListArgs& args) {
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
+  // As perf list: "context-switches OR cs".
+  auto shown = [](const Listed& e) {
+    return e.alias.empty() ? e.name : absl::StrCat(e.name, " OR ", e.alias);
+  };
   size_t width = 0;
-  for (const Listed& e : events) width = std::max(width, e.name.size());
+  for (const Listed& e : events) width = std::max(width, shown(e).size());
   std::string text;
   for (const Listed& e : events) {
-    absl::StrAppendFormat(&text, "%-*s  %-10s  ", width, e.name, e.kind);
+    absl::StrAppendFormat(&text, "%-*s  %-10s  ", width, shown(e), e.kind);
     if (!e.tried) {
       text += "not checked (--check opens it)";
     } else if (e.available) {

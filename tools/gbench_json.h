@@ -8,10 +8,10 @@
 // as such (never 0): gbench writes a NaN counter as a bare `NaN` token, and
 // perfcounters' benchmark integration writes "<label>.not_counted": 1 (see
 // docs/benchmark_ext.md); `null` and "<not counted>" strings mean the same.
-// "<label>.coverage" keys are skipped. Parsing uses simdjson (Debian's
-// libsimdjson; about 1 GB/s) and, only when simdjson rejects a document,
-// nlohmann-json's SAX parser for exact error positions: two files of 10,000
-// benchmarks x 3 repetitions load in well under 0.1 s.
+// "<label>.coverage" keys are skipped. One reader: nlohmann-json's SAX
+// parser over the input in 1 MB chunks, building the entries as it goes, so
+// that memory is what the result takes (no copy of the text, no document
+// tree) and errors carry exact positions from the same pass.
 #ifndef PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 #define PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 
@@ -28,8 +28,9 @@ namespace perfcounters::tools {
 
 struct BenchmarkProfile;  // profile_data.h
 
-// One counter value of one entry.
-struct CounterValue {
+// One counter of one entry as read from the file (the core's CounterValue
+// is a live reading; this is a recorded one).
+struct EntryCounter {
   // Index into BenchmarkFile::counter_names.
   uint32_t name = 0;
   // The value; meaningless when !counted.
@@ -71,7 +72,7 @@ struct RunEntry {
   bool skipped = false;
   std::string skip_message;
   // Every other numeric field, in file order.
-  std::vector<CounterValue> counters;
+  std::vector<EntryCounter> counters;
   // The sampled profile ("perfcounters_profile", profile_data.h), if the
   // row carries one.
   std::shared_ptr<const BenchmarkProfile> profile;
@@ -92,7 +93,7 @@ struct BenchmarkFile {
   // "context" fields kept as text (e.g. "date", "host_name",
   // "executable"); numbers are rendered as text.
   std::vector<std::pair<std::string, std::string>> context;
-  // Counter names, interned: CounterValue::name indexes this.
+  // Counter names, interned: EntryCounter::name indexes this.
   std::vector<std::string> counter_names;
   std::vector<RunEntry> entries;
 };
@@ -112,8 +113,10 @@ inline constexpr size_t kMaxWarnings = 20;
 inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
 
 // Reads and parses a file: a regular file or a pipe (`<(...)`,
-// /dev/stdin), at most `max_bytes`. Unreadable files are NotFound /
-// PermissionDenied / InvalidArgument naming the path; a directory, a device
+// /dev/stdin; "-" is standard input), at most `max_bytes`, in one pass
+// with memory for the result and a small buffer, never the whole text.
+// Unreadable files are NotFound / PermissionDenied / InvalidArgument naming the
+// path; a directory, a device
 // (/dev/zero, /dev/urandom) or a socket is InvalidArgument, and so is a
 // file or pipe with more than `max_bytes` (an endless pipe stops there).
 absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(
@@ -127,6 +130,12 @@ absl::StatusOr<std::string> ReadFileToString(
 // backslashes doubled, so that a benchmark name cannot move the cursor,
 // change colours or break a line of a table. Other bytes pass unchanged.
 std::string EscapeControlBytes(absl::string_view text);
+
+// `text` (an input echoed in a message: a path, a gate, a filter, a list)
+// with control bytes escaped and, when longer than `max` bytes, only its
+// start and end around "...(N bytes)...", so that no input makes a message
+// longer than a few hundred bytes.
+std::string ShortForMessage(absl::string_view text, size_t max = 100);
 
 // Nanoseconds per `unit` ("ns", "us", "ms", "s"), or nullopt.
 std::optional<double> NanosecondsPer(absl::string_view unit);

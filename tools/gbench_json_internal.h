@@ -1,20 +1,135 @@
-// gbench_json_internal.h: the parser entry point shared by gbench_json.cc
-// (parsing) and gbench_json_load.cc (reading files into simdjson's padded
-// buffer without a copy). Not part of the tools' interface.
+// gbench_json_internal.h: the pieces of the Google Benchmark JSON reader
+// (gbench_json.h), not part of the tools' interface.
+//
+// * JsonSource (gbench_json_tokens.cc): the input, read in chunks from a file,
+//   a pipe or memory, with gbench's bare NaN / Infinity tokens rewritten on
+//   the way into JSON strings of the same length.
+// * ParseSource (gbench_json_handler.cc): nlohmann-json's SAX parser over a
+//   JsonSource, building the BenchmarkFile as it goes (no document tree).
+// The driver (gbench_json.cc) opens inputs, applies the limits and turns
+// what went wrong into a status.
 #ifndef PERFCOUNTERS_TOOLS_GBENCH_JSON_INTERNAL_H_
 #define PERFCOUNTERS_TOOLS_GBENCH_JSON_INTERNAL_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gbench_json.h"
-#include "simdjson.h"
 
 namespace perfcounters::tools::gbench_json_internal {
 
-// Parses `text`, which must have simdjson::SIMDJSON_PADDING bytes after its
-// end (a padded_string has); rewrites NaN/Infinity tokens in place.
-absl::StatusOr<BenchmarkFile> ParsePadded(simdjson::padded_string& text,
-                                          absl::string_view source);
+// The markers the bare tokens become: strings as long as the token (byte
+// offsets in errors stay right), inside the quotes.
+inline constexpr absl::string_view kNanMarker = "N";           // NaN
+inline constexpr absl::string_view kNegNanMarker = "-N";       // -NaN
+inline constexpr absl::string_view kInfMarker = "+Infin";      // Infinity
+inline constexpr absl::string_view kNegInfMarker = "-Infini";  // -Infinity
+
+// Bytes of input, read as they are parsed (a bounded buffer, never the whole
+// input). Bare NaN, -NaN, Infinity and -Infinity in value position, outside
+// strings, come out as the markers above in quotes.
+class JsonSource {
+ public:
+  // Fills up to `size` bytes; 0 at the end. Sets *error on a read error.
+  using ReadFn = std::function<size_t(char* data, size_t size, int* error)>;
+
+  JsonSource(ReadFn read, uint64_t max_bytes);
+  JsonSource(const JsonSource&) = delete;
+  JsonSource& operator=(const JsonSource&) = delete;
+
+  // The next byte (0-255) without consuming it, or EOF.
+  int Peek() {
+    if (pos_ == ready_ && !Refill()) return EOF;
+    return static_cast<unsigned char>(buffer_[pos_]);
+  }
+  void Advance() {
+    if (pos_ < ready_ || Refill()) ++pos_;
+  }
+
+  // More than max_bytes: the input stopped there.
+  bool too_long() const { return too_long_; }
+  // errno of a failed read, or 0.
+  int read_error() const { return read_error_; }
+  // Nothing but whitespace so far.
+  bool only_whitespace() const { return only_whitespace_; }
+
+  // An input iterator over the bytes, for nlohmann-json's parser; a
+  // default-constructed one is the end.
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = char;
+
+    Iterator() = default;
+    explicit Iterator(JsonSource* source) : source_(source) {}
+    char operator*() const { return static_cast<char>(source_->Peek()); }
+    Iterator& operator++() {
+      source_->Advance();
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      source_->Advance();
+      return before;
+    }
+    bool operator==(const Iterator& other) const {
+      return AtEnd() == other.AtEnd();
+    }
+    bool operator!=(const Iterator& other) const { return !(*this == other); }
+
+   private:
+    bool AtEnd() const { return source_ == nullptr || source_->Peek() == EOF; }
+    JsonSource* source_ = nullptr;
+  };
+
+ private:
+  // Makes at least one more byte ready; false at the end.
+  bool Refill();
+  // Rewrites tokens in [ready_, end_) and moves ready_ as far as it can
+  // (a token that may continue in the next chunk waits for it).
+  void Rewrite();
+
+  ReadFn read_;
+  uint64_t max_bytes_;
+  uint64_t total_ = 0;
+  std::unique_ptr<char[]> buffer_;
+  size_t pos_ = 0;    // next byte to hand out
+  size_t ready_ = 0;  // bytes before this are rewritten
+  size_t end_ = 0;    // bytes before this are read
+  bool eof_ = false;
+  bool too_long_ = false;
+  int read_error_ = 0;
+  bool only_whitespace_ = true;
+  // The rewriting's state.
+  bool in_string_ = false;
+  bool escape_ = false;
+  char last_significant_ = 0;
+};
+
+// The whole read: parses `source`, the input `path`, and says what
+// was wrong (malformed, not gbench output, empty, too long, unreadable, out
+// of memory) as InvalidArgument or ResourceExhausted naming it. `size_hint`
+// is the input's size when known (0 otherwise).
+absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
+                                        absl::string_view path,
+                                        uint64_t max_bytes, uint64_t size_hint);
+
+// Parses `source` into `out` (whose `source` names it). On failure returns
+// false with `error` saying what and where ("malformed JSON at byte N: ...",
+// "benchmarks[3].real_time is a string; expected a number").
+bool ParseSource(JsonSource& source, BenchmarkFile& out, std::string& error,
+                 bool& saw_benchmarks);
 
 }  // namespace perfcounters::tools::gbench_json_internal
 

@@ -1,7 +1,8 @@
 // gbench_json_load.cc: reading Google Benchmark JSON files with limits
-// (regular files and pipes only, at most max_bytes), and EscapeControlBytes
-// (see gbench_json.h).
+// (regular files and pipes only, at most max_bytes; "-" is standard input),
+// and EscapeControlBytes (see gbench_json.h).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -14,7 +15,6 @@
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
 #include "gbench_json_internal.h"
-#include "simdjson.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -23,11 +23,19 @@ namespace {
 // `max_bytes`, or a pipe (whose size is checked while reading).
 absl::StatusOr<FILE*> OpenInput(const std::string& path, uint64_t max_bytes,
                                 struct stat* st) {
-  FILE* f = std::fopen(path.c_str(), "rb");
+  // "-" is standard input (a duplicate, so that closing it leaves fd 0).
+  FILE* f = nullptr;
+  if (path == "-") {
+    const int fd = dup(STDIN_FILENO);
+    f = fd < 0 ? nullptr : fdopen(fd, "rb");
+    if (f == nullptr && fd >= 0) close(fd);
+  } else {
+    f = std::fopen(path.c_str(), "rb");
+  }
   if (f == nullptr) {
     const int err = errno;
-    const std::string message =
-        absl::StrCat(path, ": cannot open: ", std::strerror(err));
+    const std::string message = absl::StrCat(
+        ShortForMessage(path), ": cannot open: ", std::strerror(err));
     if (err == ENOENT) return absl::NotFoundError(message);
     if (err == EACCES) return absl::PermissionDeniedError(message);
     return absl::InvalidArgumentError(message);
@@ -35,8 +43,8 @@ absl::StatusOr<FILE*> OpenInput(const std::string& path, uint64_t max_bytes,
   if (fstat(fileno(f), st) != 0) {
     const int err = errno;
     std::fclose(f);
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot stat: ", std::strerror(err)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        ShortForMessage(path), ": cannot stat: ", std::strerror(err)));
   }
   const char* kind = nullptr;
   if (S_ISDIR(st->st_mode)) kind = "a directory";
@@ -46,22 +54,22 @@ absl::StatusOr<FILE*> OpenInput(const std::string& path, uint64_t max_bytes,
   if (kind != nullptr) {
     std::fclose(f);
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": is ", kind,
+        ShortForMessage(path), ": is ", kind,
         ", not a file; expected Google Benchmark JSON output (a regular file "
         "or a pipe)"));
   }
   if (S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) > max_bytes) {
     std::fclose(f);
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": is ", st->st_size, " bytes, more than the limit of ",
-        max_bytes, " (--max-input-mb)"));
+        ShortForMessage(path), ": is ", st->st_size,
+        " bytes, more than the limit of ", max_bytes, " (--max-input-mb)"));
   }
   return f;
 }
 
 absl::Status TooLong(const std::string& path, uint64_t max_bytes) {
   return absl::InvalidArgumentError(
-      absl::StrCat(path, ": more than ", max_bytes,
+      absl::StrCat(ShortForMessage(path), ": more than ", max_bytes,
                    " bytes (the limit, --max-input-mb) and still going; "
                    "expected Google Benchmark JSON output"));
 }
@@ -92,8 +100,8 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
   const int err = errno;
   std::fclose(f);
   if (failed) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot read: ", std::strerror(err)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        ShortForMessage(path), ": cannot read: ", std::strerror(err)));
   }
   return data;
 }
@@ -104,22 +112,18 @@ absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path,
   absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
   if (!opened.ok()) return opened.status();
   FILE* f = *opened;
-  if (S_ISREG(st.st_mode)) {
-    // The common case: read straight into simdjson's padded buffer.
-    simdjson::padded_string padded(static_cast<size_t>(st.st_size));
-    const size_t n = std::fread(padded.data(), 1, padded.size(), f);
-    const bool complete =
-        n == padded.size() && std::fgetc(f) == EOF && !std::ferror(f);
-    std::fclose(f);
-    if (complete) return gbench_json_internal::ParsePadded(padded, path);
-  } else {
-    std::fclose(f);
-  }
-  // Pipes, files that changed size, errors: the general reader.
-  absl::StatusOr<std::string> text = ReadFileToString(path, max_bytes);
-  if (!text.ok()) return text.status();
-  simdjson::padded_string padded(text->data(), text->size());
-  return gbench_json_internal::ParsePadded(padded, path);
+  gbench_json_internal::JsonSource input(
+      [f](char* data, size_t size, int* error) {
+        const size_t n = std::fread(data, 1, size, f);
+        if (n == 0 && std::ferror(f)) *error = errno != 0 ? errno : EIO;
+        return n;
+      },
+      max_bytes);
+  absl::StatusOr<BenchmarkFile> file = gbench_json_internal::ParseFrom(
+      input, path, max_bytes,
+      S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0);
+  std::fclose(f);
+  return file;
 }
 
 std::string EscapeControlBytes(absl::string_view text) {
@@ -142,6 +146,27 @@ std::string EscapeControlBytes(absl::string_view text) {
     }
   }
   return out;
+}
+
+}  // namespace perfcounters::tools
+
+namespace perfcounters::tools {
+
+std::string ShortForMessage(absl::string_view text, size_t max) {
+  if (text.size() <= max) return EscapeControlBytes(text);
+  // Never cut a UTF-8 character.
+  auto boundary = [&](size_t i) {
+    while (i > 0 && i < text.size() &&
+           (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) {
+      --i;
+    }
+    return i;
+  };
+  const size_t head = boundary(max * 2 / 3);
+  const size_t tail = boundary(text.size() - max / 3);
+  return absl::StrCat(EscapeControlBytes(text.substr(0, head)), "...(",
+                      text.size(), " bytes)...",
+                      EscapeControlBytes(text.substr(tail)));
 }
 
 }  // namespace perfcounters::tools

@@ -2,12 +2,17 @@
 // and runs a subcommand (commands.h).
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
+#include "gbench_json.h"
+#include "history_commands.h"
 
 namespace {
 
@@ -99,8 +104,12 @@ int main(int argc, char** argv) {
       "report",
       "Write one self-contained HTML page with SVG charts of time and every "
       "counter per benchmark across runs");
-  rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order")
-      ->required();
+  rep->add_option("RUN", report.runs, "Google Benchmark JSON files, in order");
+  rep->add_option("--db", report.db,
+                  "instead of RUNs: trend charts of this history store "
+                  "(file or postgresql:// URL)");
+  rep->add_option("--benchmark", report.benchmark,
+                  "with --db: only benchmarks matching this regex");
   rep->add_option("-o,--output", report.output,
                   "the HTML file to write (replaced whole, never an input; - "
                   "is stdout)")
@@ -174,6 +183,8 @@ int main(int argc, char** argv) {
       "FILE to FILE. Exit code: the command's (128+N when a signal killed "
       "it); 2 when it cannot be executed or the arguments are bad.");
 
+  const auto history = perfcounters::tools::AddHistoryCommands(app);
+
   const int cli_argc = SplitStatCommandLine(argc, argv, stat.command);
   try {
     app.parse(cli_argc, argv);
@@ -181,10 +192,22 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
-  if (cmp->parsed()) return RunCompare(compare);
-  if (rep->parsed()) return RunReport(report);
-  if (lst->parsed()) return RunList(list);
-  if (enc->parsed()) return RunEncode(encode);
-  if (st->parsed()) return RunStat(stat);
+  // Running out of memory anywhere (a huge input, a low ulimit -v) is an
+  // error like any other, never an abort.
+  try {
+    if (cmp->parsed()) return RunCompare(compare);
+    if (rep->parsed()) return RunReport(report);
+    if (const std::optional<int> code = history()) return *code;
+    if (lst->parsed()) return RunList(list);
+    if (enc->parsed()) return RunEncode(encode);
+    if (st->parsed()) return RunStat(stat);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "perfcounters: out of memory; free memory or raise the "
+                 "limit (ulimit -v), or give smaller inputs\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "perfcounters: cannot continue: %s\n",
+                 EscapeControlBytes(e.what()).substr(0, 200).c_str());
+  }
   return kExitUsage;
 }

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gbench_json.h"
 #include "re2/re2.h"
 
 namespace perfcounters::tools {
@@ -35,9 +36,9 @@ absl::StatusOr<NameFilter> NameFilter::Create(absl::string_view pattern) {
       default:
         break;
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", pattern, "' is not a valid regular expression (",
-                     re->error(), ")", hint));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", ShortForMessage(pattern), "' is not a valid regular expression (",
+        ShortForMessage(re->error()), ")", hint));
   }
   return NameFilter(std::string(pattern), std::move(re));
 }

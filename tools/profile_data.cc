@@ -213,19 +213,21 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   }
   BenchmarkProfile p;
   ObjectReader r(value, where, warnings);
-  std::optional<double> samples, truncated;
+  std::optional<double> samples, truncated, functions_truncated;
   r.String("event", p.event) &&
       r.Number("period", p.period, ObjectReader::Range::kPositive) &&
       r.Number("frequency", p.frequency, ObjectReader::Range::kPositive) &&
       r.Number("samples", samples, ObjectReader::Range::kWhole) &&
       r.Number("lost", p.lost, ObjectReader::Range::kWhole) &&
       r.Bool("callchains", p.callchains) &&
-      r.Number("stacks_truncated", truncated, ObjectReader::Range::kWhole);
+      r.Number("stacks_truncated", truncated, ObjectReader::Range::kWhole) &&
+      r.Number("functions_truncated", functions_truncated,
+               ObjectReader::Range::kWhole);
   const json* functions = r.Array("functions");
   const json* stacks = r.Array("stacks");
   if (!r.status().ok()) return r.status();
   r.Unknown({"event", "period", "frequency", "samples", "lost", "callchains",
-             "functions", "stacks", "stacks_truncated"});
+             "functions", "functions_truncated", "stacks", "stacks_truncated"});
   double function_sum = 0, stack_sum = 0;
   if (functions != nullptr) {
     p.functions.resize(functions->size());
@@ -261,7 +263,8 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
       p.samples = sum;
     }
   }
-  p.complete = function_sum >= p.samples;
+  p.complete =
+      function_sum >= p.samples && functions_truncated.value_or(0) == 0;
   return p;
 }
 

@@ -73,7 +73,8 @@ struct BenchmarkProfile {
   // Distinct stacks the writer left out.
   double stacks_truncated = 0;
   // Whether `functions` holds every sampled function (their samples add up
-  // to `samples`): a function it does not list then had no samples. When
+  // to `samples` and the writer left none out, "functions_truncated": 0):
+  // a function it does not list then had no samples. When
   // false, an unlisted function's share is unknown (at most the smallest
   // listed), never taken as 0.
   bool complete = true;

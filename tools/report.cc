@@ -30,33 +30,13 @@ struct MetricRow : report_internal::Row {
   std::optional<double> sort_key;
 };
 
-// The reason `metric` was not counted in a run, from the file's context
-// ("perfcounters.unavailable": "label: reason; label: reason"). Derived
-// metrics take the reason of their inputs.
-std::string NotCountedReason(const BenchmarkFile& file,
-                             const std::string& metric) {
-  std::string unavailable;
-  for (const auto& [k, v] : file.context) {
-    if (k == "perfcounters.unavailable") unavailable = v;
-  }
-  std::vector<std::string> labels = {metric};
-  if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
-    labels = {InputLabel(t.metric->numerator, t.modifiers, ""),
-              InputLabel(t.metric->denominator, t.modifiers, "")};
-  }
-  std::vector<std::string> reasons;
-  for (absl::string_view entry : absl::StrSplit(unavailable, "; ")) {
-    for (const std::string& label : labels) {
-      if (absl::StartsWith(entry, absl::StrCat(label, ": "))) {
-        reasons.emplace_back(entry);
-      }
-    }
-  }
-  if (reasons.empty()) {
-    return "no reason recorded in the file (its context has no "
-           "perfcounters.unavailable entry for it)";
-  }
-  return absl::StrJoin(reasons, "; ");
+// The reason `metric` was not counted in a run, from the file's context.
+std::string NotCountedInRun(const BenchmarkFile& file,
+                            const std::string& metric) {
+  const std::string reason = NotCountedReason(UnavailableOf(file), metric);
+  if (!reason.empty()) return reason;
+  return "no reason recorded in the file (its context has no "
+         "perfcounters.unavailable entry for it)";
 }
 
 }  // namespace
@@ -190,7 +170,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     std::vector<std::string> reasons;
     for (size_t r : runs_without) {
       reasons.push_back(
-          absl::StrCat(labels[r], ": ", NotCountedReason(runs[r], metrics[m])));
+          absl::StrCat(labels[r], ": ", NotCountedInRun(runs[r], metrics[m])));
     }
     not_counted.emplace_back(metrics[m], absl::StrJoin(reasons, " | "));
   }
@@ -234,7 +214,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
       }
       if (!in_run) {
         notes.push_back(absl::StrCat("Not counted in ", labels[r], ": ",
-                                     NotCountedReason(runs[r], metrics[m])));
+                                     NotCountedInRun(runs[r], metrics[m])));
       }
     }
     std::vector<report_internal::Row> out_rows(present.begin(), present.end());

@@ -42,6 +42,9 @@ struct StatResult {
   // Runs whose counts are in `series` (the interrupted one included).
   int runs_done = 0;
   std::vector<double> seconds;  // wall-clock time per run
+  // The last run's user and system CPU time (perf's "seconds user/sys").
+  double user_seconds = 0;
+  double sys_seconds = 0;
   std::vector<StatSeries> series;
   // The last run's command: exit status, or the signal that killed it.
   int exit_status = 0;

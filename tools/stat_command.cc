@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,9 @@ struct RunOutcome {
   int exit_status = 0;
   int term_signal = 0;
   double seconds = 0;
+  // The command's CPU time (its children's included), from wait4(2).
+  double user_seconds = 0;
+  double sys_seconds = 0;
 };
 
 // Closes an fd when it goes out of scope.
@@ -159,6 +163,10 @@ void OpenOne(std::vector<StatSeries>& series, size_t i,
       if (fallback_paranoid == 0) {
         fallback_paranoid = ProbeCapabilities().paranoid.value_or(-1);
       }
+      e = std::move(user);
+    } else if (!absl::IsPermissionDenied(user.status())) {
+      // User space alone fails for another reason (no PMU, no such event):
+      // that is the real one, not the permission the kernel checked first.
       e = std::move(user);
     }
   }
@@ -231,13 +239,18 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   }
   go_w.Close();  // without "g": the child exits 127 unexecuted
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   g_child = 0;
   RunOutcome out;
   out.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  out.user_seconds = static_cast<double>(usage.ru_utime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+  out.sys_seconds = static_cast<double>(usage.ru_stime.tv_sec) +
+                    static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
   int err = 0;
   if (read(err_r.fd, &err, sizeof err) == sizeof err) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -330,6 +343,8 @@ int RunStat(const StatArgs& args) {
         return kExitUsage;
       }
       result.seconds.push_back(out->seconds);
+      result.user_seconds = out->user_seconds;
+      result.sys_seconds = out->sys_seconds;
       result.exit_status = out->exit_status;
       result.term_signal = out->term_signal;
       ++result.runs_done;

@@ -42,6 +42,14 @@ double SpreadPct(const std::vector<double>& v) {
   return m == 0 ? 0 : sd / std::sqrt(static_cast<double>(v.size())) / m * 100;
 }
 
+// perf's "  ( +-  x.xx% )" after a value of several runs; nothing for one
+// run or no spread at all, as perf.
+void AppendNoise(std::string& out, const StatResult& r, double pct) {
+  if (r.runs_done > 1 && pct != 0) {
+    absl::StrAppendFormat(&out, "  ( +-%6.2f%% )", pct);
+  }
+}
+
 bool IsSoftware(const StatSeries& s, uint64_t config) {
   return !s.duration_time && s.spec.attr.type == PERF_TYPE_SOFTWARE &&
          s.spec.attr.config == config;
@@ -387,9 +395,7 @@ std::string FormatStatTable(const StatResult& r) {
     if (m.present) metric = Comment(m);
     absl::StrAppendFormat(&out, "%20s      %-24s %-28s", value, s.spec.label,
                           metric);
-    if (r.runs_done > 1) {
-      absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(s.values));
-    }
+    AppendNoise(out, r, SpreadPct(s.values));
     const double running = RunningPct(s);
     if (running < 99.995) absl::StrAppendFormat(&out, "  (%.2f%%)", running);
     if (s.not_counted > 0) {
@@ -403,12 +409,21 @@ std::string FormatStatTable(const StatResult& r) {
       absl::StrAppendFormat(&out, "%51s%s\n", "", Comment(more));
     }
   }
-  absl::StrAppendFormat(&out, "\n %18.9f seconds time elapsed",
-                        Mean(r.seconds));
+  // perf's footer: with one run the elapsed, user and system time; with
+  // more the elapsed mean and its standard error.
+  const double elapsed = Mean(r.seconds);
   if (r.runs_done > 1) {
-    absl::StrAppendFormat(&out, "  ( +- %5.2f%% )", SpreadPct(r.seconds));
+    const double pct = SpreadPct(r.seconds);
+    absl::StrAppendFormat(&out, "\n %18.9f +- %.9f seconds time elapsed",
+                          elapsed, elapsed * pct / 100);
+    AppendNoise(out, r, pct);
+    absl::StrAppend(&out, "\n\n");
+  } else {
+    absl::StrAppendFormat(&out,
+                          "\n %18.9f seconds time elapsed\n\n %18.9f seconds "
+                          "user\n %18.9f seconds sys\n\n",
+                          elapsed, r.user_seconds, r.sys_seconds);
   }
-  absl::StrAppend(&out, "\n\n");
   if (r.term_signal != 0) {
     absl::StrAppend(&out, " Command terminated by signal ", r.term_signal, " (",
                     strsignal(r.term_signal), ")\n\n");

@@ -34,6 +34,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
+#include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
@@ -150,16 +151,19 @@ void StartStop(benchmark::State& state, ReadMode mode) {
   options.calibrate = false;
   absl::StatusOr<Counters> counters = Counters::Open(events, options);
   if (!counters.ok() || counters->plan().groups.size() != 1 ||
-      !counters->set().group_status(0).ok()) {
+      !perfcounters::internal::CounterSetOf(*counters).group_status(0).ok()) {
     const std::string why =
         !counters.ok() ? std::string(counters.status().message())
         : counters->plan().groups.size() != 1
             ? events + " was not planned as one group"
-            : std::string(counters->set().group_status(0).message());
+            : std::string(perfcounters::internal::CounterSetOf(*counters)
+                              .group_status(0)
+                              .message());
     state.SkipWithError(why.c_str());
     return;
   }
-  const perfcounters::CounterSet& set = counters->set();
+  const perfcounters::CounterSet& set =
+      perfcounters::internal::CounterSetOf(*counters);
   if (mode == ReadMode::kUser && !set.user_space(0)) {
     const std::string why = "unavailable: " + set.user_space_reason(0);
     Unavailable()[n] = why;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,6 +24,7 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "registry.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -56,9 +57,6 @@ std::string NoPmuReason(const Capabilities& caps) {
                       "); software events still count");
 }
 
-std::mutex g_mu;
-absl::flat_hash_set<std::string>* g_warned = nullptr;  // guarded by g_mu
-
 }  // namespace
 
 std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
@@ -83,24 +81,22 @@ std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
   return lines;
 }
 
+std::string ShortForMessage(absl::string_view list) {
+  if (list.size() <= 100) return std::string(list);
+  return absl::StrCat(list.substr(0, 60), "...(", list.size(), " bytes)...",
+                      list.substr(list.size() - 30));
+}
+
 std::string UnavailableContext(const Plan& plan) {
-  return absl::StrJoin(GroupUnavailable(plan, nullptr), "; ",
-                       [](std::string* out, const ReasonLine& line) {
-                         absl::StrAppend(out, absl::StrJoin(line.keys, ", "),
-                                         ": ", line.reason);
-                       });
+  return FormatUnavailableContext(GroupUnavailable(plan, nullptr));
 }
 
 void WarnNotCounted(const std::vector<std::string>& keys,
                     absl::string_view what) {
   std::vector<std::string> fresh;
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (g_warned == nullptr) g_warned = new absl::flat_hash_set<std::string>();
-    for (const std::string& key : keys) {
-      if (g_warned->insert(absl::StrCat(what, "\n", key)).second) {
-        fresh.push_back(key);
-      }
+  for (const std::string& key : keys) {
+    if (Registry::Get().FirstTime(absl::StrCat(what, "\n", key))) {
+      fresh.push_back(key);
     }
   }
   if (fresh.empty()) return;
@@ -137,7 +133,12 @@ void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run) {
     const std::string base = name.substr(0, dot);
     const absl::string_view suffix =
         dot == std::string::npos ? "" : absl::string_view(name).substr(dot);
-    if (suffix == ".not_counted" && keys.contains(base)) {
+    if ((suffix == ".not_counted" || suffix == ".mux_intervals") &&
+        keys.contains(base)) {
+      it = run->counters.erase(it);
+      continue;
+    }
+    if (absl::StartsWith(name, "perfcounters.")) {
       it = run->counters.erase(it);
       continue;
     }
@@ -158,13 +159,22 @@ void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run) {
 }
 
 DisplayReporter::DisplayReporter(
-    std::unique_ptr<benchmark::BenchmarkReporter> inner, bool verbose)
+    std::unique_ptr<benchmark::BenchmarkReporter> inner, bool verbose,
+    RowFiller* rows, bool warn)
     : inner_(std::move(inner)),
       verbose_(verbose),
       console_(dynamic_cast<benchmark::ConsoleReporter*>(inner_.get()) !=
-               nullptr) {}
+               nullptr),
+      rows_(rows),
+      warn_(warn) {}
+
+void DisplayReporter::ShareStreams() {
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->SetErrorStream(&GetErrorStream());
+}
 
 bool DisplayReporter::ReportContext(const Context& context) {
+  ShareStreams();
   if (!console_ || verbose_) return inner_->ReportContext(context);
   // gbench prints the context (custom lines included) to the error stream:
   // catch it and leave out our lines that are for the JSON and CSV only.
@@ -186,7 +196,12 @@ bool DisplayReporter::ReportContext(const Context& context) {
   return ok;
 }
 
-void DisplayReporter::ReportRuns(const std::vector<Run>& runs) {
+void DisplayReporter::ReportRuns(const std::vector<Run>& reported) {
+  ShareStreams();
+  std::vector<Run> runs = reported;
+  std::vector<std::string> warnings;
+  if (rows_ != nullptr) rows_->Fill(&runs, &warnings);
+  if (runs.empty()) return;
   if (console_ && !verbose_) {
     const Plan plan = CurrentBenchmarkPlan();
     std::vector<Run> tidy = runs;
@@ -195,24 +210,70 @@ void DisplayReporter::ReportRuns(const std::vector<Run>& runs) {
   } else {
     inner_->ReportRuns(runs);
   }
-  WarnAboutPausedTimer(runs);
-  const std::vector<std::string> noise = TakeNoiseWarnings();
-  if (noise.empty() || runs.empty()) return;
-  const std::string name = runs.front().benchmark_name();
-  for (const std::string& w : noise) {
-    // "<key> counted ..." or "<key> was multiplexed ...": once per
-    // benchmark, counter and kind.
-    const std::string key = w.substr(0, w.find(' ', w.find(' ') + 1));
-    if (!warned_.insert(name + "\n" + key).second) continue;
-    std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                 w.c_str());
+  if (!warn_) return;
+  for (const std::string& w : warnings) {
+    std::fprintf(stderr, "perfcounters: warning: %s\n", w.c_str());
+  }
+  WarnAboutRepetitions(runs);
+}
+
+void DisplayReporter::WarnAboutRepetitions(const std::vector<Run>& runs) {
+  std::vector<RunNotes> notes = Registry::Get().TakeNotes();
+  std::vector<const Run*> rows;
+  for (const Run& run : runs) {
+    if (run.run_type == Run::RT_Iteration && !Skipped(run)) {
+      rows.push_back(&run);
+    }
+  }
+  if (notes.empty() || rows.empty()) return;
+  WarnAboutPausedTimer(runs, notes.back().time);
+  // The last notes are the reported repetitions' (earlier ones sized the
+  // batch).
+  const size_t n = std::min(notes.size(), rows.size());
+  struct Kind {
+    std::string first;
+    std::vector<int64_t> repetitions;
+  };
+  std::map<std::string, Kind> kinds;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < n; ++i) {
+    const Run& run = *rows[rows.size() - n + i];
+    for (const std::string& w : notes[notes.size() - n + i].noise) {
+      // "<key> counted ..." or "<key> was multiplexed ...".
+      const std::string kind =
+          absl::StrCat(run.benchmark_name(), "\n",
+                       w.substr(0, w.find(' ', w.find(' ') + 1)));
+      auto [it, fresh] = kinds.try_emplace(kind);
+      if (fresh) {
+        it->second.first = w;
+        order.push_back(kind);
+      }
+      it->second.repetitions.push_back(run.repetition_index);
+    }
+  }
+  const std::string name = rows.front()->benchmark_name();
+  const int64_t total = rows.front()->repetitions;
+  for (const std::string& kind : order) {
+    const Kind& k = kinds[kind];
+    if (!warned_.insert(kind).second) continue;
+    std::string reps;
+    if (total > 1) {
+      reps = absl::StrCat(
+          " [", k.repetitions.size() == 1 ? "repetition " : "repetitions ",
+          absl::StrJoin(k.repetitions, ", "), " of ", total, "]");
+    }
+    std::fprintf(stderr, "perfcounters: warning: %s: %s%s\n", name.c_str(),
+                 k.first.c_str(), reps.c_str());
   }
 }
 
-void DisplayReporter::Finalize() { inner_->Finalize(); }
+void DisplayReporter::Finalize() {
+  ShareStreams();
+  inner_->Finalize();
+}
 
-void DisplayReporter::WarnAboutPausedTimer(const std::vector<Run>& runs) {
-  const std::optional<CountedTime> counted = TakeCountedTime();
+void DisplayReporter::WarnAboutPausedTimer(
+    const std::vector<Run>& runs, const std::optional<CountedTime>& counted) {
   if (!counted.has_value() || runs.empty()) return;
   const Run& run = runs.back();
   if (run.run_type != Run::RT_Iteration ||

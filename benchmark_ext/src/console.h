@@ -1,11 +1,11 @@
 // console.h: what a person sees on the console of a benchmark with
 // counters — the internals of perfcounters' main (main.cc) and Measure
-// (measure.cc) for presentation only. The JSON and CSV outputs (files, or
+// (run_record.cc) for presentation only. The JSON and CSV outputs (files, or
 // --benchmark_format=json|csv) are never changed here: they keep every key.
 //
 // * Warnings about counters that are not counted: one line per distinct
 //   reason, naming every event it applies to (`WarnNotCounted`,
-//   `DescribeUnavailable` in benchmark.h).
+//   `DescribeUnavailable` in measure_internal.h).
 // * `DisplayReporter`: wraps gbench's display reporter; when that is the
 //   console reporter it shows, unless --perf_counters_verbose, only the
 //   events and the read path of perfcounters' context lines, no
@@ -15,6 +15,7 @@
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_CONSOLE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,14 +24,14 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/unavailable_context.h"
+#include "registry.h"
+#include "rows.h"
 
 namespace perfcounters::bench_internal {
 
 // Events that share one reason for not being counted.
-struct ReasonLine {
-  std::vector<std::string> keys;
-  std::string reason;
-};
+using ReasonLine = UnavailableGroup;
 
 // The plan's unavailable events grouped by reason, in request order. Each
 // reason loses the event's own name in front ("cycles: ...") and group
@@ -40,6 +41,10 @@ struct ReasonLine {
 // kernel's and the probe's full reason stays (the JSON context's).
 std::vector<ReasonLine> GroupUnavailable(const Plan& plan,
                                          const Capabilities* caps);
+
+// An event list echoed in a message: whole up to 100 bytes, else its start
+// and end around "...(N bytes)...", so that no list makes a long message.
+std::string ShortForMessage(absl::string_view list);
 
 // The `perfcounters.unavailable` context value: "a, b: reason; c: reason".
 std::string UnavailableContext(const Plan& plan);
@@ -71,8 +76,11 @@ void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run);
 // counter).
 class DisplayReporter : public benchmark::BenchmarkReporter {
  public:
+  // `rows` fills the rows Measure did not (shared with the file reporter);
+  // `warn`: this reporter prints the warnings (the display's, not the
+  // --benchmark_out file's).
   DisplayReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner,
-                  bool verbose);
+                  bool verbose, RowFiller* rows, bool warn);
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
@@ -81,11 +89,19 @@ class DisplayReporter : public benchmark::BenchmarkReporter {
   // gbench's state.PauseTiming() does not stop the counters: the last
   // batch's counted CPU time against gbench's timed CPU time of the last
   // run (the same batch when the iterations agree).
-  void WarnAboutPausedTimer(const std::vector<Run>& runs);
+  void WarnAboutPausedTimer(const std::vector<Run>& runs,
+                            const std::optional<CountedTime>& counted);
+  // Each repetition's warnings, once per benchmark, counter and kind, with
+  // the repetitions they concern.
+  void WarnAboutRepetitions(const std::vector<Run>& runs);
+  // The wrapped reporter writes where gbench points this one.
+  void ShareStreams();
 
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   const bool verbose_;
   const bool console_;
+  RowFiller* const rows_;
+  const bool warn_;
   absl::flat_hash_set<std::string> warned_;
 };
 

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "console.h"
 #include "perfcounters/benchmark_flags.h"
 
 namespace perfcounters::bench {
@@ -68,17 +69,19 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
          {absl::string_view("perf_counters"),
           absl::string_view("benchmark_perf_counters")}) {
       if (!MatchFlag(arg, name, &value)) continue;
-      if (!value.has_value()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", name, " needs a value: write --", name,
-                         "=LIST, e.g. --", name, "=cycles,instructions"));
+      if (!value.has_value() || value->empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, value.has_value() ? "= is empty" : " needs a value",
+            ": write --", name, "=LIST, e.g. --", name,
+            "=cycles,instructions (or leave the flag out)"));
       }
       const std::string source = absl::StrCat("--", name);
       if (flags.events.has_value() && flags.events_source != source &&
           flags.events_source != kEventsEnvVar) {
         return absl::InvalidArgumentError(absl::StrCat(
-            flags.events_source, "=", *flags.events, " and ", source, "=",
-            *value,
+            flags.events_source, "=",
+            bench_internal::ShortForMessage(*flags.events), " and ", source,
+            "=", bench_internal::ShortForMessage(*value),
             " both give the event list (they are the same setting under two "
             "names); give only one of them"));
       }
@@ -116,7 +119,12 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
       }
       absl::StatusOr<ReadMode> mode =
           ParseReadMode(std::string_view(value->data(), value->size()));
-      if (!mode.ok()) return mode.status();
+      if (!mode.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--perf_counters_read=", *value,
+            ": unknown read path; write --perf_counters_read=auto, "
+            "--perf_counters_read=syscall or --perf_counters_read=user"));
+      }
       flags.read_mode = *mode;
       ours = true;
     }

@@ -7,16 +7,21 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "measure_internal.h"
+#include "pass_counting.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
 #include "perfcounters/benchmark_main.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
+#include "rows.h"
 
 namespace perfcounters {
 namespace {
@@ -25,7 +30,8 @@ namespace {
 // context. False (after an error message) when --perf_counters_read=user
 // cannot be honoured.
 bool DescribeSetup(const bench::Flags& flags) {
-  const MeasurementSetup setup = PrepareCallingThread();
+  const bench_internal::MeasurementSetup setup =
+      bench_internal::PrepareCallingThread();
   if (flags.strict && !setup.not_open.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: requested "
@@ -87,6 +93,82 @@ bool DescribeSetup(const bench::Flags& flags) {
   return true;
 }
 
+// gbench's --benchmark_out and --benchmark_out_format (or their
+// environment variables), read before benchmark::Initialize() takes them:
+// the main makes the file reporter itself, so that its rows get the same
+// counters as the display's.
+struct OutFile {
+  std::string path;
+  std::string format = "json";
+};
+
+OutFile FindOutFile(int argc, char** argv) {
+  OutFile out;
+  if (const char* env = std::getenv("BENCHMARK_OUT")) out.path = env;
+  if (const char* env = std::getenv("BENCHMARK_OUT_FORMAT")) out.format = env;
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    for (absl::string_view dashes : {"--", "-"}) {
+      if (absl::StartsWith(arg, absl::StrCat(dashes, "benchmark_out="))) {
+        out.path = std::string(arg.substr(dashes.size() + 14));
+      } else if (absl::StartsWith(
+                     arg, absl::StrCat(dashes, "benchmark_out_format="))) {
+        out.format = std::string(arg.substr(dashes.size() + 21));
+      }
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> MakeFileReporter(
+    const OutFile& out) {
+  if (out.path.empty()) return nullptr;
+  if (out.format == "csv") {
+    // gbench marks its CSV reporter deprecated but still makes it for
+    // --benchmark_out_format=csv: so does this main.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  }
+  if (out.format == "console") {
+    return std::make_unique<benchmark::ConsoleReporter>(
+        benchmark::ConsoleReporter::OO_None);
+  }
+  return std::make_unique<benchmark::JSONReporter>();
+}
+
+// How benchmarks are counted (the JSON context), and the pass started.
+void StartCounting(const bench::Flags& flags) {
+  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
+      bench_internal::CurrentConfig();
+  if (!config.ok() || *config == nullptr) return;
+  if (!bench_internal::StartPassCounting(*config)) {
+    benchmark::AddCustomContext(
+        "perfcounters.counting",
+        "benchmarks that use perfcounters::Measure; this Google Benchmark "
+        "(older than 1.9) has no ProfilerManager, so the others are not "
+        "counted (every event <name>.not_counted=1)");
+    return;
+  }
+  benchmark::AddCustomContext(
+      "perfcounters.counting",
+      "benchmarks that use perfcounters::Measure, in their own run (every "
+      "thread); the others (rows with perfcounters.pass_threads=1) in "
+      "Google Benchmark's extra run of each repetition (its "
+      "ProfilerManager), with the repetition's iteration count, on one "
+      "thread (a Threads(N) benchmark is counted as one thread), "
+      "state.PauseTiming() regions included, the extra run's own cost "
+      "(calibrated: perfcounters.pass_calibration.<name>) subtracted");
+  if (flags.calibrate) {
+    for (const auto& [key, cost] : bench_internal::PassCalibration()) {
+      benchmark::AddCustomContext(
+          absl::StrCat("perfcounters.pass_calibration.", key),
+          absl::StrCat(cost.floor));
+    }
+  }
+}
+
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
   benchmark::PrintDefaultHelp();
@@ -102,12 +184,16 @@ int BenchmarkMain(int argc, char** argv) {
                  std::string(flags.status().message()).c_str());
     return 1;
   }
+  const OutFile out = FindOutFile(argc, argv);
   benchmark::Initialize(&argc, argv, &PrintHelp);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (flags->overridden_env_events.has_value()) {
-    std::fprintf(stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
-                 flags->events_source.c_str(), flags->events->c_str(),
-                 bench::kEventsEnvVar, flags->overridden_env_events->c_str());
+    std::fprintf(
+        stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
+        flags->events_source.c_str(),
+        bench_internal::ShortForMessage(*flags->events).c_str(),
+        bench::kEventsEnvVar,
+        bench_internal::ShortForMessage(*flags->overridden_env_events).c_str());
   }
 
   const std::string list = flags->events.value_or("");
@@ -116,8 +202,9 @@ int BenchmarkMain(int argc, char** argv) {
   options.calibrate = flags->calibrate;
   absl::StatusOr<Plan> plan = SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
-    std::fprintf(stderr, "perfcounters: error: %s=%s: %s\n",
-                 flags->events_source.c_str(), list.c_str(),
+    // The message quotes the list (shortened when long) where it matters.
+    std::fprintf(stderr, "perfcounters: error: %s: %s\n",
+                 flags->events_source.c_str(),
                  std::string(plan.status().message()).c_str());
     return 1;
   }
@@ -139,13 +226,22 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
+  StartCounting(*flags);
+  bench_internal::RowFiller rows;
   bench_internal::DisplayReporter reporter(
       std::unique_ptr<benchmark::BenchmarkReporter>(
           benchmark::CreateDefaultDisplayReporter()),
-      flags->verbose);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+      flags->verbose, &rows, /*warn=*/true);
+  std::unique_ptr<benchmark::BenchmarkReporter> file = MakeFileReporter(out);
+  if (file != nullptr) {
+    bench_internal::DisplayReporter file_reporter(std::move(file), true, &rows,
+                                                  /*warn=*/false);
+    benchmark::RunSpecifiedBenchmarks(&reporter, &file_reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
   benchmark::Shutdown();
-  if (flags->strict && AnyCounterNotCounted()) {
+  if (flags->strict && bench_internal::AnyCounterNotCounted()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: some requested "
                  "counters were not counted in some runs (see the warnings "

@@ -1,10 +1,9 @@
-// measure_internal.h: what the main (main.cc) needs from measure.cc beyond
-// the public API: the warnings about the last batch reported (too small
-// for the measurement's own noise; multiplexed over too few rotations;
-// counters that ran while gbench's timer was paused), printed by the
-// main's reporter with the name of the benchmark they belong to, and the
-// file descriptor budget. And what Measure's loop (measure_loop.cc) needs
-// from the configuration and the run record (measure.cc).
+// measure_internal.h: what benchmark_ext's sources share beyond the public
+// API (benchmark.h): the per-thread groups (thread_setup.cc), the run
+// record that combines a run's threads and writes its counters
+// (run_record.cc), the configuration (config.cc), the setup and warnings
+// the main (main.cc) and its reporter (console.cc) print, and the file
+// descriptor budget. The state behind them is the registry (registry.h).
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 
@@ -12,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,23 +20,14 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
+#include "registry.h"
 
-namespace perfcounters::bench_internal {
-
-// The configured events, immutable once published.
-struct Config {
-  Plan plan;
-  // For each planned group, the index of its first event in the flat list.
-  std::vector<size_t> first_event;
-  // Flat list of keys, group by group.
-  std::vector<std::string> keys;
-  MeasureOptions options;
-};
+namespace perfcounters {
 
 // One thread's groups (opened and calibrated by the core's Counters) and
 // the current batch.
-struct ThreadCounters {
-  std::shared_ptr<const Config> config;
+struct Measure::ThreadCounters {
+  std::shared_ptr<const bench_internal::Config> config;
   // Not OK when no group was opened on this thread because the process
   // would run short of file descriptors (CheckDescriptorBudget); `counters`
   // then holds no group and every event is not counted.
@@ -44,13 +35,52 @@ struct ThreadCounters {
   Counters counters;
 };
 
+namespace bench_internal {
+
+using ThreadCounters = Measure::ThreadCounters;
+
 // The configuration (read from PERFCOUNTERS_EVENTS on first use when no
 // one called SetBenchmarkEvents()); null when no events are configured.
 absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig();
 
+// The plan of the events currently configured (empty when none).
+Plan CurrentBenchmarkPlan();
+
+// True once some requested counter was not counted (unavailable, or its
+// group never ran in some run). --perf_counters_strict uses this.
+bool AnyCounterNotCounted();
+
 // This thread's groups for `config`, opened (and calibrated through
 // CalibrateBrackets()) on first use and reopened when it changed.
 ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config);
+
+// What the calling thread's Measure will do, for the main's report.
+struct MeasurementSetup {
+  // Per planned group, leader first: "user-space" or "syscall (why)".
+  std::vector<std::string> group_paths;
+  // "user-space", "syscall" or "mixed" over the groups that opened;
+  // empty when no events are configured.
+  std::string read_path;
+  // Groups that cannot be read from user space, with the reason.
+  std::vector<std::string> syscall_reasons;
+  // Per event key: the bracket's own count per batch and its spread, and
+  // per pause (PauseTiming/ResumeTiming) (empty when calibration is off or
+  // the event was not counted).
+  std::vector<std::pair<std::string, BracketCost>> calibration;
+  std::vector<std::pair<std::string, BracketCost>> pause_calibration;
+  // Keys of events that could not be calibrated (their group was never on
+  // the PMU for a whole empty interval): nothing is subtracted from them.
+  std::vector<std::string> uncalibrated;
+  // Why some planned counters cannot be counted on the calling thread: a
+  // group that did not open ("{keys}: reason"), or too few free file
+  // descriptors (then nothing is opened). Empty when every group opened.
+  std::vector<std::string> not_open;
+};
+
+// Opens (and calibrates) the configured groups on the calling thread —
+// gbench's thread 0 when called from main, so the benchmarks reuse them —
+// and says which read path and calibration they got.
+MeasurementSetup PrepareCallingThread();
 
 // The run record (the threads of one benchmark run): thread 0 resets it
 // before its loop, every thread publishes its batch (or that it skipped),
@@ -68,22 +98,9 @@ void Report(const Config& config, benchmark::State& state);
 // stop in the next PauseTiming()).
 void CalibrateBrackets(ThreadCounters* c);
 
-// The warnings of the last batch of the last run reported, each
-// "<key> counted ...", and forgets them. (A program with its own main does
-// not print them: only perfcounters' main knows the benchmark names.)
-std::vector<std::string> TakeNoiseWarnings();
-
-// How long the counters of the last reported batch ran.
-struct CountedTime {
-  // CPU time the counters ran, summed over the benchmark's threads.
-  double seconds = 0;
-  // The batch's iterations, summed over threads (gbench's Run::iterations).
-  benchmark::IterationCount iterations = 0;
-};
-
-// The last reported batch's counted time, and forgets it; nullopt when no
-// batch was reported since, or some thread had no open group to tell.
-std::optional<CountedTime> TakeCountedTime();
+// The warning for a batch that was multiplexed over too few rotations
+// (with the --benchmark_min_time that would give it enough).
+std::string ShortMuxWarning(const CounterValue& v);
 
 // The counters run inside gbench's timer; a batch whose counted CPU time
 // exceeds gbench's timed CPU time by more than this ratio plus this slack
@@ -107,6 +124,14 @@ inline constexpr long kReservedDescriptors = 8;
 // saying how many are needed, free and open, and what to do.
 absl::Status CheckDescriptorBudget(size_t needed);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace bench_internal
+
+// Human-readable warnings for a plan: one line per distinct reason why
+// events cannot be counted, naming every event it applies to ("cycles,
+// instructions: not counted — no hardware PMU here ..."). Empty when
+// everything opened.
+std::string DescribeUnavailable(const Plan& plan);
+
+}  // namespace perfcounters
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_

@@ -5,7 +5,8 @@
 // Calibration. The counters count the code between their start snapshot
 // and their stop snapshot. In a batch that is the end of Measure::begin(),
 // the loop's first and last checks and the start of Finish(); for a pause,
-// the end of ResumeCounters() and the start of the next PauseCounters().
+// the end of Measure::ResumeActive() and the start of the next
+// Measure::PauseActive().
 // CalibrateBrackets() runs those very functions on empty loops (a Measure
 // over no iterations, without gbench; ResumeTiming() right before
 // PauseTiming() on a stand-in state) and subtracts what they count: the batch's
@@ -23,6 +24,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
+#include "profiler_pass.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -41,15 +43,21 @@ thread_local Measure* t_active = nullptr;
 
 }  // namespace
 
-ABSL_ATTRIBUTE_NOINLINE void PauseCounters() {
-  if (Measure* m = t_active; m != nullptr) m->Pause();
+}  // namespace bench_internal
+
+// The library's access to Measure's calibration loop.
+class Measure::Access {
+ public:
+  static void Calibrate(ThreadCounters* c);
+};
+
+void bench_internal::CalibrateBrackets(ThreadCounters* c) {
+  Measure::Access::Calibrate(c);
 }
 
-ABSL_ATTRIBUTE_NOINLINE void ResumeCounters() {
-  if (Measure* m = t_active; m != nullptr) m->Resume();
-}
-
-void CalibrateBrackets(ThreadCounters* c) {
+void Measure::Access::Calibrate(ThreadCounters* c) {
+  using bench_internal::NoTimer;
+  using bench_internal::t_active;
   Counters& counters = c->counters;
   std::vector<BracketCost> batch = counters.MeasureBracket([c] {
     Measure m(c);
@@ -67,9 +75,15 @@ void CalibrateBrackets(ThreadCounters* c) {
   counters.SetCalibration(std::move(batch), std::move(pause));
 }
 
-}  // namespace bench_internal
+ABSL_ATTRIBUTE_NOINLINE void Measure::PauseActive() {
+  if (Measure* m = bench_internal::t_active; m != nullptr) m->Pause();
+}
 
-Measure::Measure(bench_internal::ThreadCounters* counters)
+ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeActive() {
+  if (Measure* m = bench_internal::t_active; m != nullptr) m->Resume();
+}
+
+Measure::Measure(ThreadCounters* counters)
     : state_(nullptr), counters_(counters) {}
 
 Measure::Measure(benchmark::State& state) : state_(&state) {
@@ -115,6 +129,16 @@ Measure::Iterator Measure::begin() {
       finished_ = true;
       return Iterator(this, 0);
     }
+  }
+  if (state_ != nullptr && bench_internal::InProfilerPass()) {
+    // gbench's extra run (its ProfilerManager): this benchmark's counters
+    // come from its own run and the extra run's row is not reported, so
+    // the body is skipped: gbench's loop is finished right away.
+    bench_internal::MarkPassSelfCounted();
+    while (state_->KeepRunningBatch(1)) {
+    }
+    finished_ = true;
+    return Iterator(this, 0);
   }
   // The counters start last: from here on to their stop in Finish() the
   // code is the calibrated bracket's.

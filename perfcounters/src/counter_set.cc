@@ -1,6 +1,6 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
 // counter_set.h for the path rules).
-#include "perfcounters/counter_set.h"
+#include "counter_set.h"
 
 #include <linux/perf_event.h>
 #include <time.h>
@@ -80,6 +80,11 @@ bool HotPathOptimized() {
 
 }  // namespace internal
 
+// Counters' Start() and Stop() here rather than in counters.cc: they are
+// the hot path too, and get its flags.
+void Counters::Start() { set_->Start(); }
+void Counters::Stop() { set_->Stop(); }
+
 const char* ReadModeName(ReadMode mode) {
   switch (mode) {
     case ReadMode::kAuto:
@@ -96,10 +101,9 @@ absl::StatusOr<ReadMode> ParseReadMode(std::string_view text) {
   for (ReadMode m : {ReadMode::kAuto, ReadMode::kSyscall, ReadMode::kUser}) {
     if (text == ReadModeName(m)) return m;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--perf_counters_read=", std::string(text),
-      ": unknown read path; write --perf_counters_read=auto, "
-      "--perf_counters_read=syscall or --perf_counters_read=user"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown read mode \"", std::string(text),
+                   "\"; the read modes are auto, syscall and user"));
 }
 
 CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
@@ -128,7 +132,7 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
       c.status_.push_back(absl::OkStatus());
       c.groups_.emplace_back(*std::move(group));
       if (mode == ReadMode::kSyscall) {
-        why = "--perf_counters_read=syscall";
+        why = "read mode syscall";
       } else {
         readers = MapMembers(*c.groups_.back(), &why);
       }

@@ -3,6 +3,7 @@
 #include "perfcounters/counters.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "counter_set.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
 
@@ -76,6 +78,19 @@ std::vector<MetricValue> ComputeMetrics(
   return out;
 }
 
+Counters::Counters() = default;
+Counters::Counters(Counters&&) noexcept = default;
+Counters& Counters::operator=(Counters&&) noexcept = default;
+Counters::~Counters() = default;
+
+// Start() and Stop() are in counter_set.cc, with the rest of the hot path.
+void Counters::Reset() { set_->ResetBatch(); }
+uint64_t Counters::intervals() const { return set_->intervals(); }
+bool Counters::user_space(size_t g) const { return set_->user_space(g); }
+const std::string& Counters::user_space_reason(size_t g) const {
+  return set_->user_space_reason(g);
+}
+
 absl::StatusOr<Counters> Counters::Open(std::string_view events,
                                         const CountersOptions& options) {
   absl::StatusOr<Request> request = ParseRequest(events, options.parse);
@@ -94,7 +109,8 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
       c.group_of_.push_back(g);
     }
   }
-  c.set_ = CounterSet::Open(groups, options.read_mode);
+  c.set_ =
+      std::make_unique<CounterSet>(CounterSet::Open(groups, options.read_mode));
   c.mux_interval_ns_ = MuxIntervalNs();
   if (options.calibrate) {
     // The bracket measured twice: the snapshots alone (what an optimized
@@ -103,7 +119,7 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
     // inlines). The smaller floor per event: calibration never subtracts
     // more than the bracket costs.
     c.calibration_ =
-        c.set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds);
+        c.set_->Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds);
     const std::vector<BracketCost> wrapped = c.MeasureBracket([&c] {
       c.Start();
       c.Stop();
@@ -121,8 +137,8 @@ Counters Counters::Open(Plan plan, const CountersOptions& options) {
 
 std::vector<BracketCost> Counters::MeasureBracket(
     absl::FunctionRef<void()> bracket) {
-  return set_.Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds,
-                        bracket);
+  return set_->Calibrate(kCalibrationSamples, kCalibrationMaxCpuSeconds,
+                         bracket);
 }
 
 void Counters::SetCalibration(std::vector<BracketCost> first,
@@ -135,9 +151,9 @@ std::vector<std::string> Counters::Uncalibrated() const {
   std::vector<std::string> keys;
   for (size_t i = 0; i < calibration_.size(); ++i) {
     const size_t g = group_of_[i];
-    if (!set_.group_status(g).ok()) continue;
+    if (!set_->group_status(g).ok()) continue;
     if (calibration_[i].valid && first_calibration_[i].valid) continue;
-    keys.push_back(plan_.groups[g].events[i - set_.first_event(g)].key);
+    keys.push_back(plan_.groups[g].events[i - set_->first_event(g)].key);
   }
   return keys;
 }
@@ -145,24 +161,24 @@ std::vector<std::string> Counters::Uncalibrated() const {
 CounterValue Counters::PlannedValue(size_t i) const {
   const size_t g = group_of_[i];
   CounterValue v;
-  v.label = plan_.groups[g].events[i - set_.first_event(g)].key;
-  if (!set_.group_status(g).ok()) {
+  v.label = plan_.groups[g].events[i - set_->first_event(g)].key;
+  if (!set_->group_status(g).ok()) {
     v.not_counted_reason = absl::StrCat("its group could not be opened: ",
-                                        set_.group_status(g).message());
+                                        set_->group_status(g).message());
     return v;
   }
-  if (set_.failed(g)) {
+  if (set_->failed(g)) {
     v.not_counted_reason =
         "a read of its group failed or went backwards in some interval";
     return v;
   }
-  v.raw = set_.raw(i);
-  v.enabled = set_.enabled(g);
-  v.running = set_.running(g);
+  v.raw = set_->raw(i);
+  v.enabled = set_->enabled(g);
+  v.running = set_->running(g);
   const ScaledCount scaled = Scale(v.raw, v.enabled, v.running);
   if (!scaled.counted()) {
     v.not_counted_reason =
-        set_.intervals() == 0
+        set_->intervals() == 0
             ? "no interval was measured (Start and Stop)"
             : "its group never ran on the PMU (more events than counters?)";
     return v;
@@ -177,7 +193,7 @@ CounterValue Counters::PlannedValue(size_t i) const {
     return v;
   }
   // The bracket ran once per interval; never below 0.
-  const double intervals = static_cast<double>(set_.intervals());
+  const double intervals = static_cast<double>(set_->intervals());
   v.subtracted = Bracket(first_calibration_[i], calibration_[i], intervals,
                          /*noise=*/false);
   v.value = std::max(0.0, v.value - v.subtracted);
@@ -190,7 +206,7 @@ CounterValue Counters::PlannedValue(size_t i) const {
 
 std::vector<CounterValue> Counters::Values() const {
   std::vector<CounterValue> planned;
-  for (size_t i = 0; i < set_.event_count(); ++i) {
+  for (size_t i = 0; i < set_->event_count(); ++i) {
     planned.push_back(PlannedValue(i));
   }
   std::vector<CounterValue> out;

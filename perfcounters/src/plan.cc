@@ -1,4 +1,4 @@
-// plan.cc: parsing a --perf_counters list and placing its events in groups.
+// plan.cc: parsing an event list and placing its events in groups.
 #include "perfcounters/plan.h"
 
 #include <linux/perf_event.h>
@@ -21,6 +21,7 @@
 #include "perfcounters/generic_events.h"
 #include "perfcounters/group.h"
 #include "perfcounters/metrics.h"
+#include "plan_internal.h"
 #include "text_util.h"
 
 namespace perfcounters {

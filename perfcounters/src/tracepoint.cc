@@ -1,7 +1,11 @@
 // tracepoint.cc: finding tracefs and reading tracepoint ids.
 #include "perfcounters/tracepoint.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -23,6 +27,22 @@ using internal::Sv;
 absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
   for (const std::string& root : paths.tracefs) {
     if (internal::IsDirectory(root + "/events")) return root;
+  }
+  // Mounted but not readable by this user (mode 700, the default on many
+  // distributions) is not "not mounted": say so, and perf's remedy.
+  for (const std::string& root : paths.tracefs) {
+    struct stat st;
+    if (::stat((root + "/events").c_str(), &st) != 0 && errno == EACCES) {
+      struct stat dir {};
+      ::stat(root.c_str(), &dir);
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%o", dir.st_mode & 07777);
+      return absl::PermissionDeniedError(
+          Cat("no permission to read tracefs at ", root, " (mode ", mode,
+              "): tracepoints need it; as root, let others read it with: "
+              "mount -o remount,mode=755 ",
+              root, " (or run as root)"));
+    }
   }
   return absl::NotFoundError(Cat(
       "tracefs is not mounted: no events/ directory under ",

@@ -44,6 +44,8 @@ constexpr bool kHaveUserRead = true;
 [[gnu::always_inline]] inline uint64_t ReadHardwareCounter(uint32_t counter) {
   uint64_t v = 0;
   switch (counter) {
+    // clang-format off: the macro expands to whole case labels, which
+    // clang-format cannot see (it would pile them onto a few lines).
     PC_PMEVCNTR(0)
     PC_PMEVCNTR(1)
     PC_PMEVCNTR(2)
@@ -55,15 +57,30 @@ constexpr bool kHaveUserRead = true;
     PC_PMEVCNTR(8)
     PC_PMEVCNTR(9)
     PC_PMEVCNTR(10)
-    PC_PMEVCNTR(11) PC_PMEVCNTR(12) PC_PMEVCNTR(13) PC_PMEVCNTR(14)
-        PC_PMEVCNTR(15) PC_PMEVCNTR(16) PC_PMEVCNTR(17) PC_PMEVCNTR(18)
-            PC_PMEVCNTR(19) PC_PMEVCNTR(20) PC_PMEVCNTR(21) PC_PMEVCNTR(22)
-                PC_PMEVCNTR(23) PC_PMEVCNTR(24) PC_PMEVCNTR(25) PC_PMEVCNTR(26)
-                    PC_PMEVCNTR(27) PC_PMEVCNTR(28) PC_PMEVCNTR(29)
-                        PC_PMEVCNTR(30) case 31
-        : __asm__ volatile("mrs %0, pmccntr_el0"
-                           : "=r"(v));
-    break;
+    PC_PMEVCNTR(11)
+    PC_PMEVCNTR(12)
+    PC_PMEVCNTR(13)
+    PC_PMEVCNTR(14)
+    PC_PMEVCNTR(15)
+    PC_PMEVCNTR(16)
+    PC_PMEVCNTR(17)
+    PC_PMEVCNTR(18)
+    PC_PMEVCNTR(19)
+    PC_PMEVCNTR(20)
+    PC_PMEVCNTR(21)
+    PC_PMEVCNTR(22)
+    PC_PMEVCNTR(23)
+    PC_PMEVCNTR(24)
+    PC_PMEVCNTR(25)
+    PC_PMEVCNTR(26)
+    PC_PMEVCNTR(27)
+    PC_PMEVCNTR(28)
+    PC_PMEVCNTR(29)
+    PC_PMEVCNTR(30)
+    case 31:
+      __asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+      break;
+      // clang-format on
     default:
       break;
   }

@@ -29,6 +29,24 @@
 
 namespace perfcounters::internal {
 
+// The mmap page's time conversion: ns since time_offset for `cycles` ticks.
+// Inline, as it is on every user-space read.
+inline uint64_t CyclesToNs(uint64_t cycles, uint32_t time_mult,
+                           uint16_t time_shift) {
+  // The kernel splits this into quotient and remainder to stay in 64 bits;
+  // the 128-bit product gives the same result modulo 2^64.
+  unsigned __int128 product =
+      static_cast<unsigned __int128>(cycles) * time_mult;
+  return static_cast<uint64_t>(product >> time_shift);
+}
+
+// Sign-extends the low `width` bits of `raw` (1 <= width <= 64).
+inline int64_t SignExtend(uint64_t raw, uint16_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(raw);
+  const unsigned shift = 64 - width;
+  return static_cast<int64_t>(raw << shift) >> shift;
+}
+
 // Bit 29 of `index - 1`: the kernel's INTEL_PMC_FIXED_RDPMC_METRICS. rdpmc
 // of it returns PERF_METRICS (packed 8-bit fractions of the topdown
 // metrics), not a count: such an event is never read from user space.

@@ -1,4 +1,5 @@
-// multiplexing.h: the event lists of issue #15's multiplexing tests, shared by
+// multiplexing.h: the event lists of the multiplexing tests (twelve copies
+// of one count on a six-counter PMU), shared by
 // counters_test and benchmark_ext_accuracy_test.
 //
 // In the emulated arm64 machine every event below counts the same loop

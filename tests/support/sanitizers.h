@@ -20,15 +20,29 @@
 
 #include "gtest/gtest.h"
 
+// GCC defines __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang 14 (the
+// fuzzing and ASan+UBSan tree) only answers __has_feature.
+#if defined(__SANITIZE_THREAD__)
+#define PERFCOUNTERS_TESTS_TSAN 1
+#elif defined(__SANITIZE_ADDRESS__)
+#define PERFCOUNTERS_TESTS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PERFCOUNTERS_TESTS_TSAN 1
+#elif __has_feature(address_sanitizer)
+#define PERFCOUNTERS_TESTS_ASAN 1
+#endif
+#endif
+
 namespace perfcounters::testing {
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(PERFCOUNTERS_TESTS_TSAN)
 // The sanitizer this binary is built with, for skip messages.
 inline constexpr const char* kSanitizer = "ThreadSanitizer";
 // Most page faults one touched page can cost, shadow pages included
 // (measured: 5.005 per page under GCC 12's TSan).
 inline constexpr double kMaxFaultsPerTouchedPage = 6.0;
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(PERFCOUNTERS_TESTS_ASAN)
 inline constexpr const char* kSanitizer = "AddressSanitizer";
 // Measured: about 1.125 per page (one shadow page covers 8 pages).
 inline constexpr double kMaxFaultsPerTouchedPage = 2.0;

@@ -13,7 +13,7 @@
 // reused for every later batch on that thread; a snapshot is taken at the
 // start and at the end of each batch (per group: user-space reads of its
 // members where the kernel allows it, else one read(2); see
-// counter_set.h), the per-batch deltas are scaled for multiplexing
+// counters.h), the per-batch deltas are scaled for multiplexing
 // and the measurement's own counts (calibration) are subtracted. The values go
 // into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
 // for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
@@ -31,21 +31,15 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/counter_set.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 
 namespace perfcounters {
 
-namespace bench_internal {
-// One thread's open groups and batch accumulators (measure.cc).
-struct ThreadCounters;
-void CalibrateBrackets(ThreadCounters* c);
-// The counters' halves of PauseTiming() and ResumeTiming(): stop and
-// restart the calling thread's running Measure loop, if any. Out of line
-// and calibrated as they are (see docs/benchmark_ext.md).
-void PauseCounters();
-void ResumeCounters();
-}  // namespace bench_internal
+template <typename State>
+void PauseTiming(State& state);
+template <typename State>
+void ResumeTiming(State& state);
 
 // How Measure reads and corrects the counters (the main's
 // --perf_counters_read and --perf_counters_calibrate).
@@ -66,51 +60,15 @@ struct MeasureOptions {
 absl::StatusOr<Plan> SetBenchmarkEvents(
     std::string_view list, const MeasureOptions& options = MeasureOptions());
 
-// What the calling thread's Measure will do, for the main's report.
-struct MeasurementSetup {
-  // Per planned group, leader first: "user-space" or "syscall (why)".
-  std::vector<std::string> group_paths;
-  // "user-space", "syscall" or "mixed" over the groups that opened;
-  // empty when no events are configured.
-  std::string read_path;
-  // Groups that cannot be read from user space, with the reason.
-  std::vector<std::string> syscall_reasons;
-  // Per event key: the bracket's own count per batch and its spread, and
-  // per pause (PauseTiming/ResumeTiming) (empty when calibration is off or
-  // the event was not counted).
-  std::vector<std::pair<std::string, BracketCost>> calibration;
-  std::vector<std::pair<std::string, BracketCost>> pause_calibration;
-  // Keys of events that could not be calibrated (their group was never on
-  // the PMU for a whole empty interval): nothing is subtracted from them.
-  std::vector<std::string> uncalibrated;
-  // Why some planned counters cannot be counted on the calling thread: a
-  // group that did not open ("{keys}: reason"), or too few free file
-  // descriptors (then nothing is opened). Empty when every group opened.
-  std::vector<std::string> not_open;
-};
-
-// Opens (and calibrates) the configured groups on the calling thread —
-// gbench's thread 0 when called from main, so the benchmarks reuse them —
-// and says which read path and calibration they got.
-MeasurementSetup PrepareCallingThread();
-
-// The plan of the events currently configured (empty when none).
-Plan CurrentBenchmarkPlan();
-
-// Human-readable warnings for a plan: one line per distinct reason why
-// events cannot be counted, naming every event it applies to ("cycles,
-// instructions: not counted — no hardware PMU here ..."). Empty when
-// everything opened.
-std::string DescribeUnavailable(const Plan& plan);
-
-// True once some requested counter was not counted (unavailable, or its
-// group never ran in some run). --perf_counters_strict uses this.
-bool AnyCounterNotCounted();
-
 // The range adaptor; see the file comment. One Measure per benchmark
 // function call, used for exactly one range-for loop.
 class Measure {
  public:
+  // The calling thread's counter groups and batch, and the library's own
+  // access to Measure (both defined in benchmark_ext's sources).
+  struct ThreadCounters;
+  class Access;
+
   explicit Measure(benchmark::State& state);
   ~Measure();
   Measure(const Measure&) = delete;
@@ -151,16 +109,23 @@ class Measure {
   void Resume();
 
  private:
-  friend void bench_internal::CalibrateBrackets(
-      bench_internal::ThreadCounters*);
+  template <typename State>
+  friend void PauseTiming(State& state);
+  template <typename State>
+  friend void ResumeTiming(State& state);
+  // The counters' halves of PauseTiming() and ResumeTiming(): stop and
+  // restart the calling thread's running Measure loop, if any. Out of line
+  // and calibrated as they are (see docs/benchmark_ext.md).
+  static void PauseActive();
+  static void ResumeActive();
   // An empty loop over `counters` without gbench (calibration only).
-  explicit Measure(bench_internal::ThreadCounters* counters);
+  explicit Measure(ThreadCounters* counters);
   void Finish();
 
   // Null in a calibration loop.
   benchmark::State* state_;
   // This thread's groups; null when no events are configured.
-  bench_internal::ThreadCounters* counters_ = nullptr;
+  ThreadCounters* counters_ = nullptr;
   bool finished_ = false;
   // This thread's batch (or its SkipWithError) went to the run's record.
   bool published_ = false;
@@ -173,7 +138,7 @@ class Measure {
 // pause itself runs until the counters stop is calibrated away.
 template <typename State>
 inline void PauseTiming(State& state) {
-  bench_internal::PauseCounters();
+  Measure::PauseActive();
   state.PauseTiming();
 }
 
@@ -181,7 +146,7 @@ inline void PauseTiming(State& state) {
 template <typename State>
 inline void ResumeTiming(State& state) {
   state.ResumeTiming();
-  bench_internal::ResumeCounters();
+  Measure::ResumeActive();
 }
 
 }  // namespace perfcounters

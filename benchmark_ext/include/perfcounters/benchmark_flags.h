@@ -24,7 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "perfcounters/counter_set.h"
+#include "perfcounters/counters.h"
 
 namespace perfcounters::bench {
 

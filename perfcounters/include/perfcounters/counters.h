@@ -18,7 +18,7 @@
 // is reported as not counted, with the reason, never as 0.
 //
 // Start() and Stop() snapshot every group — from user space where the
-// kernel allows it, else one read(2) per group (counter_set.h) — and add
+// kernel allows it, else one read(2) per group (user_space()) — and add
 // the interval's deltas; they allocate nothing and make no system call
 // beyond those reads. Intervals accumulate until Reset(). Values() scales
 // each event for multiplexing (value * enabled / running), subtracts the
@@ -36,18 +36,58 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
-#include "perfcounters/counter_set.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/plan.h"
 
 namespace perfcounters {
+
+class CounterSet;
+namespace internal {
+struct CountersAccess;
+}  // namespace internal
+
+// How snapshots are read (CountersOptions::read_mode).
+enum class ReadMode {
+  // User space wherever the kernel offers it, else read(2) (the default).
+  kAuto,
+  // Always read(2), one per group.
+  kSyscall,
+  // Reads as kAuto, for a caller that requires user-space reads:
+  // Counters::user_space(g) says which groups cannot have them, and the
+  // caller decides (a snapshot whose member is multiplexed out still falls
+  // back to read(2): correctness first).
+  kUser,
+};
+
+// "auto", "syscall" or "user".
+const char* ReadModeName(ReadMode mode);
+
+// Parses "auto", "syscall" or "user"; the error names the accepted values.
+absl::StatusOr<ReadMode> ParseReadMode(std::string_view text);
+
+// What an empty interval (Start() immediately followed by Stop()) counts
+// for one event: the bracket's own cost.
+struct BracketCost {
+  // False when no sample counted (the group never ran during calibration).
+  bool valid = false;
+  // The smallest raw count of an empty interval: what is subtracted per
+  // interval. The minimum, because the bracket's fixed cost is its floor;
+  // larger samples had an interrupt, a tick or a page fault inside the
+  // bracket, which a measured region experiences (and should report) as
+  // any other code would.
+  uint64_t floor = 0;
+  // The upper quartile minus the smallest sample: the bracket's usual
+  // noise (a quantile, so that one preempted sample does not inflate it).
+  uint64_t spread = 0;
+};
 
 // How Counters reads and corrects its counters.
 struct CountersOptions {
@@ -140,42 +180,48 @@ class Counters {
   // names) or names a metric group this CPU lacks.
   static absl::StatusOr<Counters> Open(std::string_view events,
                                        const CountersOptions& options = {});
-  // Opens a plan made earlier (benchmark_ext plans once and opens the same
-  // plan on every benchmark thread). options.parse is not used.
+  // Opens a plan made earlier (for a caller that plans once and opens the
+  // same plan on each of its threads). options.parse is not used.
   static Counters Open(Plan plan, const CountersOptions& options);
 
-  Counters(Counters&&) noexcept = default;
-  Counters& operator=(Counters&&) noexcept = default;
+  Counters(Counters&&) noexcept;
+  Counters& operator=(Counters&&) noexcept;
+  ~Counters();
 
   // Starts an interval: snapshots every group. Allocates nothing; does
   // nothing when an interval is already open.
-  void Start() { set_.Start(); }
+  void Start();
   // Ends the interval and adds its deltas. Allocates nothing; does nothing
   // when no interval is open.
-  void Stop() { set_.Stop(); }
+  void Stop();
   // Forgets the intervals so far (the groups stay open and calibrated).
-  void Reset() { set_.ResetBatch(); }
+  void Reset();
 
   // Completed intervals since Open or Reset.
-  uint64_t intervals() const { return set_.intervals(); }
+  uint64_t intervals() const;
 
   // Every requested event, in request order (unavailable ones included).
   std::vector<CounterValue> Values() const;
   // The requested event keyed `label`; NotFound, listing the keys, when no
   // event has that key.
   absl::StatusOr<CounterValue> Value(std::string_view label) const;
-  // The i-th planned event (group by group, as set().raw(i)); i <
-  // set().event_count(). Allocation apart from the label: none.
+  // The i-th planned event (group by group, in plan().groups' order); i <
+  // plan().event_count(). Allocation apart from the label: none.
   CounterValue PlannedValue(size_t i) const;
   // The derived metrics whose inputs are both planned, in table order.
   std::vector<MetricValue> DerivedMetrics() const;
 
-  // The plan (groups, unavailable events, derived metrics), the groups'
-  // snapshots and the calibration per planned event (empty when off):
-  // what is subtracted for each interval after a batch's first one, and
-  // for the first one (the same unless SetCalibration() said otherwise).
+  // Whether group `g` of plan().groups is read from user space (when its
+  // members are on counters); when false, user_space_reason(g) says why
+  // (not open, a software event, the kernel's settings, kSyscall).
+  bool user_space(size_t g) const;
+  const std::string& user_space_reason(size_t g) const;
+
+  // The plan (groups, unavailable events, derived metrics) and the
+  // calibration per planned event (empty when off): what is subtracted for
+  // each interval after a batch's first one, and for the first one (the
+  // same unless SetCalibration() said otherwise).
   const Plan& plan() const { return plan_; }
-  const CounterSet& set() const { return set_; }
   const std::vector<BracketCost>& calibration() const { return calibration_; }
   const std::vector<BracketCost>& first_calibration() const {
     return first_calibration_;
@@ -184,22 +230,25 @@ class Counters {
   // measure (see CounterValue::calibrated); empty when calibration is off.
   std::vector<std::string> Uncalibrated() const;
 
-  // For callers whose intervals run through their own code (benchmark_ext's
-  // Measure): measures `bracket`, one empty interval that calls Start()
-  // and Stop() once each through that code, as Open measures Start();
-  // Stop() (CounterSet::Calibrate). Then SetCalibration() says what to
-  // subtract: `first` for the first interval of a batch (since Open or
-  // Reset), `next` for every further one. Both have one entry per planned
-  // event.
+  // For callers whose intervals run through their own code (a benchmark
+  // loop that starts and stops the counters): measures `bracket`, one empty
+  // interval that calls Start() and Stop() once each through that code, as Open
+  // measures Start(); Stop() (CounterSet::Calibrate). Then SetCalibration()
+  // says what to subtract: `first` for the first interval of a batch (since
+  // Open or Reset), `next` for every further one. Both have one entry per
+  // planned event.
   std::vector<BracketCost> MeasureBracket(absl::FunctionRef<void()> bracket);
   void SetCalibration(std::vector<BracketCost> first,
                       std::vector<BracketCost> next);
 
  private:
-  Counters() = default;
+  friend struct internal::CountersAccess;
+  Counters();
 
   Plan plan_;
-  CounterSet set_;
+  // The groups and their snapshots (internal: src/counter_set.h). Never
+  // null but in a moved-from Counters.
+  std::unique_ptr<CounterSet> set_;
   std::vector<BracketCost> calibration_;
   std::vector<BracketCost> first_calibration_;
   // The kernel's multiplexing interval (ns).

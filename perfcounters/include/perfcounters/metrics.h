@@ -2,10 +2,10 @@
 // events such as ipc = instructions / cycles — and how a metric is found
 // among counted events.
 //
-// Every user of derived metrics (Counters, benchmark_ext's --perf_counters,
-// the tools) reads this table; docs/counters.md lists it. A metric is
-// computed from the *sums* of its inputs over what was measured (a ratio of
-// sums, never a mean of per-interval ratios).
+// Every user of derived metrics (Counters and the layers above it) reads
+// this table; docs/counters.md lists it. A metric is computed from the
+// *sums* of its inputs over what was measured (a ratio of sums, never a
+// mean of per-interval ratios).
 //
 // Modifiers: a metric's inputs match with the same modifiers. Given the
 // counted labels `instructions:u` and `cycles:u` the table's `ipc` is

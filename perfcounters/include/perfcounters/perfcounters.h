@@ -1,7 +1,7 @@
 // perfcounters.h: the whole core library in one include.
 //
 // Hardware performance counters over perf_event_open(2): counting a region
-// by event names (counters.h, over plan.h, counter_set.h and the derived
+// by event names (counters.h, over plan.h and the derived
 // metrics of metrics.h), the perf event grammar (grammar.h), the attr (attr.h),
 // opened events and groups (event.h, group.h), readings, deltas and scaling
 // (counts.h), capability probing and error explanations (capabilities.h),
@@ -13,7 +13,6 @@
 
 #include "perfcounters/attr.h"            // IWYU pragma: export
 #include "perfcounters/capabilities.h"    // IWYU pragma: export
-#include "perfcounters/counter_set.h"     // IWYU pragma: export
 #include "perfcounters/counters.h"        // IWYU pragma: export
 #include "perfcounters/counts.h"          // IWYU pragma: export
 #include "perfcounters/encode.h"          // IWYU pragma: export

@@ -1,5 +1,5 @@
-// plan.h: turning an event list (Counters::Open's, or benchmark_ext's
-// `--perf_counters=`) into counter groups the PMU can schedule.
+// plan.h: turning an event list (Counters::Open's, or one a caller plans
+// once for several threads) into counter groups the PMU can schedule.
 //
 // `ParseRequest()` reads the list (our grammar, plus derived metric names
 // such as `ipc` that bring in their inputs). `MakePlan()` places the events
@@ -62,7 +62,7 @@ struct Request {
   std::vector<std::string> metric_groups;
 };
 
-// Parses a `--perf_counters=` list. Top-level items that name a derived
+// Parses an event list. Top-level items that name a derived
 // metric of the table (case-insensitive, optionally with modifiers: `ipc:u`)
 // are replaced by their inputs with those modifiers, as a `{}` group,
 // unless the inputs are already requested; a metric group's name
@@ -72,10 +72,6 @@ struct Request {
 // close names) are returned as they are.
 absl::StatusOr<Request> ParseRequest(std::string_view list,
                                      const ParseOptions& options);
-
-// Splits a list at its top-level commas (not inside `{}` or a `pmu/.../`
-// term list). Exposed for tests.
-std::vector<std::string> SplitTopLevel(std::string_view list);
 
 // Opens `events` as one group and checks that it really counts; returns the
 // reason when it does not. Production code uses OpenAndVerify().

@@ -5,9 +5,10 @@
 // over intervals, and calibrated.
 //
 // Counters (counters.h) owns one CounterSet and adds planning, scaling,
-// calibration subtraction and results by label; use Counters. CounterSet
-// is public so that the overhead benchmark (benchmark_ext/bench/) and the
-// tests can look at its paths and snapshot counts.
+// calibration subtraction and results by label. CounterSet is internal
+// (not installed): the project's own code — benchmark_ext, the overhead
+// benchmark and the tests — reaches a Counters' set through
+// internal::CounterSetOf() to look at its paths and snapshot counts.
 //
 // Snapshots. A group's snapshot is taken on one path only: from user space
 // (one seqlock-protected read of every member's perf_event_mmap_page plus
@@ -41,45 +42,12 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "perfcounters/counters.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
 namespace perfcounters {
-
-// How snapshots are read (--perf_counters_read).
-enum class ReadMode {
-  // User space wherever the kernel offers it, else read(2) (the default).
-  kAuto,
-  // Always read(2), one per group.
-  kSyscall,
-  // As kAuto, but the main refuses to run when some group cannot be read
-  // from user space at all (a snapshot whose member is multiplexed out
-  // still falls back to read(2): correctness first).
-  kUser,
-};
-
-// "auto", "syscall" or "user".
-const char* ReadModeName(ReadMode mode);
-
-// Parses "auto", "syscall" or "user"; the error names the accepted values.
-absl::StatusOr<ReadMode> ParseReadMode(std::string_view text);
-
-// What an empty interval (Start() immediately followed by Stop()) counts
-// for one event: the bracket's own cost.
-struct BracketCost {
-  // False when no sample counted (the group never ran during calibration).
-  bool valid = false;
-  // The smallest raw count of an empty interval: what is subtracted per
-  // interval. The minimum, because the bracket's fixed cost is its floor;
-  // larger samples had an interrupt, a tick or a page fault inside the
-  // bracket, which a measured region experiences (and should report) as
-  // any other code would.
-  uint64_t floor = 0;
-  // The upper quartile minus the smallest sample: the bracket's usual
-  // noise (a quantile, so that one preempted sample does not inflate it).
-  uint64_t spread = 0;
-};
 
 // One thread's counter groups, opened for the calling thread and counting
 // from open. Move-only.
@@ -198,6 +166,21 @@ class CounterSet {
   uint64_t syscall_snapshots_ = 0;
   bool counting_ = false;
 };
+
+namespace internal {
+
+// The only way to a Counters' CounterSet (Counters befriends it).
+struct CountersAccess {
+  static const CounterSet& Set(const Counters& c) { return *c.set_; }
+};
+
+// The CounterSet behind `counters`: which path each group is read on, the
+// snapshot counts of the batch.
+inline const CounterSet& CounterSetOf(const Counters& counters) {
+  return CountersAccess::Set(counters);
+}
+
+}  // namespace internal
 
 }  // namespace perfcounters
 

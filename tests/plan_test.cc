@@ -1,5 +1,7 @@
-// benchmark_ext_plan_test.cc: parsing --perf_counters lists, derived
-// metrics, and group planning (with a fake PMU and with the real kernel).
+// plan_test.cc: parsing event lists, derived metrics, and group planning
+// (with a fake PMU and with the real kernel).
+#include "perfcounters/plan.h"
+
 #include <linux/perf_event.h>
 
 #include <map>
@@ -11,11 +13,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/grammar.h"
-#include "perfcounters/plan.h"
+#include "plan_internal.h"
 #include "support/hw.h"
 #include "support/paranoid.h"
 
-namespace perfcounters::bench {
+namespace perfcounters {
 namespace {
 
 using ::testing::ElementsAre;
@@ -291,4 +293,4 @@ TEST(OpenAndVerify, HardwareGroupsAreSplitToFitThePmu) {
 }
 
 }  // namespace
-}  // namespace perfcounters::bench
+}  // namespace perfcounters

@@ -1,0 +1,90 @@
+// config.cc: the configured events — SetBenchmarkEvents(), or
+// PERFCOUNTERS_EVENTS read at the first Measure — published in the
+// registry for every benchmark thread.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "measure_internal.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/group.h"
+#include "perfcounters/plan.h"
+#include "registry.h"
+
+namespace perfcounters {
+namespace bench_internal {
+namespace {
+
+std::shared_ptr<const Config> MakeConfig(Plan plan,
+                                         const MeasureOptions& options) {
+  auto config = std::make_shared<Config>();
+  config->plan = std::move(plan);
+  config->options = options;
+  for (const PlannedGroup& g : config->plan.groups) {
+    config->first_event.push_back(config->keys.size());
+    for (const PlannedEvent& e : g.events) {
+      config->keys.push_back(e.key);
+    }
+  }
+  return config;
+}
+
+}  // namespace
+
+// Once per process, even when the threads of a benchmark get here
+// together: they must share one configuration.
+absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
+  Registry& registry = Registry::Get();
+  std::call_once(registry.env_once, [&registry] {
+    if (registry.configured()) return;
+    const char* env = std::getenv("PERFCOUNTERS_EVENTS");
+    absl::StatusOr<Plan> plan = SetBenchmarkEvents(env == nullptr ? "" : env);
+    if (!plan.ok()) {
+      registry.SetEnvError(absl::Status(
+          plan.status().code(), absl::StrCat("PERFCOUNTERS_EVENTS=", env, ": ",
+                                             plan.status().message())));
+      registry.SetConfig(nullptr);
+      return;
+    }
+    const std::string warnings = DescribeUnavailable(*plan);
+    if (!warnings.empty()) std::fputs(warnings.c_str(), stderr);
+  });
+  std::shared_ptr<const Config> config = registry.config();
+  if (config == nullptr && !registry.env_error().ok()) {
+    return registry.env_error();
+  }
+  return config;
+}
+
+Plan CurrentBenchmarkPlan() {
+  std::shared_ptr<const Config> config = Registry::Get().config();
+  return config == nullptr ? Plan() : config->plan;
+}
+
+bool AnyCounterNotCounted() { return Registry::Get().any_not_counted(); }
+
+}  // namespace bench_internal
+
+absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
+                                        const MeasureOptions& options) {
+  ParseOptions parse_options;
+  parse_options.default_user_only = true;
+  absl::StatusOr<Request> request = ParseRequest(list, parse_options);
+  if (!request.ok()) return request.status();
+  Plan plan = MakePlan(*request, OpenAndVerify);
+  bench_internal::Registry& registry = bench_internal::Registry::Get();
+  if (!plan.unavailable.empty()) registry.MarkNotCounted();
+  registry.SetConfig(plan.requested_keys.empty()
+                         ? nullptr
+                         : bench_internal::MakeConfig(plan, options));
+  return plan;
+}
+
+}  // namespace perfcounters

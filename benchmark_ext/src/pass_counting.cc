@@ -1,0 +1,196 @@
+// pass_counting.cc: the counting client of gbench's extra run.
+#include "pass_counting.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "measure_internal.h"
+#include "perfcounters/counters.h"
+#include "profiler_pass.h"
+#include "registry.h"
+
+namespace perfcounters::bench_internal {
+namespace {
+
+// Repetitions of the calibration benchmark (as Measure's 33 empty
+// intervals).
+constexpr int kCalibrationPasses = 33;
+
+// Set by the calibration benchmark's body around its loop.
+std::atomic<bool> calibration_body{false};
+
+class PassCounter : public PassClient {
+ public:
+  PassCounter(std::shared_ptr<const Config> config, absl::Status budget,
+              Counters counters)
+      : config_(std::move(config)),
+        budget_(std::move(budget)),
+        counters_(std::move(counters)) {}
+
+  void Start() override {
+    counters_.Reset();
+    counters_.Start();
+  }
+
+  void Stop() override {
+    counters_.Stop();
+    const bool self = TakePassSelfCounted();
+    const bool calibration = calibration_body.load();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (calibration) {
+      if (calibrating_) samples_.push_back(Raw());
+      return;  // the main run's calibration rows are dropped
+    }
+    PassResult r;
+    r.self_counted = self;
+    if (!budget_.ok()) {
+      r.not_counted = std::string(budget_.message());
+    } else if (!self) {
+      r.values = Raw();
+      for (size_t i = 0; i < r.values.size(); ++i) Calibrate(i, &r.values[i]);
+    }
+    results_.push_back(std::move(r));
+  }
+
+  void BeginCalibration() { calibrating_ = true; }
+  // The floor (smallest) and spread (upper quartile minus floor) of the
+  // samples in which the event's group was on the PMU the whole time.
+  void EndCalibration() {
+    std::lock_guard<std::mutex> lock(mu_);
+    calibrating_ = false;
+    cost_.assign(config_->keys.size(), BracketCost());
+    for (size_t i = 0; i < cost_.size(); ++i) {
+      std::vector<uint64_t> counts;
+      for (const std::vector<CounterValue>& s : samples_) {
+        if (i < s.size() && s[i].counted && s[i].running == s[i].enabled) {
+          counts.push_back(s[i].raw);
+        }
+      }
+      if (counts.empty()) continue;
+      std::sort(counts.begin(), counts.end());
+      cost_[i].valid = true;
+      cost_[i].floor = counts.front();
+      cost_[i].spread = counts[counts.size() * 3 / 4] - counts.front();
+    }
+    samples_.clear();
+  }
+
+  std::vector<PassResult> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<PassResult> out;
+    out.swap(results_);
+    return out;
+  }
+
+  std::vector<std::pair<std::string, BracketCost>> calibration() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::pair<std::string, BracketCost>> out;
+    for (size_t i = 0; i < cost_.size(); ++i) {
+      if (cost_[i].valid) out.emplace_back(config_->keys[i], cost_[i]);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<CounterValue> Raw() const {
+    std::vector<CounterValue> values;
+    for (size_t i = 0; i < counters_.set().event_count(); ++i) {
+      values.push_back(counters_.PlannedValue(i));
+    }
+    return values;
+  }
+
+  void Calibrate(size_t i, CounterValue* v) const {
+    if (!config_->options.calibrate || !v->counted) return;
+    if (i >= cost_.size() || !cost_[i].valid) {
+      v->calibrated = false;
+      return;
+    }
+    const double floor = static_cast<double>(cost_[i].floor);
+    v->subtracted = floor;
+    v->noise_limit = std::max(floor, 10 * static_cast<double>(cost_[i].spread));
+    v->value = std::max(0.0, v->value - floor);
+  }
+
+  const std::shared_ptr<const Config> config_;
+  const absl::Status budget_;
+  Counters counters_;
+  std::mutex mu_;
+  bool calibrating_ = false;                        // guarded by mu_
+  std::vector<std::vector<CounterValue>> samples_;  // guarded by mu_
+  std::vector<BracketCost> cost_;                   // guarded by mu_
+  std::vector<PassResult> results_;                 // guarded by mu_
+};
+
+PassCounter* counter = nullptr;  // set once, before the benchmarks run
+
+void CalibrationBody(benchmark::State& state) {
+  calibration_body = true;
+  for (auto _ : state) {
+  }
+  calibration_body = false;
+}
+
+// Swallows the calibration run's output.
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  NullReporter() {
+    SetOutputStream(&sink_);
+    SetErrorStream(&sink_);
+  }
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+
+ private:
+  std::ostringstream sink_;
+};
+
+}  // namespace
+
+bool StartPassCounting(const std::shared_ptr<const Config>& config) {
+  if (!ProfilerPassAvailable() || config == nullptr || counter != nullptr) {
+    return counter != nullptr;
+  }
+  CountersOptions options;
+  options.read_mode = config->options.read_mode;
+  options.calibrate = false;  // the pass's own calibration, below
+  absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
+  Counters counters =
+      Counters::Open(budget.ok() ? config->plan : Plan{}, options);
+  counter = new PassCounter(config, std::move(budget), std::move(counters));
+  if (!AddPassClient(counter)) return false;
+  if (config->options.calibrate) {
+    benchmark::RegisterBenchmark(kPassCalibrationName, CalibrationBody)
+        ->Iterations(1)
+        ->Repetitions(kCalibrationPasses);
+    NullReporter null;
+    counter->BeginCalibration();
+    benchmark::RunSpecifiedBenchmarks(
+        &null, absl::StrCat("^", kPassCalibrationName, "$"));
+    counter->EndCalibration();
+  }
+  return true;
+}
+
+bool PassCountingActive() { return counter != nullptr; }
+
+std::vector<PassResult> TakePassResults() {
+  return counter == nullptr ? std::vector<PassResult>() : counter->Take();
+}
+
+std::vector<std::pair<std::string, BracketCost>> PassCalibration() {
+  return counter == nullptr ? std::vector<std::pair<std::string, BracketCost>>()
+                            : counter->calibration();
+}
+
+}  // namespace perfcounters::bench_internal

@@ -1,0 +1,57 @@
+// pass_counting.h: --perf_counters for unmodified `for (auto _ : state)`
+// benchmarks, counted in gbench's extra run (profiler_pass.h, gbench 1.9
+// and newer) on the main thread, one interval per pass.
+//
+// Calibration: before the benchmarks, an empty benchmark of one iteration
+// (kPassCalibrationName, 33 repetitions) runs through gbench with the pass;
+// the smallest count per event over its passes in which the event's group
+// was on the PMU the whole time is the bracket's cost — the hooks', gbench's
+// own code between them (its barrier, timer start and stop) and one loop
+// iteration — and is subtracted from every pass (never below 0). gbench's
+// loop over the benchmark's iterations stays in the value, as it does in
+// Measure's.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PASS_COUNTING_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_PASS_COUNTING_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "counter_set.h"
+#include "perfcounters/counters.h"
+#include "registry.h"
+
+namespace perfcounters::bench_internal {
+
+// The calibration benchmark's name; its rows are never reported.
+inline constexpr char kPassCalibrationName[] = "perfcounters_pass_calibration";
+
+// One pass, in the order gbench ran them.
+struct PassResult {
+  // The benchmark counts itself (Measure): its row already has the values.
+  bool self_counted = false;
+  // Per planned event (calibrated, scaled for multiplexing); empty when
+  // nothing could be opened for the pass (`not_counted` says why).
+  std::vector<CounterValue> values;
+  std::string not_counted;
+};
+
+// Opens the configuration's groups for the pass on the calling (main)
+// thread, adds the counting client to the pass and calibrates it through
+// gbench (runs the calibration benchmark). False when the linked gbench has
+// no ProfilerManager. Call once, after benchmark::Initialize().
+bool StartPassCounting(const std::shared_ptr<const Config>& config);
+
+// True once StartPassCounting() succeeded.
+bool PassCountingActive();
+
+// The passes since the last call.
+std::vector<PassResult> TakePassResults();
+
+// The pass's calibration per event key (for the JSON context).
+std::vector<std::pair<std::string, BracketCost>> PassCalibration();
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PASS_COUNTING_H_

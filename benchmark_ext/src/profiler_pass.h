@@ -1,0 +1,47 @@
+// profiler_pass.h: gbench's extra run of every benchmark (its
+// ProfilerManager, gbench 1.9 and newer), shared by every client that
+// wants to observe unmodified `for (auto _ : state)` benchmarks — the
+// counting of --perf_counters (pass_counting.h), a sampling profiler.
+//
+// gbench runs each benchmark once more after each repetition, on one thread
+// (the main thread), with the repetition's iteration count, and calls
+// Start() of every client (in the order they were added) right before the
+// timed loop and Stop() (in reverse order) right after it. The row of that
+// run is not reported; what the clients measured is theirs to report.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILER_PASS_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILER_PASS_H_
+
+namespace perfcounters::bench_internal {
+
+// True when the linked gbench has a ProfilerManager (1.9 and newer; known
+// at compile time).
+bool ProfilerPassAvailable();
+
+class PassClient {
+ public:
+  virtual ~PassClient() = default;
+  // Right before the pass's timed loop (gbench's timer not yet started).
+  virtual void Start() = 0;
+  // Right after it (gbench's timer stopped).
+  virtual void Stop() = 0;
+};
+
+// Adds `client` (not owned; it must outlive the benchmarks) to the pass and
+// registers the pass with gbench on the first call. False (and nothing
+// added) when ProfilerPassAvailable() is false. Call before
+// benchmark::RunSpecifiedBenchmarks().
+bool AddPassClient(PassClient* client);
+
+// True between the pass's Start() and Stop() (on the main thread). A
+// Measure loop that finds itself in the pass skips its body: its counters
+// come from the benchmark's own run, and the pass's row is not reported.
+bool InProfilerPass();
+
+// Tells the pass that the running benchmark counts itself (Measure); the
+// counting client reads it at Stop() and forgets it.
+void MarkPassSelfCounted();
+bool TakePassSelfCounted();
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILER_PASS_H_

@@ -1,0 +1,250 @@
+// rows.cc: counters for the rows Measure did not fill (see rows.h).
+#include "rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "benchmark/benchmark.h"
+#include "measure_internal.h"
+#include "pass_counting.h"
+#include "perfcounters/counters.h"
+#include "registry.h"
+
+namespace perfcounters::bench_internal {
+namespace {
+
+// gbench 1.8 brought State::SkipWithMessage and, with it, durations for
+// --benchmark_min_time ("0.2s"); 1.7 takes a plain double.
+template <typename S, typename = void>
+struct HasSkipWithMessage : std::false_type {};
+template <typename S>
+struct HasSkipWithMessage<
+    S, std::void_t<decltype(std::declval<S&>().SkipWithMessage(""))>>
+    : std::true_type {};
+
+std::string RowKey(const RowFiller::Run& run) {
+  return absl::StrCat(run.benchmark_name(), "\n", run.repetition_index, "\n",
+                      static_cast<int>(run.run_type));
+}
+
+// Measure filled the row (or gbench computed its aggregate from such rows).
+bool Own(const Config& config, const RowFiller::Run& run) {
+  for (const std::string& key : config.keys) {
+    if (run.counters.count(key) > 0 ||
+        run.counters.count(key + ".not_counted") > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+double Statistic(const std::string& name, std::vector<double> v) {
+  if (v.empty()) return 0;
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(v.size());
+  if (name == "mean") return mean;
+  if (name == "median") {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  double squares = 0;
+  for (double x : v) squares += (x - mean) * (x - mean);
+  const double stddev =
+      v.size() < 2 ? 0 : std::sqrt(squares / static_cast<double>(v.size() - 1));
+  if (name == "stddev") return stddev;
+  return mean == 0 ? 0 : stddev / mean;  // cv
+}
+
+const char kNoPass[] =
+    "not counted: it does not use perfcounters::Measure, and this Google "
+    "Benchmark (older than 1.9) has no ProfilerManager, through which "
+    "perfcounters counts unmodified benchmarks; write its loop as `for "
+    "(auto _ : perfcounters::Measure(state))` (docs/benchmark_ext.md has a "
+    "sed for a whole suite), or build against Google Benchmark 1.9 or "
+    "newer";
+
+}  // namespace
+
+std::string MinTimeFlag(double seconds) {
+  return absl::StrCat("--benchmark_min_time=", absl::SixDigits(seconds),
+                      HasSkipWithMessage<benchmark::State>::value ? "s" : "");
+}
+
+void RowFiller::Warn(const std::string& key, std::string line,
+                     std::vector<std::string>* warnings) {
+  if (Registry::Get().FirstTime(absl::StrCat("row\n", key))) {
+    warnings->push_back(std::move(line));
+  }
+}
+
+RowFiller::Counters RowFiller::NotCounted(const Run& run,
+                                          const std::string& why,
+                                          std::vector<std::string>* warnings) {
+  const std::shared_ptr<const Config> config = *CurrentConfig();
+  Counters c;
+  for (const std::string& key : config->keys) {
+    c[key + ".not_counted"] = benchmark::Counter(1);
+  }
+  for (const Unavailable& u : config->plan.unavailable) {
+    c[u.key + ".not_counted"] = benchmark::Counter(1);
+  }
+  Registry::Get().MarkNotCounted();
+  const std::string name = run.run_name.str();
+  Warn(name + "\n" + why,
+       absl::StrCat(name, ": ", absl::StrJoin(config->keys, ", "), ": ", why,
+                    " (JSON/CSV: <name>.not_counted=1)"),
+       warnings);
+  return c;
+}
+
+RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
+                                        std::vector<std::string>* warnings) {
+  const std::shared_ptr<const Config> config = *CurrentConfig();
+  const std::string name = run.run_name.str();
+  const std::string rep =
+      run.repetitions > 1 ? absl::StrCat(" (repetition ", run.repetition_index,
+                                         " of ", run.repetitions, ")")
+                          : "";
+  const double threads = std::max<double>(run.threads, 1);
+  const double iterations =
+      std::max(1.0, static_cast<double>(run.iterations) / threads);
+  Counters c;
+  for (size_t i = 0; i < config->keys.size(); ++i) {
+    const std::string& key = config->keys[i];
+    if (i >= pass.values.size() || !pass.values[i].counted) {
+      c[key + ".not_counted"] = benchmark::Counter(1);
+      Registry::Get().MarkNotCounted();
+      Warn(name + "\nnc\n" + key,
+           absl::StrCat(name, ": ", key, ": not counted in gbench's extra run",
+                        i < pass.values.size()
+                            ? ": " + pass.values[i].not_counted_reason
+                            : ""),
+           warnings);
+      continue;
+    }
+    const CounterValue& v = pass.values[i];
+    c[key] =
+        benchmark::Counter(v.value / iterations, benchmark::Counter::kDefaults,
+                           benchmark::Counter::kIs1000);
+    if (v.coverage < 1) c[key + ".coverage"] = benchmark::Counter(v.coverage);
+    if (v.short_multiplexed()) {
+      c[key + ".mux_intervals"] = benchmark::Counter(v.mux_intervals);
+      Warn(name + "\nmux\n" + key,
+           absl::StrCat(name, rep, ": ", ShortMuxWarning(v)), warnings);
+    }
+    if (v.below_noise()) {
+      Warn(name + "\nnoise\n" + key,
+           absl::StrCat(name, rep, ": ", key, " counted ", v.value,
+                        " in gbench's extra run, less than ", v.noise_limit,
+                        ", the counting's own cost or 10x its noise: give "
+                        "the benchmark more work per run"),
+           warnings);
+    }
+  }
+  for (const Unavailable& u : config->plan.unavailable) {
+    c[u.key + ".not_counted"] = benchmark::Counter(1);
+  }
+  for (const MetricValue& m :
+       ComputeMetrics(config->plan.derived, pass.values)) {
+    if (m.counted) c[m.name] = benchmark::Counter(m.value);
+  }
+  c["perfcounters.pass_threads"] = benchmark::Counter(1);
+  if (run.threads > 1) {
+    Warn(name + "\nthreads",
+         absl::StrCat(name,
+                      ": counted in gbench's extra run on one thread "
+                      "(the benchmark runs on ",
+                      run.threads,
+                      "): its values are one thread's per iteration; use "
+                      "perfcounters::Measure to count every thread"),
+         warnings);
+  }
+  return c;
+}
+
+RowFiller::Counters RowFiller::Aggregate(const Run& run) const {
+  Counters c;
+  auto it = repetitions_.find(run.run_name.str());
+  if (it == repetitions_.end()) return c;
+  std::set<std::string> names;
+  for (const Counters& r : it->second) {
+    for (const auto& [k, v] : r) names.insert(k);
+  }
+  for (const std::string& k : names) {
+    if (absl::EndsWith(k, ".not_counted")) {
+      c[k] = benchmark::Counter(1);
+      continue;
+    }
+    if (names.count(k + ".not_counted") > 0) continue;
+    std::vector<double> values;
+    for (const Counters& r : it->second) {
+      if (auto f = r.find(k); f != r.end()) values.push_back(f->second.value);
+    }
+    c[k] = benchmark::Counter(Statistic(run.aggregate_name, values));
+  }
+  return c;
+}
+
+void RowFiller::Fill(std::vector<Run>* runs,
+                     std::vector<std::string>* warnings) {
+  runs->erase(std::remove_if(runs->begin(), runs->end(),
+                             [](const Run& r) {
+                               return absl::StartsWith(r.benchmark_name(),
+                                                       kPassCalibrationName);
+                             }),
+              runs->end());
+  const absl::StatusOr<std::shared_ptr<const Config>> config = CurrentConfig();
+  if (!config.ok() || *config == nullptr) return;
+  for (PassResult& p : TakePassResults()) pending_.push_back(std::move(p));
+  for (Run& run : *runs) {
+    const std::string key = RowKey(run);
+    auto done = rows_.find(key);
+    if (done == rows_.end()) {
+      Counters c;
+      if (run.run_type == Run::RT_Aggregate) {
+        static const std::set<std::string> kStats = {"mean", "median", "stddev",
+                                                     "cv"};
+        if (!Own(**config, run) && kStats.count(run.aggregate_name) > 0) {
+          c = Aggregate(run);
+        }
+      } else {
+        bool have = !pending_.empty();
+        PassResult pass;
+        if (have) {
+          pass = std::move(pending_.front());
+          pending_.erase(pending_.begin());
+        }
+        if (!Own(**config, run) && !Skipped(run)) {
+          if (!PassCountingActive()) {
+            c = NotCounted(run, kNoPass, warnings);
+          } else if (!have || pass.self_counted) {
+            c = NotCounted(run,
+                           "not counted: gbench's extra run (its "
+                           "ProfilerManager) did not run its loop",
+                           warnings);
+          } else if (!pass.not_counted.empty()) {
+            c = NotCounted(run, "not counted: " + pass.not_counted, warnings);
+          } else {
+            c = FromPass(run, pass, warnings);
+          }
+          repetitions_[run.run_name.str()].push_back(c);
+        }
+      }
+      done = rows_.emplace(key, std::move(c)).first;
+    }
+    for (const auto& [k, v] : done->second) run.counters[k] = v;
+  }
+}
+
+}  // namespace perfcounters::bench_internal

@@ -1,0 +1,77 @@
+// rows.h: the counters of rows that Measure did not fill, written into the
+// reported rows by the main's reporters (console.h), the display's and the
+// --benchmark_out file's alike:
+//
+// * a benchmark counted in gbench's extra run (pass_counting.h): its
+//   values per iteration, coverage, derived metrics and, in the repetition
+//   aggregates (mean, median, stddev, cv), their statistics;
+//   `perfcounters.pass_threads` = 1 says it was counted there, on one
+//   thread;
+// * a benchmark that was not counted at all (no Measure, and a gbench
+//   without ProfilerManager, or the pass could not count it): every
+//   requested event `<key>.not_counted` = 1, and a warning naming it, why,
+//   and the ways out.
+//
+// Rows Measure filled are left as they are. The calibration benchmark's
+// rows are removed.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "benchmark/benchmark.h"
+#include "pass_counting.h"
+
+namespace perfcounters::bench_internal {
+
+// What --benchmark_min_time takes for `seconds` in the linked gbench:
+// "0.2" in 1.7 (a double), "0.2s" from 1.8 (a duration or "<N>x").
+std::string MinTimeFlag(double seconds);
+
+// Whether gbench skipped the run (an error or a message): `skipped` from
+// gbench 1.8, `error_occurred` before.
+template <typename R>
+auto SkippedRun(const R& run, int) -> decltype(run.skipped != 0) {
+  return run.skipped != 0;
+}
+template <typename R>
+bool SkippedRun(const R& run, long) {  // NOLINT(runtime/int)
+  return run.error_occurred;
+}
+inline bool Skipped(const benchmark::BenchmarkReporter::Run& run) {
+  return SkippedRun(run, 0);
+}
+
+class RowFiller {
+ public:
+  using Run = benchmark::BenchmarkReporter::Run;
+
+  // Fills `runs` (one ReportRuns call's) in place. The first reporter to
+  // see a row decides its counters; the others get the same. Warnings
+  // (lines without the "perfcounters: warning: " prefix) are appended to
+  // `warnings` once per benchmark and reason.
+  void Fill(std::vector<Run>* runs, std::vector<std::string>* warnings);
+
+ private:
+  using Counters = std::map<std::string, benchmark::Counter>;
+  Counters FromPass(const Run& run, const PassResult& pass,
+                    std::vector<std::string>* warnings);
+  Counters NotCounted(const Run& run, const std::string& why,
+                      std::vector<std::string>* warnings);
+  Counters Aggregate(const Run& run) const;
+  void Warn(const std::string& key, std::string line,
+            std::vector<std::string>* warnings);
+
+  // Per row (run name, repetition, aggregate name): what was written.
+  absl::flat_hash_map<std::string, Counters> rows_;
+  // Per run name: the iteration rows' counters, for the aggregates.
+  absl::flat_hash_map<std::string, std::vector<Counters>> repetitions_;
+  std::vector<PassResult> pending_;
+};
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_

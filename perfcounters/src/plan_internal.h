@@ -1,0 +1,18 @@
+// plan_internal.h (internal): the pieces of the planner (plan.cc) that
+// its tests drive on their own.
+#ifndef PERFCOUNTERS_SRC_PLAN_INTERNAL_H_
+#define PERFCOUNTERS_SRC_PLAN_INTERNAL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfcounters {
+
+// Splits a list at its top-level commas (not inside `{}` or a `pmu/.../`
+// term list).
+std::vector<std::string> SplitTopLevel(std::string_view list);
+
+}  // namespace perfcounters
+
+#endif  // PERFCOUNTERS_SRC_PLAN_INTERNAL_H_

@@ -1,0 +1,315 @@
+// symbolizer.cc: Symbolizer over elfutils' libdwfl/libdw (when built with
+// it), the same walk as elfutils' own `addr2line -f -i`: the innermost
+// function-like scope at the address names the first frame (its line from
+// the line table), then every inlined_subroutine on the way out of the
+// scope chain adds its caller with the call's file and line.
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "perfcounters/symbols.h"
+
+#if PERFCOUNTERS_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#endif
+
+namespace perfcounters {
+namespace {
+
+std::string Demangle(const char* name) {
+  if (name == nullptr) return kUnknownFunction;
+  if (name[0] == '_' && name[1] == 'Z') {
+    int status = 0;
+    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status == 0 && out != nullptr) {
+      std::string s(out);
+      std::free(out);
+      return s;
+    }
+  }
+  return name;
+}
+
+// Kernel addresses (x86-64 and arm64 both put the kernel in the top half).
+bool IsKernelAddress(uint64_t a) { return (a >> 63) != 0; }
+
+#if PERFCOUNTERS_HAVE_LIBDW
+
+char* g_debuginfo_path = nullptr;
+
+const Dwfl_Callbacks kProcessCallbacks = {dwfl_linux_proc_find_elf,
+                                          dwfl_standard_find_debuginfo, nullptr,
+                                          &g_debuginfo_path};
+const Dwfl_Callbacks kFileCallbacks = {
+    dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
+    dwfl_offline_section_address, &g_debuginfo_path};
+
+// The linkage name of a DIE (followed through abstract_origin and
+// specification), or nullptr.
+const char* LinkageName(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  const char* name =
+      dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+  if (name == nullptr) {
+    name = dwarf_formstring(
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+  }
+  return name;
+}
+
+// A DIE's name as addr2line shows it: the linkage name demangled, else
+// DW_AT_name.
+std::string DieName(Dwarf_Die* die) {
+  if (const char* linkage = LinkageName(die)) return Demangle(linkage);
+  Dwarf_Attribute attr;
+  const char* name =
+      dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+  return name == nullptr ? std::string(kUnknownFunction) : name;
+}
+
+std::optional<std::string> SymbolName(Dwfl_Module* mod, Dwarf_Addr addr,
+                                      Dwarf_Addr* start = nullptr);
+
+// The out-of-line function's name. Without a linkage name in the debug info
+// (GCC omits it for functions of internal linkage), the ELF symbol that
+// starts where the function starts gives the qualified, typed name, as
+// binutils' addr2line prefers.
+std::string OutOfLineName(Dwfl_Module* mod, Dwarf_Die* die, Dwarf_Addr addr,
+                          Dwarf_Addr bias) {
+  if (LinkageName(die) == nullptr) {
+    Dwarf_Addr start = 0;
+    std::optional<std::string> sym = SymbolName(mod, addr, &start);
+    // A function split into hot and cold parts has ranges, not low_pc: the
+    // symbol may start any of them.
+    Dwarf_Addr base = 0, low = 0, high = 0;
+    ptrdiff_t it = 0;
+    while (sym.has_value() &&
+           (it = dwarf_ranges(die, it, &base, &low, &high)) > 0) {
+      if (low + bias == start) return *sym;
+    }
+  }
+  return DieName(die);
+}
+
+bool IsFunctionScope(int tag) {
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+         tag == DW_TAG_entry_point;
+}
+
+// The frames from debug info at `addr` (module-relative `pc` = addr -
+// bias); empty when no CU or no function scope covers it.
+std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr) {
+  std::vector<SourceFrame> frames;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &bias);
+  if (cu == nullptr) return frames;
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, addr - bias, &scopes);
+  if (n <= 0) {
+    std::free(scopes);
+    return frames;
+  }
+  int first = -1;
+  for (int i = 0; i < n; ++i) {
+    if (IsFunctionScope(dwarf_tag(&scopes[i]))) {
+      first = i;
+      break;
+    }
+  }
+  if (first < 0) {
+    std::free(scopes);
+    return frames;
+  }
+  SourceFrame inner;
+  inner.inlined = dwarf_tag(&scopes[first]) == DW_TAG_inlined_subroutine;
+  inner.function = inner.inlined
+                       ? DieName(&scopes[first])
+                       : OutOfLineName(mod, &scopes[first], addr, bias);
+  if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr); line != nullptr) {
+    int lineno = 0;
+    const char* file =
+        dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
+    if (file != nullptr) inner.file = file;
+    inner.line = lineno;
+  }
+  frames.push_back(std::move(inner));
+  if (!frames.back().inlined) {
+    std::free(scopes);
+    return frames;
+  }
+  // The concrete chain of scopes around the innermost one.
+  Dwarf_Die innermost = scopes[0];
+  std::free(scopes);
+  scopes = nullptr;
+  const int m = dwarf_getscopes_die(&innermost, &scopes);
+  Dwarf_Files* files = nullptr;
+  if (m <= 1 || dwarf_getsrcfiles(cu, &files, nullptr) != 0) files = nullptr;
+  for (int i = 0; i < m - 1; ++i) {
+    Dwarf_Die* die = &scopes[i];
+    if (dwarf_tag(die) != DW_TAG_inlined_subroutine) continue;
+    for (int j = i + 1; j < m; ++j) {
+      const int tag = dwarf_tag(&scopes[j]);
+      if (!IsFunctionScope(tag)) continue;
+      SourceFrame caller;
+      caller.inlined = tag == DW_TAG_inlined_subroutine;
+      // From the debug info alone, as addr2line -i names callers.
+      caller.function = DieName(&scopes[j]);
+      Dwarf_Attribute attr;
+      Dwarf_Word v = 0;
+      if (files != nullptr &&
+          dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0) {
+        const char* f = dwarf_filesrc(files, v, nullptr, nullptr);
+        if (f != nullptr) caller.file = f;
+      }
+      if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0) {
+        caller.line = static_cast<int>(v);
+      }
+      frames.push_back(std::move(caller));
+      break;
+    }
+  }
+  std::free(scopes);
+  return frames;
+}
+
+// The ELF symbol that covers `addr` (its size includes it), demangled;
+// *start is where it starts.
+std::optional<std::string> SymbolName(Dwfl_Module* mod, Dwarf_Addr addr,
+                                      Dwarf_Addr* start) {
+  GElf_Off offset = 0;
+  GElf_Sym sym;
+  const char* name =
+      dwfl_module_addrinfo(mod, addr, &offset, &sym, nullptr, nullptr, nullptr);
+  if (name == nullptr || offset >= sym.st_size) return std::nullopt;
+  if (start != nullptr) *start = addr - offset;
+  return Demangle(name);
+}
+
+#endif  // PERFCOUNTERS_HAVE_LIBDW
+
+}  // namespace
+
+struct Symbolizer::Impl {
+  bool process = false;
+  // ForFile: where libdwfl placed the file (added to its own addresses).
+  uint64_t file_bias = 0;
+  absl::flat_hash_map<uint64_t, Location> cache;
+#if PERFCOUNTERS_HAVE_LIBDW
+  Dwfl* dwfl = nullptr;
+  ~Impl() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+  absl::Status Report() {
+    dwfl_report_begin(dwfl);
+    if (dwfl_linux_proc_report(dwfl, getpid()) != 0) {
+      return absl::InternalError(
+          absl::StrCat("reading this process's mappings (/proc/self/maps): ",
+                       dwfl_errmsg(-1)));
+    }
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    return absl::OkStatus();
+  }
+  void Resolve(uint64_t address, Location* loc) {
+    Dwfl_Module* mod = dwfl_addrmodule(dwfl, address);
+    if (mod == nullptr && process && Report().ok()) {
+      mod = dwfl_addrmodule(dwfl, address);
+    }
+    if (mod == nullptr) return;
+    const char* mainfile = nullptr;
+    const char* name = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
+                                        nullptr, &mainfile, nullptr);
+    loc->module = mainfile != nullptr ? mainfile : (name ? name : "");
+    Dwarf_Addr bias = 0;
+    if (dwfl_module_getelf(mod, &bias) != nullptr) {
+      loc->offset = address - bias;
+    }
+    std::vector<SourceFrame> frames = DwarfFrames(mod, address);
+    if (!frames.empty()) {
+      loc->frames = std::move(frames);
+      loc->from_debug_info = true;
+      return;
+    }
+    if (std::optional<std::string> sym = SymbolName(mod, address)) {
+      loc->frames = {SourceFrame{*sym, "", 0, false}};
+    }
+  }
+#endif
+};
+
+bool Symbolizer::Available() { return PERFCOUNTERS_HAVE_LIBDW != 0; }
+
+Symbolizer::Symbolizer() = default;
+Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
+Symbolizer& Symbolizer::operator=(Symbolizer&&) noexcept = default;
+Symbolizer::~Symbolizer() = default;
+
+absl::StatusOr<Symbolizer> Symbolizer::ForThisProcess() {
+  Symbolizer s;
+  s.impl_ = std::make_unique<Impl>();
+  s.impl_->process = true;
+#if PERFCOUNTERS_HAVE_LIBDW
+  s.impl_->dwfl = dwfl_begin(&kProcessCallbacks);
+  if (s.impl_->dwfl == nullptr) {
+    return absl::InternalError(absl::StrCat("dwfl_begin: ", dwfl_errmsg(-1)));
+  }
+  if (absl::Status st = s.impl_->Report(); !st.ok()) return st;
+#endif
+  return s;
+}
+
+absl::StatusOr<Symbolizer> Symbolizer::ForFile(const std::string& path) {
+  Symbolizer s;
+  s.impl_ = std::make_unique<Impl>();
+  if (access(path.c_str(), R_OK) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read '", path, "' to symbolize it"));
+  }
+#if PERFCOUNTERS_HAVE_LIBDW
+  s.impl_->dwfl = dwfl_begin(&kFileCallbacks);
+  if (s.impl_->dwfl == nullptr) {
+    return absl::InternalError(absl::StrCat("dwfl_begin: ", dwfl_errmsg(-1)));
+  }
+  dwfl_report_begin(s.impl_->dwfl);
+  Dwfl_Module* mod =
+      dwfl_report_offline(s.impl_->dwfl, path.c_str(), path.c_str(), -1);
+  if (mod == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "' is not an ELF file libdw can read: ", dwfl_errmsg(-1)));
+  }
+  dwfl_report_end(s.impl_->dwfl, nullptr, nullptr);
+  // libdwfl lays a position-independent file out at an address of its
+  // choosing: the file's own addresses are this far below.
+  Dwarf_Addr bias = 0;
+  if (dwfl_module_getelf(mod, &bias) != nullptr) s.impl_->file_bias = bias;
+#endif
+  return s;
+}
+
+const Location& Symbolizer::Symbolize(uint64_t address) {
+  auto [it, inserted] = impl_->cache.try_emplace(address);
+  Location& loc = it->second;
+  if (!inserted) return loc;
+  loc.offset = address;
+  if (IsKernelAddress(address) && impl_->process) {
+    loc.module = "[kernel]";
+  } else {
+#if PERFCOUNTERS_HAVE_LIBDW
+    impl_->Resolve(address + impl_->file_bias, &loc);
+#endif
+    if (loc.module.empty()) loc.module = "[anon]";
+  }
+  if (loc.frames.empty()) {
+    loc.frames = {SourceFrame{kUnknownFunction, "", 0, false}};
+  }
+  return loc;
+}
+
+}  // namespace perfcounters

@@ -1,0 +1,52 @@
+// unmodified_bench.cc: benchmarks written the usual way, `for (auto _ :
+// state)`, without perfcounters::Measure, run with perfcounters' main
+// (tests/benchmark_ext_unmodified_test.cc): counted in gbench's extra run
+// on gbench 1.9 and newer, warned about and marked not counted before.
+//
+//   BM_Touch16          writes 16 fresh anonymous pages per iteration
+//   BM_Touch16Threads   the same on 2 threads (Threads(2))
+//   BM_MeasuredTouch16  the same through Measure (counted in its own run)
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdlib>
+
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_main.h"
+
+namespace {
+
+// Maps 16 fresh anonymous pages with transparent huge pages off (one fault
+// per 4 KiB page), writes one byte in each and unmaps them.
+void Touch16() {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = 16 * page;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) std::abort();
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  auto* bytes_ptr = static_cast<volatile char*>(p);
+  for (size_t i = 0; i < 16; ++i) bytes_ptr[i * page] = 1;
+  munmap(p, bytes);
+}
+
+void BM_Touch16(benchmark::State& state) {
+  for (auto _ : state) Touch16();
+}
+BENCHMARK(BM_Touch16);
+
+void BM_Touch16Threads(benchmark::State& state) {
+  for (auto _ : state) Touch16();
+}
+BENCHMARK(BM_Touch16Threads)->Threads(2);
+
+void BM_MeasuredTouch16(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) Touch16();
+}
+BENCHMARK(BM_MeasuredTouch16);
+
+}  // namespace
+
+PERFCOUNTERS_BENCHMARK_MAIN();

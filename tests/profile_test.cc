@@ -1,0 +1,404 @@
+// Profiles against the real kernel and an independent symbolizer: cpu-clock
+// samples of two functions spinning for a measured 3:1 ratio of CPU time,
+// no samples while stopped, call chains through frame pointers, profiles of
+// two threads merged, an unprivileged user at perf_event_paranoid 2; every
+// sampled address symbolized as binutils' `addr2line -f -C -i` does,
+// inlined frames included, and stripped copies that give symbol-table names
+// or [unknown], never another function's; bad input refused clearly.
+#include "perfcounters/profile.h"
+
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfcounters/symbols.h"
+#include "support/event_helpers.h"
+#include "support/paranoid.h"
+
+// The profiled functions have external linkage, so that their debug info
+// carries linkage names: binutils' addr2line then names them exactly (for a
+// function without one it may name an inlined frame after the symbol that
+// encloses it, which llvm-symbolizer, elfutils and we do not).
+namespace perfcounters::profiled {
+
+// Spins in its own loop for `ns` of this thread's CPU time; the clock is
+// read every 200000 additions, so almost every sample lands in the loop.
+#define PERFCOUNTERS_SPINNER(Name, K)                       \
+  __attribute__((noinline)) uint64_t Name(uint64_t ns) {    \
+    const uint64_t start = testing::ThreadCpuNs();          \
+    volatile uint64_t sink = 0;                             \
+    uint64_t now = start;                                   \
+    while (now - start < ns) {                              \
+      for (int i = 0; i < 200000; ++i) sink = sink + i + K; \
+      now = testing::ThreadCpuNs();                         \
+    }                                                       \
+    return now - start;                                     \
+  }
+PERFCOUNTERS_SPINNER(SpinThree, 3)
+PERFCOUNTERS_SPINNER(SpinOne, 1)
+PERFCOUNTERS_SPINNER(SpinStopped, 2)
+
+// An always-inline helper: its samples belong to the caller's code.
+__attribute__((always_inline)) inline uint64_t AddSquares(uint64_t n) {
+  volatile uint64_t sink = 0;
+  for (uint64_t i = 0; i < n; ++i) sink = sink + i * i;
+  return sink;
+}
+
+__attribute__((noinline)) uint64_t SpinInlined(uint64_t ns) {
+  const uint64_t start = testing::ThreadCpuNs();
+  uint64_t now = start;
+  while (now - start < ns) {
+    AddSquares(200000);
+    now = testing::ThreadCpuNs();
+  }
+  return now - start;
+}
+
+__attribute__((noinline)) uint64_t Outer(uint64_t ns) {
+  const uint64_t r = SpinOne(ns);
+  asm volatile("" ::: "memory");  // keep the call a call, not a tail call
+  return r;
+}
+
+}  // namespace perfcounters::profiled
+
+namespace perfcounters {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace ::perfcounters::profiled;
+
+uint64_t SelfOf(const ProfileSummary& s, const std::string& prefix) {
+  uint64_t n = 0;
+  for (const FunctionShare& f : s.functions) {
+    if (f.name.rfind(prefix, 0) == 0) n += f.self;
+  }
+  return n;
+}
+
+const FunctionShare* Find(const ProfileSummary& s, const std::string& prefix) {
+  for (const FunctionShare& f : s.functions) {
+    if (f.name.rfind(prefix, 0) == 0) return &f;
+  }
+  return nullptr;
+}
+
+Profile MustTake(Profiler& p) {
+  absl::StatusOr<Profile> prof = p.Take();
+  EXPECT_TRUE(prof.ok()) << prof.status();
+  return prof.ok() ? *prof : Profile();
+}
+
+// The main executable's path as /proc/self/maps names it.
+std::string SelfExe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, n) : std::string();
+}
+
+std::string Run(const std::string& command) {
+  std::string out;
+  FILE* f = popen(command.c_str(), "r");
+  if (f == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
+// addr2line -f -C -i -a: for each offset, its function names, innermost
+// first (inlined frames, then their callers).
+std::map<uint64_t, std::vector<std::string>> Addr2Line(
+    const std::string& module, const std::vector<uint64_t>& offsets) {
+  std::string cmd = absl::StrCat("addr2line -f -C -i -a -e '", module, "'");
+  for (uint64_t o : offsets) absl::StrAppend(&cmd, " 0x", absl::Hex(o));
+  std::map<uint64_t, std::vector<std::string>> out;
+  std::vector<std::string> lines = absl::StrSplit(Run(cmd), '\n');
+  uint64_t current = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind("0x", 0) == 0) {
+      current = std::strtoull(l.c_str(), nullptr, 16);
+      out[current];
+      continue;
+    }
+    if (l.empty()) continue;
+    out[current].push_back(l);
+    ++i;  // the file:line line
+  }
+  return out;
+}
+
+// The test's standard profile: 3:1 CPU time on two functions plus an
+// inlined helper, with call chains.
+struct Sampled {
+  Profile profile;
+  uint64_t three_ns = 0, one_ns = 0;
+};
+
+Sampled SampleThreeToOne(bool callchain) {
+  ProfileOptions o;
+  o.callchain = callchain;
+  absl::StatusOr<Profiler> p = Profiler::Open(o);
+  EXPECT_TRUE(p.ok()) << p.status();
+  Sampled s;
+  if (!p.ok()) return s;
+  EXPECT_TRUE(p->Start().ok());
+  for (int i = 0; i < 20; ++i) {
+    s.three_ns += SpinThree(15'000'000);
+    s.one_ns += SpinOne(5'000'000);
+  }
+  EXPECT_TRUE(p->Stop().ok());
+  SpinStopped(50'000'000);
+  EXPECT_TRUE(p->Start().ok());
+  SpinInlined(20'000'000);
+  s.one_ns += Outer(5'000'000);
+  s.profile = MustTake(*p);
+  return s;
+}
+
+TEST(ProfileTest, CpuClockSharesFollowCpuTimeAndStoppedRegionsGetNone) {
+  Sampled s = SampleThreeToOne(false);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok()) << sym.status();
+  const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
+  EXPECT_EQ(sum.event, "cpu-clock");
+  EXPECT_EQ(sum.period, kDefaultClockPeriodNs);
+  EXPECT_EQ(sum.lost, 0u);
+  const double three = SelfOf(sum, "perfcounters::profiled::SpinThree");
+  const double one = SelfOf(sum, "perfcounters::profiled::SpinOne");
+  ASSERT_GT(three + one, 500) << "too few samples to judge";
+  const double expected = static_cast<double>(s.three_ns) /
+                          static_cast<double>(s.three_ns + s.one_ns);
+  RecordProperty("share_three", absl::StrCat(three / (three + one)));
+  EXPECT_NEAR(three / (three + one), expected, 0.05)
+      << three << " vs " << one << " samples";
+  EXPECT_EQ(SelfOf(sum, "perfcounters::profiled::SpinStopped"), 0u);
+  // ~4 samples per ms of CPU sampled (0.5 s), within what a VM's steal allows.
+  const double cpu_ms = (s.three_ns + s.one_ns + 20'000'000) / 1e6;
+  EXPECT_GT(s.profile.samples, 0.8 * 4 * cpu_ms);
+  EXPECT_LT(s.profile.samples, 1.5 * 4 * cpu_ms);
+}
+
+TEST(ProfileTest, AlwaysInlineHelperIsAnInlinedFrame) {
+  Sampled s = SampleThreeToOne(false);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
+  const FunctionShare* helper = Find(sum, "perfcounters::profiled::AddSquares");
+  ASSERT_NE(helper, nullptr) << "the inlined helper was never sampled";
+  EXPECT_TRUE(helper->inlined);
+  EXPECT_THAT(helper->file, HasSubstr("profile_test.cc"));
+  EXPECT_GT(helper->line, 0);
+}
+
+TEST(ProfileTest, CallChainsThroughFramePointers) {
+  Sampled s = SampleThreeToOne(true);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
+  EXPECT_TRUE(sum.callchains);
+  uint64_t via_outer = 0, spin_one_after_outer = 0;
+  for (const StackShare& st : sum.stacks) {
+    if (st.stack.find("Outer(unsigned long);") == std::string::npos) continue;
+    via_outer += st.samples;
+    if (st.stack.find(
+            "Outer(unsigned long);perfcounters::profiled::SpinOne(unsigned "
+            "long)") != std::string::npos) {
+      spin_one_after_outer += st.samples;
+    }
+  }
+  const FunctionShare* outer = Find(sum, "perfcounters::profiled::Outer");
+  ASSERT_NE(outer, nullptr);
+  ASSERT_GT(outer->inclusive, 5u);
+  EXPECT_EQ(outer->inclusive, via_outer);
+  // Outer spends its time in SpinOne (and the clock it reads).
+  EXPECT_GE(spin_one_after_outer, 0.8 * via_outer);
+  const FunctionShare* test_body =
+      Find(sum, "perfcounters::(anonymous namespace)::ProfileTest_CallChains");
+  ASSERT_NE(test_body, nullptr);
+  EXPECT_GE(test_body->inclusive, 0.9 * s.profile.samples);
+}
+
+TEST(ProfileTest, SymbolsAgreeWithAddr2Line) {
+  Sampled s = SampleThreeToOne(true);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const std::string exe = SelfExe();
+  std::map<uint64_t, std::vector<std::string>> ours;
+  auto add = [&](uint64_t ip) {
+    const Location& loc = sym->Symbolize(ip);
+    if (loc.module != exe || !loc.from_debug_info) return;
+    std::vector<std::string> names;
+    for (const SourceFrame& f : loc.frames) names.push_back(f.function);
+    ours[loc.offset] = names;
+  };
+  for (const auto& [ip, n] : s.profile.by_address) add(ip);
+  for (const auto& [stack, n] : s.profile.stacks) {
+    for (size_t i = 1; i < stack.size(); ++i) add(stack[i] - 1);
+  }
+  ASSERT_GT(ours.size(), 5u);
+  std::vector<uint64_t> offsets;
+  for (const auto& [o, names] : ours) offsets.push_back(o);
+  const auto theirs = Addr2Line(exe, offsets);
+  size_t inlined = 0;
+  for (const auto& [o, names] : ours) {
+    auto it = theirs.find(o);
+    ASSERT_NE(it, theirs.end())
+        << "addr2line said nothing of 0x" << std::hex << o;
+    EXPECT_EQ(names, it->second) << "at 0x" << std::hex << o;
+    if (names.size() > 1) ++inlined;
+  }
+  EXPECT_GT(inlined, 0u) << "no sampled address had inlined frames";
+}
+
+// Strips `exe` into a temporary copy with objcopy's `flag` and checks every
+// sampled address: the copy names it as the full binary's outermost function,
+// or [unknown]. Returns how many it named.
+size_t CheckStripped(const Profile& profile, const std::string& flag) {
+  const std::string exe = SelfExe();
+  const std::string copy =
+      absl::StrCat(::testing::TempDir(), "/stripped_", getpid());
+  EXPECT_EQ(
+      std::system(
+          absl::StrCat("objcopy ", flag, " '", exe, "' '", copy, "'").c_str()),
+      0);
+  absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
+  absl::StatusOr<Symbolizer> stripped = Symbolizer::ForFile(copy);
+  EXPECT_TRUE(full.ok() && stripped.ok()) << stripped.status();
+  if (!full.ok() || !stripped.ok()) return 0;
+  size_t named = 0;
+  for (const auto& [ip, n] : profile.by_address) {
+    const Location& f = full->Symbolize(ip);
+    if (f.module != exe) continue;
+    const std::string want = f.frames.back().function;
+    const uint64_t offset = f.offset;
+    const Location& s = stripped->Symbolize(offset);
+    EXPECT_EQ(s.frames.size(), 1u);
+    const std::string got = s.frames.front().function;
+    if (got == kUnknownFunction) continue;
+    EXPECT_EQ(got, want) << "at 0x" << std::hex << offset;
+    ++named;
+  }
+  unlink(copy.c_str());
+  return named;
+}
+
+TEST(ProfileTest, StrippedCopiesNeverNameAnotherFunction) {
+  Sampled s = SampleThreeToOne(false);
+  // strip -g keeps the symbol table: the spinners are named by it.
+  EXPECT_GT(CheckStripped(s.profile, "--strip-debug"), 0u);
+  // --strip-all leaves only the dynamic symbols: mostly [unknown].
+  CheckStripped(s.profile, "--strip-all");
+}
+
+TEST(ProfileTest, ThreadsMerge) {
+  std::vector<Profile> profiles(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([t, &profiles] {
+      absl::StatusOr<Profiler> p = Profiler::Open({});
+      ASSERT_TRUE(p.ok()) << p.status();
+      ASSERT_TRUE(p->Start().ok());
+      t == 0 ? SpinThree(60'000'000) : SpinOne(60'000'000);
+      profiles[t] = MustTake(*p);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  Profile merged;
+  ASSERT_TRUE(merged.Merge(profiles[0]).ok());
+  ASSERT_TRUE(merged.Merge(profiles[1]).ok());
+  EXPECT_EQ(merged.samples, profiles[0].samples + profiles[1].samples);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const ProfileSummary sum = SummarizeProfile(merged, *sym);
+  EXPECT_GT(SelfOf(sum, "perfcounters::profiled::SpinThree"), 100u);
+  EXPECT_GT(SelfOf(sum, "perfcounters::profiled::SpinOne"), 100u);
+  Profile other = profiles[0];
+  other.event = "instructions:u";
+  EXPECT_FALSE(merged.Merge(other).ok());
+}
+
+TEST(ProfileTest, WorksAsNobodyAtParanoid2) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  testing::ScopedParanoid paranoid(2);
+  ASSERT_TRUE(paranoid.ok());
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out = "no";
+    if (setgroups(0, nullptr) == 0 && setgid(65534) == 0 &&
+        setuid(65534) == 0) {
+      absl::StatusOr<Profiler> p = Profiler::Open({});
+      if (!p.ok()) {
+        out = std::string(p.status().message());
+      } else if (p->Start().ok()) {
+        SpinThree(50'000'000);
+        absl::StatusOr<Profile> prof = p->Take();
+        out = prof.ok() ? absl::StrCat("samples ", prof->samples)
+                        : std::string(prof.status().message());
+      }
+    }
+    (void)!write(fds[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) got.append(buf, n);
+  close(fds[0]);
+  waitpid(pid, nullptr, 0);
+  ASSERT_THAT(got, HasSubstr("samples "));
+  EXPECT_GT(std::stoi(got.substr(8)), 100);
+}
+
+TEST(ProfileTest, BadInputIsAClearError) {
+  ProfileOptions o;
+  o.event = "cylces";
+  absl::StatusOr<Profiler> p = Profiler::Open(o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("cylces"));
+  EXPECT_THAT(p.status().message(), HasSubstr("cycles"));
+  o.event = "cpu-clock";
+  o.period = 0;
+  p = Profiler::Open(o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("out of range"));
+  o.period = kMaxPeriod + 1;
+  EXPECT_FALSE(Profiler::Open(o).ok());
+  o.period = 1000;
+  o.frequency = 100;
+  EXPECT_THAT(Profiler::Open(o).status().message(), HasSubstr("not both"));
+  o.period.reset();
+  o.frequency = 1'000'000'000;
+  EXPECT_THAT(Profiler::Open(o).status().message(),
+              HasSubstr("perf_event_max_sample_rate"));
+  o.frequency.reset();
+  o.event = "sched:sched_switch";
+  EXPECT_FALSE(Profiler::Open(o).ok());
+  EXPECT_THAT(ParseSampleRate("12x", "period").status().message(),
+              HasSubstr("not a whole number"));
+  EXPECT_FALSE(ParseSampleRate("0", "period").ok());
+  EXPECT_EQ(*ParseSampleRate("100000", "period"), 100000u);
+  absl::StatusOr<Symbolizer> none = Symbolizer::ForFile("/nonexistent/x");
+  EXPECT_FALSE(none.ok());
+}
+
+}  // namespace
+}  // namespace perfcounters

@@ -1,0 +1,542 @@
+// tools_history_test: `perfcounters history` on both back ends: SQLite (a
+// temporary file) and a real PostgreSQL server the test starts itself
+// (initdb into a temporary directory, pg_ctl on a Unix socket there, as
+// nobody when the test runs as root). Synthetic series with known change
+// points, check's gates, not-counted values, and the faults of a store.
+// Natively only: the emulated arm64 machine has no PostgreSQL server, and
+// nothing here touches the PMU.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "history_changes.h"
+#include "history_store.h"
+#include "nlohmann/json.hpp"
+#include "testing/tool_runner.h"
+
+namespace {
+
+using perfcounters::tools::testing::Exists;
+using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::RunResult;
+using perfcounters::tools::testing::RunShell;
+using perfcounters::tools::testing::RunTool;
+using perfcounters::tools::testing::ScratchPath;
+using perfcounters::tools::testing::Slurp;
+using ::testing::HasSubstr;
+
+constexpr const char* kPgBin = "/usr/lib/postgresql/15/bin";
+
+// A gbench JSON run of BM_a with `instructions` (and, unless
+// `cycles_counted` is false, cycles).
+std::string RunJson(double instructions, int i, bool cycles_counted = true) {
+  nlohmann::ordered_json root;
+  root["context"] = {{"date", "2026-11-30T10:00:00+00:00"},
+                     {"host_name", "ci"},
+                     {"num_cpus", 2},
+                     {"mhz_per_cpu", 3000},
+                     {"nonce", i}};
+  nlohmann::ordered_json e = {{"name", "BM_a"},
+                              {"run_name", "BM_a"},
+                              {"run_type", "iteration"},
+                              {"repetition_index", 0},
+                              {"iterations", 100},
+                              {"real_time", 50.0 + i % 3},
+                              {"cpu_time", 49.0},
+                              {"time_unit", "ns"},
+                              {"instructions", instructions}};
+  if (cycles_counted) {
+    e["cycles"] = instructions / 2;
+  } else {
+    e["cycles.not_counted"] = 1;
+  }
+  root["benchmarks"] = nlohmann::ordered_json::array({e});
+  return root.dump();
+}
+
+// Uniform in [-1, 1) from a fixed-seed generator (portable: the engine's
+// output, not a distribution's).
+struct Noise {
+  std::mt19937_64 engine;
+  explicit Noise(uint64_t seed) : engine(seed) {}
+  double operator()() {
+    return static_cast<double>(engine() >> 11) * 0x1p-53 * 2 - 1;
+  }
+};
+
+std::string Write(const std::string& name, const std::string& text) {
+  const std::string path = ScratchPath(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// A PostgreSQL server for the whole test binary.
+class PgServer {
+ public:
+  static PgServer& Get() {
+    static PgServer* server = new PgServer();
+    return *server;
+  }
+  bool ok() const { return !url_.empty(); }
+  const std::string& why() const { return why_; }
+  // A fresh database's URL.
+  std::string NewDatabase() {
+    const std::string name = absl::StrCat("t", ++databases_);
+    const RunResult r =
+        RunShell(absl::StrCat("PGPASSWORD=secret ", kPgBin, "/createdb -h ",
+                              Quote(dir_), " -U perfcounters ", name));
+    if (r.code != 0) return "";
+    return absl::StrCat("postgresql://perfcounters:secret@/", name,
+                        "?host=", dir_);
+  }
+  const std::string& dir() const { return dir_; }
+  ~PgServer() {
+    if (!dir_.empty()) {
+      RunShell(absl::StrCat(as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"),
+                            " -m immediate stop"));
+    }
+  }
+
+ private:
+  PgServer() {
+    if (!Exists(absl::StrCat(kPgBin, "/initdb"))) {
+      why_ = absl::StrCat("no PostgreSQL server binaries in ", kPgBin,
+                          " (apt-get install postgresql)");
+      return;
+    }
+    dir_ = ScratchPath("pg");
+    RunShell(
+        absl::StrCat("rm -rf ", Quote(dir_), " && mkdir -p ", Quote(dir_)));
+    if (geteuid() == 0) {
+      as_ = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+      RunShell(absl::StrCat("chown 65534:65534 ", Quote(dir_)));
+    }
+    std::ofstream(dir_ + "/pw") << "secret\n";
+    if (geteuid() == 0)
+      RunShell(absl::StrCat("chown 65534 ", Quote(dir_ + "/pw")));
+    RunResult r =
+        RunShell(absl::StrCat(as_, kPgBin, "/initdb -D ", Quote(dir_ + "/data"),
+                              " -U perfcounters --auth=scram-sha-256 --pwfile=",
+                              Quote(dir_ + "/pw")));
+    if (r.code != 0) {
+      why_ = absl::StrCat("initdb failed: ", r.err);
+      return;
+    }
+    r = RunShell(absl::StrCat(
+        as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
+        Quote(dir_ + "/log"), " -w -o ",
+        Quote(absl::StrCat("-k ", dir_, " -c listen_addresses=''")), " start"));
+    if (r.code != 0) {
+      why_ = absl::StrCat("pg_ctl start failed: ", r.err, Slurp(dir_ + "/log"));
+      return;
+    }
+    url_ = "ok";
+  }
+  std::string dir_, as_, url_, why_;
+  int databases_ = 0;
+};
+
+class HistoryTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "sqlite") {
+      db_ = ScratchPath(absl::StrCat("store", ++count_, ".db"));
+      return;
+    }
+    PgServer& pg = PgServer::Get();
+    if (!pg.ok()) GTEST_SKIP() << "SKIPPED (PostgreSQL): " << pg.why();
+    db_ = pg.NewDatabase();
+    ASSERT_FALSE(db_.empty()) << "createdb failed";
+  }
+
+  // Adds runs of `values` (commits c1, c2, ... one minute apart).
+  void AddSeries(const std::vector<double>& values, int first = 1) {
+    std::string args = absl::StrCat("history add --db ", Quote(db_));
+    std::vector<std::string> files;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int n = first + static_cast<int>(i);
+      const std::string f =
+          Write(absl::StrCat("run", n, ".json"), RunJson(values[i], n));
+      // One add per run: each has its commit and time.
+      const RunResult r = RunTool(
+          absl::StrCat("history add --db ", Quote(db_), " --commit c", n,
+                       " --branch main --time 2026-11-30T", 10 + n / 60, ":",
+                       absl::StrFormat("%02d", n % 60), ":00Z ", Quote(f)));
+      ASSERT_EQ(r.code, 0) << r.err;
+    }
+  }
+
+  nlohmann::json Changes() {
+    const RunResult r =
+        RunTool(absl::StrCat("history changes --format json --db ", Quote(db_),
+                             " --metric instructions"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+
+  int RunCount() {
+    const RunResult r =
+        RunTool(absl::StrCat("history export --format csv --db ", Quote(db_)));
+    if (r.code != 0) return -1;
+    int lines = 0;
+    for (char c : r.out) lines += c == '\n';
+    return lines - 1;
+  }
+
+  std::string db_;
+  static inline int count_ = 0;
+};
+
+std::vector<double> Level(size_t n, double level, Noise& noise) {
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(level * (1 + 0.0005 * noise()));
+  return v;
+}
+
+TEST_P(HistoryTest, OneChangePointAtRun41) {
+  Noise noise(41);
+  std::vector<double> v = Level(40, 1000, noise);
+  for (double x : Level(20, 1020, noise)) v.push_back(x);
+  AddSeries(v);
+  const nlohmann::json cps = Changes();
+  ASSERT_EQ(cps.size(), 1u) << cps.dump(2);
+  EXPECT_EQ(cps[0]["commit"], "c41");
+  EXPECT_EQ(cps[0]["benchmark"], "BM_a");
+  EXPECT_EQ(cps[0]["branch"], "main");
+  EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
+  EXPECT_LT(cps[0]["p_value"].get<double>(), 0.001);
+  EXPECT_NEAR(cps[0]["before"].get<double>(), 1000, 1);
+  EXPECT_NEAR(cps[0]["after"].get<double>(), 1020, 1);
+  // The page marks it.
+  const std::string html = ScratchPath("trends.html");
+  const RunResult r = RunTool(absl::StrCat(
+      "report --db ", Quote(db_), " --benchmark BM_a -o ", Quote(html)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(Slurp(html), HasSubstr("class=cp"));
+  EXPECT_THAT(Slurp(html), HasSubstr("+2.0"));
+}
+
+TEST_P(HistoryTest, NoChangePointOnAFlatSeries) {
+  Noise noise(7);
+  AddSeries(Level(60, 1000, noise));
+  EXPECT_EQ(Changes(), nlohmann::json::array());
+}
+
+TEST_P(HistoryTest, TwoChangePointsBothFound) {
+  Noise noise(3);
+  std::vector<double> v = Level(40, 1000, noise);
+  for (double x : Level(30, 1020, noise)) v.push_back(x);
+  for (double x : Level(30, 1020 * 0.99, noise)) v.push_back(x);
+  AddSeries(v);
+  const nlohmann::json cps = Changes();
+  ASSERT_EQ(cps.size(), 2u) << cps.dump(2);
+  EXPECT_EQ(cps[0]["commit"], "c41");
+  EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
+  EXPECT_EQ(cps[1]["commit"], "c71");
+  EXPECT_NEAR(cps[1]["change_percent"].get<double>(), -1.0, 0.1);
+}
+
+TEST_P(HistoryTest, CheckTripsOnOnePercentAndPassesOneHundredth) {
+  Noise noise(11);
+  AddSeries(Level(40, 1000, noise));
+  const std::string up = Write("up.json", RunJson(1010, 1000));
+  RunResult r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                                     " --branch main --fail-on "
+                                     "'instructions>+0.5%' ",
+                                     Quote(up)));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FAILED"));
+  const std::string same = Write("same.json", RunJson(1000.1, 1001));
+  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                           " --branch main --format json --fail-on "
+                           "'instructions>+0.5%' ",
+                           Quote(same)));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"][0]["history_runs"], 30);  // --window's default
+  // A gate that checks nothing is an error, as compare's.
+  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                           " --branch nosuchbranch --fail-on "
+                           "'instructions>+0.5%' ",
+                           Quote(same)));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+}
+
+TEST_P(HistoryTest, CheckBaselineIsTheLevelSinceTheLastChange) {
+  Noise noise(5);
+  std::vector<double> v = Level(40, 1000, noise);
+  for (double x : Level(12, 1020, noise)) v.push_back(x);
+  AddSeries(v);
+  // +0.1 % over the new level: passes (over the old it would be +2.1 %).
+  const std::string f = Write("lvl.json", RunJson(1021, 2000));
+  const RunResult r = RunTool(absl::StrCat(
+      "history check --db ", Quote(db_),
+      " --branch main --format json --fail-on 'instructions>+0.5%' ",
+      Quote(f)));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["history_runs"], 12);
+}
+
+TEST_P(HistoryTest, NotCountedStaysNotCounted) {
+  const std::string f = Write("nc.json", RunJson(1000, 1, false));
+  RunResult r = RunTool(absl::StrCat("history add --db ", Quote(db_),
+                                     " --branch main ", Quote(f)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("3 not counted"));
+  r = RunTool(absl::StrCat("history export --format csv --db ", Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The cycles column exists, its cell is empty (never 0). (No field of
+  // this run has a comma.)
+  EXPECT_THAT(r.out, HasSubstr("BM_a.cycles"));
+  const std::string row = r.out.substr(r.out.find('\n') + 1);
+  const std::string header = r.out.substr(0, r.out.find('\n'));
+  std::vector<std::string> h = absl::StrSplit(header, ',');
+  std::vector<std::string> c =
+      absl::StrSplit(row.substr(0, row.find('\n')), ',');
+  ASSERT_EQ(h.size(), c.size());
+  for (size_t i = 0; i < h.size(); ++i) {
+    if (h[i] == "BM_a.cycles") {
+      EXPECT_EQ(c[i], "");
+    }
+    if (h[i] == "BM_a.instructions") {
+      EXPECT_EQ(c[i], "1000");
+    }
+  }
+  // check cannot check cycles, and says so (exit 2: checked nothing).
+  AddSeries({1000, 1000.2, 999.9});
+  const std::string g = Write("nc2.json", RunJson(1000, 99, false));
+  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                           " --branch main --fail-on 'cycles>+1%' ", Quote(g)));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("not counted in the new run"));
+}
+
+TEST_P(HistoryTest, SameRunTwiceIsStoredOnce) {
+  const std::string f = Write("twice.json", RunJson(1000, 1));
+  for (int i = 0; i < 2; ++i) {
+    const RunResult r =
+        RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)));
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (i == 1) {
+      EXPECT_THAT(r.err, HasSubstr("stored already"));
+    }
+  }
+  EXPECT_EQ(RunCount(), 1);
+}
+
+TEST_P(HistoryTest, BadRunJsonIsRefusedAndNothingStored) {
+  AddSeries({1000});
+  const std::string full = RunJson(1000, 77);
+  const std::string truncated =
+      Write("trunc.json", full.substr(0, full.size() / 2));
+  const std::string other = Write("other.json", "{\"hello\": [1, 2]}");
+  for (const std::string& f : {truncated, other}) {
+    const RunResult r =
+        RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr(f));
+  }
+  EXPECT_EQ(RunCount(), 1);
+}
+
+TEST_P(HistoryTest, NewerSchemaIsRefused) {
+  AddSeries({1000});
+  {
+    auto store = perfcounters::tools::OpenHistoryStore(db_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)
+                    ->Exec("UPDATE perfcounters_meta SET value = '99' WHERE "
+                           "key = 'schema_version'")
+                    .ok());
+  }
+  const std::string f = Write("newer.json", RunJson(1000, 5));
+  const RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("schema version 99"));
+  EXPECT_THAT(r.err, HasSubstr("newer perfcounters"));
+}
+
+TEST_P(HistoryTest, ConcurrentAddsLoseNothing) {
+  AddSeries({1000});  // the schema exists
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 15; ++i) {
+    a.push_back(Write(absl::StrCat("ca", i, ".json"), RunJson(1000, 100 + i)));
+    b.push_back(Write(absl::StrCat("cb", i, ".json"), RunJson(1000, 200 + i)));
+  }
+  const std::string tool = Quote(perfcounters::tools::testing::ToolPath());
+  std::string cmd;
+  for (const auto* files : {&a, &b}) {
+    absl::StrAppend(&cmd, tool, " history add --db ", Quote(db_));
+    for (const std::string& f : *files) absl::StrAppend(&cmd, " ", Quote(f));
+    cmd += " & p$((++n))=$!; ";
+  }
+  cmd = absl::StrCat("n=0; ", cmd, "wait $p1 && wait $p2");
+  const RunResult r = RunShell(absl::StrCat("bash -c ", Quote(cmd)));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(RunCount(), 31);
+}
+
+TEST_P(HistoryTest, AddKilledMidwayLeavesTheStoreAsItWas) {
+  AddSeries({1000, 1001});
+  const std::string f = Write("killed.json", RunJson(1000, 300));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setenv("PERFCOUNTERS_HISTORY_STOP_AFTER", "3", 1);
+    const std::string tool = perfcounters::tools::testing::ToolPath();
+    execl(tool.c_str(), tool.c_str(), "history", "add", "--db", db_.c_str(),
+          f.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "the add did not reach its stop point";
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(RunCount(), 2);
+  // Usable: the same run adds whole now.
+  const RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(RunCount(), 3);
+}
+
+TEST_P(HistoryTest, ExportsBencherMetricFormat) {
+  AddSeries({1000, 1002});
+  const RunResult r =
+      RunTool(absl::StrCat("history export --format bmf --db ", Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["BM_a"]["instructions"]["value"], 1002);
+  EXPECT_EQ(j["BM_a"]["cycles"]["value"], 501);
+  EXPECT_TRUE(j["BM_a"].contains("IPC"));  // derived: instructions / cycles
+  EXPECT_DOUBLE_EQ(j["BM_a"]["IPC"]["value"].get<double>(), 2.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,
+                         ::testing::Values("sqlite", "postgresql"));
+
+// ---- Faults of one back end.
+
+TEST(HistorySqliteTest, NotAStoreFile) {
+  const std::string db = Write("notadb.db", std::string(4096, 'x'));
+  const std::string f = Write("n.json", RunJson(1000, 1));
+  const RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db), " ", Quote(f)));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not a perfcounters history store"));
+}
+
+TEST(HistorySqliteTest, ReadOnlyStore) {
+  const std::string dir = ScratchPath("ro");
+  RunShell(absl::StrCat("mkdir -p ", Quote(dir)));
+  const std::string db = dir + "/store.db";
+  const std::string f = Write("ro.json", RunJson(1000, 1));
+  const std::string g = Write("ro2.json", RunJson(1000, 2));
+  ASSERT_EQ(
+      RunTool(absl::StrCat("history add --db ", Quote(db), " ", Quote(f))).code,
+      0);
+  RunShell(absl::StrCat("chmod 0755 ", Quote(dir), " && chmod 0644 ", Quote(db),
+                        "*"));
+  // As root the file is writable whatever its mode: add as nobody.
+  const std::string as =
+      geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups "
+                     : "";
+  if (geteuid() != 0) RunShell(absl::StrCat("chmod 0444 ", Quote(db), "*"));
+  RunShell(absl::StrCat("chmod 0644 ", Quote(g)));
+  const RunResult r =
+      RunShell(absl::StrCat(as, Quote(perfcounters::tools::testing::ToolPath()),
+                            " history add --db ", Quote(db), " ", Quote(g)));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr(db));
+  EXPECT_THAT(r.err, HasSubstr("not writable"));
+}
+
+TEST(HistorySqliteTest, FullFileLeavesTheStoreAsItWas) {
+  const std::string db = ScratchPath("full.db");
+  const std::string f = Write("full1.json", RunJson(1000, 1));
+  ASSERT_EQ(
+      RunTool(absl::StrCat("history add --db ", Quote(db), " ", Quote(f))).code,
+      0);
+  // A run with many benchmarks, added under a file size limit just above
+  // the store's size.
+  nlohmann::ordered_json root = nlohmann::json::parse(RunJson(1000, 2));
+  for (int i = 0; i < 3000; ++i) {
+    auto e = root["benchmarks"][0];
+    e["name"] = e["run_name"] = absl::StrCat("BM_many/", i);
+    root["benchmarks"].push_back(e);
+  }
+  const std::string big = Write("full2.json", root.dump());
+  const RunResult r = RunShell(absl::StrCat(
+      "bash -c ",
+      Quote(absl::StrCat("ulimit -f 200; trap '' XFSZ; exec ",
+                         Quote(perfcounters::tools::testing::ToolPath()),
+                         " history add --db ", Quote(db), " ", Quote(big)))));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("as it was before"));
+  const RunResult csv =
+      RunTool(absl::StrCat("history export --format csv --db ", Quote(db)));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_THAT(csv.out, ::testing::Not(HasSubstr("BM_many")));
+}
+
+TEST(HistoryPostgresTest, ConnectionFaultsAreClear) {
+  PgServer& pg = PgServer::Get();
+  const std::string f = Write("pgf.json", RunJson(1000, 1));
+  auto add = [&](const std::string& db) {
+    return RunTool(absl::StrCat("history add --db ", Quote(db), " ", Quote(f)));
+  };
+  RunResult r = add("postgresql://perfcounters@/postgres?host=" +
+                    ScratchPath("nosuchdir"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cannot connect"));
+  EXPECT_THAT(r.err, HasSubstr("reachable"));
+  r = add("postgresql://[::1/db");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("PostgreSQL URL"));
+  if (!pg.ok()) GTEST_SKIP() << "SKIPPED (PostgreSQL): " << pg.why();
+  r = add(absl::StrCat("postgresql://perfcounters:wrong@/postgres?host=",
+                       pg.dir()));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("password"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("wrong")));  // redacted
+}
+
+// The t distribution against SciPy's (an independent implementation).
+TEST(HistoryStatisticsTest, StudentTMatchesScipy) {
+  const std::vector<std::pair<double, double>> cases = {
+      {0.5, 3}, {2.0, 10}, {3.5, 58}, {10, 40}, {1.96, 1000}, {0.01, 2}};
+  std::string script = "from scipy.stats import t\n";
+  for (const auto& [x, df] : cases) {
+    absl::StrAppend(&script, "print(repr(2*t.sf(", x, ",", df, ")))\n");
+  }
+  const std::string py = Write("t.py", script);
+  const RunResult r = RunShell(absl::StrCat(
+      Exists("/usr/bin/python3") ? "/usr/bin/python3 " : "python3 ",
+      Quote(py)));
+  if (r.code != 0) GTEST_SKIP() << "needs python3-scipy: " << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const double want = std::stod(lines[i]);
+    const double got =
+        perfcounters::tools::StudentTwoSidedP(cases[i].first, cases[i].second);
+    EXPECT_NEAR(got, want, 1e-12 + want * 1e-9) << cases[i].first;
+  }
+}
+
+}  // namespace

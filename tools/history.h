@@ -1,0 +1,110 @@
+// history.h: `perfcounters history` without the command line: adding gbench
+// JSON runs to a results store (history_store.h), reading the series of one
+// benchmark and metric back, change points (E-divisive means with a
+// t-test, as Apache Otava does), checking a new run against the history
+// with compare's gates, exports (Bencher Metric Format, Otava CSV).
+//
+// A series is the values of one benchmark's metric on one machine and one
+// branch, in run order (time, then the order of adding). A run's value of a
+// metric is what compare uses per side: the median over its repetitions
+// (or the median/mean aggregate when the file has only aggregates); a metric
+// that was not counted in a run is stored as not counted (NULL), never 0,
+// and is no point of the series.
+#ifndef PERFCOUNTERS_TOOLS_HISTORY_H_
+#define PERFCOUNTERS_TOOLS_HISTORY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gbench_json.h"
+#include "history_store.h"
+#include "name_filter.h"
+
+namespace perfcounters::tools {
+
+// Where a run comes from; empty fields take their defaults (RunIdentity()).
+struct RunIdentity {
+  std::string machine;
+  std::string commit;
+  std::string branch;
+  // ISO 8601; stored as UTC, YYYY-MM-DDTHH:MM:SSZ.
+  std::string time;
+};
+
+// Fills the empty fields of `given`: machine from the run's context (host
+// name, CPU count and frequency), commit and branch from GITHUB_SHA /
+// GITHUB_REF_NAME or CI_COMMIT_SHA / CI_COMMIT_REF_NAME, time from the
+// run's "date" (else now). A --time that is no ISO 8601 time is an error.
+absl::StatusOr<RunIdentity> ResolveIdentity(const BenchmarkFile& file,
+                                            const RunIdentity& given);
+
+// The default branch for check/changes: GITHUB_REF_NAME or
+// CI_COMMIT_REF_NAME, else empty (every branch).
+std::string BranchFromEnvironment();
+
+// What AddRun() did.
+struct AddResult {
+  int64_t run_id = 0;
+  bool already_stored = false;
+  size_t points = 0;       // benchmark x metric values (not counted included)
+  size_t not_counted = 0;  // of which not counted
+  size_t samples = 0;      // repetition values
+  size_t aggregates = 0;   // aggregate values
+  RunIdentity identity;
+};
+
+// Adds one parsed run (`text` is its JSON, whose digest identifies it: the
+// same file added twice is stored once) in one transaction.
+absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
+                                 const BenchmarkFile& file,
+                                 const RunIdentity& identity);
+
+// The digest that identifies a run's JSON text (32 hex digits).
+std::string RunDigest(const std::string& text);
+
+// One point of a series.
+struct SeriesPoint {
+  int64_t run_id = 0;
+  std::string commit;
+  std::string time;
+  // Empty: not counted in this run.
+  std::optional<double> value;
+  // The range of the run's repetitions (value when there was one).
+  double lo = 0;
+  double hi = 0;
+};
+
+struct Series {
+  std::string benchmark;
+  std::string metric;
+  std::string machine;
+  std::string branch;
+  std::vector<SeriesPoint> points;  // run order
+};
+
+// Which series to read; empty fields select all.
+struct SeriesQuery {
+  std::optional<NameFilter> benchmark;
+  std::string metric;
+  std::string machine;
+  std::string branch;
+};
+
+// Every series the query selects, ordered by benchmark, metric, machine,
+// branch.
+absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
+                                               const SeriesQuery& query);
+
+// The last `limit` points of one series (run order), before the run
+// `exclude_digest` (the run being checked, when it is stored already).
+absl::StatusOr<std::vector<SeriesPoint>> ReadRecentPoints(
+    HistoryStore& store, const std::string& benchmark,
+    const std::string& metric, const std::string& machine,
+    const std::string& branch, size_t limit, const std::string& exclude_digest);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_HISTORY_H_

@@ -1,0 +1,293 @@
+// history_add.cc: `history add`'s storing of one run (history.h): its
+// identity, its digest, and every value in one transaction.
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "compare.h"
+#include "history.h"
+#include "nlohmann/json.hpp"
+
+namespace perfcounters::tools {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+std::string ContextValue(const BenchmarkFile& file, absl::string_view key) {
+  for (const auto& [k, v] : file.context) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+// An ISO 8601 time as stored: UTC, to the second.
+absl::StatusOr<std::string> NormalizeTime(const std::string& text) {
+  absl::Time t;
+  std::string err;
+  for (const char* format :
+       {absl::RFC3339_full, "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%Ez",
+        "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"}) {
+    if (absl::ParseTime(format, text, absl::UTCTimeZone(), &t, &err)) {
+      return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "time '", text, "' is not ISO 8601 (e.g. 2026-12-01T20:50:00Z)"));
+}
+
+// Get-or-create ids of names in `table` (benchmarks or metrics).
+class NameIds {
+ public:
+  NameIds(HistoryStore& store, const char* table)
+      : store_(store), table_(table) {}
+
+  absl::Status Load() {
+    return store_.Query(
+        absl::StrCat("SELECT id, name FROM ", table_), {},
+        {SqlType::kInt, SqlType::kText}, [&](const std::vector<SqlValue>& r) {
+          ids_[std::get<std::string>(r[1])] = std::get<int64_t>(r[0]);
+        });
+  }
+
+  absl::StatusOr<int64_t> Id(const std::string& name) {
+    if (auto it = ids_.find(name); it != ids_.end()) return it->second;
+    if (absl::Status s = store_.Exec(
+            absl::StrCat("INSERT INTO ", table_,
+                         " (name) VALUES (?) ON CONFLICT (name) DO NOTHING"),
+            {name});
+        !s.ok()) {
+      return s;
+    }
+    int64_t id = -1;
+    if (absl::Status s = store_.Query(
+            absl::StrCat("SELECT id FROM ", table_, " WHERE name = ?"), {name},
+            {SqlType::kInt},
+            [&](const std::vector<SqlValue>& r) {
+              id = std::get<int64_t>(r[0]);
+            });
+        !s.ok()) {
+      return s;
+    }
+    ids_[name] = id;
+    return id;
+  }
+
+ private:
+  HistoryStore& store_;
+  const char* table_;
+  absl::flat_hash_map<std::string, int64_t> ids_;
+};
+
+SqlValue Nullable(const std::optional<double>& v) {
+  return v ? SqlValue(*v) : SqlValue(std::monostate{});
+}
+
+// A fault-injection point for the kill -9 test: with
+// PERFCOUNTERS_HISTORY_STOP_AFTER=N the process stops itself (SIGSTOP)
+// after N values, inside the transaction.
+void MaybeStop(size_t written) {
+  static const int64_t stop_after = [] {
+    int64_t n = -1;
+    const char* v = std::getenv("PERFCOUNTERS_HISTORY_STOP_AFTER");
+    if (v == nullptr || !absl::SimpleAtoi(v, &n)) return int64_t{-1};
+    return n;
+  }();
+  if (stop_after >= 0 && written == static_cast<size_t>(stop_after)) {
+    raise(SIGSTOP);
+  }
+}
+
+// The values of an entry as (metric, value or not counted).
+std::vector<std::pair<std::string, std::optional<double>>> EntryValues(
+    const BenchmarkFile& file, const RunEntry& e) {
+  std::vector<std::pair<std::string, std::optional<double>>> out;
+  if (e.real_time_ns)
+    out.emplace_back(std::string("real_time"), e.real_time_ns);
+  if (e.cpu_time_ns) out.emplace_back(std::string("cpu_time"), e.cpu_time_ns);
+  for (const EntryCounter& c : e.counters) {
+    out.emplace_back(file.counter_names[c.name],
+                     c.counted ? std::optional<double>(c.value) : std::nullopt);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string BranchFromEnvironment() {
+  std::string branch = Env("GITHUB_REF_NAME");
+  if (branch.empty()) branch = Env("CI_COMMIT_REF_NAME");
+  return branch;
+}
+
+absl::StatusOr<RunIdentity> ResolveIdentity(const BenchmarkFile& file,
+                                            const RunIdentity& given) {
+  RunIdentity id = given;
+  if (id.machine.empty()) {
+    const std::string host = ContextValue(file, "host_name");
+    const std::string cpus = ContextValue(file, "num_cpus");
+    const std::string mhz = ContextValue(file, "mhz_per_cpu");
+    id.machine = absl::StrCat(host.empty() ? "unknown-host" : host, " / ",
+                              cpus.empty() ? "?" : cpus, " CPUs / ",
+                              mhz.empty() ? "?" : mhz, " MHz");
+  }
+  if (id.commit.empty()) id.commit = Env("GITHUB_SHA");
+  if (id.commit.empty()) id.commit = Env("CI_COMMIT_SHA");
+  if (id.branch.empty()) id.branch = BranchFromEnvironment();
+  if (id.time.empty()) {
+    const std::string date = ContextValue(file, "date");
+    absl::StatusOr<std::string> t = NormalizeTime(date);
+    id.time = t.ok() ? *t
+                     : absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
+                                        absl::UTCTimeZone());
+  } else {
+    absl::StatusOr<std::string> t = NormalizeTime(id.time);
+    if (!t.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--time: ", t.status().message()));
+    id.time = *t;
+  }
+  return id;
+}
+
+std::string RunDigest(const std::string& text) {
+  // Two independent 64-bit hashes (FNV-1a, and a multiply-rotate hash) of
+  // the bytes: 128 bits, no collision among any realistic number of runs.
+  uint64_t fnv = 1469598103934665603ull, mix = 0x9e3779b97f4a7c15ull;
+  for (unsigned char c : text) {
+    fnv = (fnv ^ c) * 1099511628211ull;
+    mix = (mix ^ c) * 0xff51afd7ed558ccdull;
+    mix = (mix << 31) | (mix >> 33);
+  }
+  mix ^= text.size();
+  return absl::StrFormat("%016x%016x", fnv, mix);
+}
+
+absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
+                                 const BenchmarkFile& file,
+                                 const RunIdentity& identity) {
+  AddResult result;
+  result.identity = identity;
+  const std::string digest = RunDigest(text);
+  nlohmann::json context = nlohmann::json::object();
+  for (const auto& [k, v] : file.context) context[k] = v;
+  const std::string added =
+      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+  const std::vector<BenchmarkMetrics> summary = Summarize(file);
+
+  absl::Status s = InTransaction(store, [&]() -> absl::Status {
+    bool found = false;
+    absl::Status q = store.Query(
+        "INSERT INTO runs (digest, machine, commit_sha, branch, time, source, "
+        "context, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) "
+        "DO NOTHING RETURNING id",
+        {digest, identity.machine, identity.commit, identity.branch,
+         identity.time, file.source, context.dump(), added},
+        {SqlType::kInt}, [&](const std::vector<SqlValue>& r) {
+          result.run_id = std::get<int64_t>(r[0]);
+          found = true;
+        });
+    if (!q.ok()) return q;
+    if (!found) {
+      result.already_stored = true;
+      return store.Query("SELECT id FROM runs WHERE digest = ?", {digest},
+                         {SqlType::kInt}, [&](const std::vector<SqlValue>& r) {
+                           result.run_id = std::get<int64_t>(r[0]);
+                         });
+    }
+    NameIds benchmarks(store, "benchmarks"), metrics(store, "metrics");
+    if (absl::Status l = benchmarks.Load(); !l.ok()) return l;
+    if (absl::Status l = metrics.Load(); !l.ok()) return l;
+    size_t written = 0;
+    // The series' points, derived metrics included.
+    for (const BenchmarkMetrics& b : summary) {
+      absl::StatusOr<int64_t> bid = benchmarks.Id(b.name);
+      if (!bid.ok()) return bid.status();
+      for (const auto& [name, side] : b.metrics) {
+        if (!side.present) continue;
+        absl::StatusOr<int64_t> mid = metrics.Id(name);
+        if (!mid.ok()) return mid.status();
+        std::optional<double> lo, hi;
+        if (!side.samples.empty()) {
+          const auto [l, h] =
+              std::minmax_element(side.samples.begin(), side.samples.end());
+          lo = *l;
+          hi = *h;
+        }
+        if (absl::Status e = store.Exec(
+                "INSERT INTO points (benchmark_id, metric_id, run_id, value, "
+                "lo, hi, samples, not_counted, from_aggregate) VALUES (?, ?, "
+                "?, ?, ?, ?, ?, ?, ?)",
+                {*bid, *mid, result.run_id, Nullable(side.median), Nullable(lo),
+                 Nullable(hi), static_cast<int64_t>(side.samples.size()),
+                 static_cast<int64_t>(side.not_counted),
+                 int64_t{side.from_aggregate ? 1 : 0}});
+            !e.ok()) {
+          return e;
+        }
+        ++result.points;
+        if (!side.median) ++result.not_counted;
+        MaybeStop(++written);
+      }
+    }
+    // Repetitions (of benchmarks with more than one) and aggregates.
+    absl::flat_hash_map<std::string, int64_t> repetitions;
+    for (const RunEntry& e : file.entries) {
+      if (e.run_type == RunType::kIteration && !e.error_occurred &&
+          !e.skipped) {
+        ++repetitions[e.run_name];
+      }
+    }
+    absl::flat_hash_map<std::string, int64_t> ordinal;
+    for (const RunEntry& e : file.entries) {
+      if (e.error_occurred || e.skipped) continue;
+      const bool iteration = e.run_type == RunType::kIteration;
+      if (iteration && repetitions[e.run_name] < 2) continue;
+      absl::StatusOr<int64_t> bid = benchmarks.Id(e.run_name);
+      if (!bid.ok()) return bid.status();
+      const int64_t rep = iteration && e.repetition_index >= 0
+                              ? e.repetition_index
+                              : ordinal[e.run_name];
+      if (iteration) ++ordinal[e.run_name];
+      for (const auto& [name, value] : EntryValues(file, e)) {
+        absl::StatusOr<int64_t> mid = metrics.Id(name);
+        if (!mid.ok()) return mid.status();
+        absl::Status w =
+            iteration
+                ? store.Exec(
+                      "INSERT INTO samples (run_id, benchmark_id, metric_id, "
+                      "repetition, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                      "DO NOTHING",
+                      {result.run_id, *bid, *mid, rep, Nullable(value)})
+                : store.Exec(
+                      "INSERT INTO aggregates (run_id, benchmark_id, "
+                      "metric_id, aggregate, value) VALUES (?, ?, ?, ?, ?) ON "
+                      "CONFLICT DO NOTHING",
+                      {result.run_id, *bid, *mid, e.aggregate_name,
+                       Nullable(value)});
+        if (!w.ok()) return w;
+        ++(iteration ? result.samples : result.aggregates);
+        MaybeStop(++written);
+      }
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return result;
+}
+
+}  // namespace perfcounters::tools

@@ -1,0 +1,269 @@
+// history_changes.cc: E-divisive means with Otava's split and merge steps
+// (history_changes.h).
+#include "history_changes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace perfcounters::tools {
+namespace {
+
+// The regularized incomplete beta function I_x(a, b) by its continued
+// fraction (modified Lentz), the symmetry relation where it converges
+// slowly.
+double BetaContinuedFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  constexpr double kEps = 1e-15;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 10000; ++m) {
+    const double dm = m;
+    double num = dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm));
+    d = 1 + num * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + num / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    num = -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1));
+    d = 1 + num * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + num / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < kEps) break;
+  }
+  return h;
+}
+
+double RegularizedBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double log_front = std::lgamma(a + b) - std::lgamma(a) -
+                           std::lgamma(b) + a * std::log(x) +
+                           b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) {
+    return std::exp(log_front) * BetaContinuedFraction(a, b, x) / a;
+  }
+  return 1 - std::exp(log_front) * BetaContinuedFraction(b, a, 1 - x) / b;
+}
+
+struct Stats {
+  double mean = 0;
+  double std = 0;  // population standard deviation (numpy's std)
+};
+
+Stats Describe(const double* v, size_t n) {
+  Stats s;
+  for (size_t i = 0; i < n; ++i) s.mean += v[i];
+  s.mean /= static_cast<double>(n);
+  if (n < 2) return s;
+  double ss = 0;
+  for (size_t i = 0; i < n; ++i) ss += (v[i] - s.mean) * (v[i] - s.mean);
+  s.std = std::sqrt(ss / static_cast<double>(n));
+  return s;
+}
+
+// The change point between series[lo, index) and series[index, hi).
+ChangePoint Test(const std::vector<double>& series, size_t lo, size_t index,
+                 size_t hi) {
+  ChangePoint cp;
+  cp.index = index;
+  const Stats l = Describe(series.data() + lo, index - lo);
+  const Stats r = Describe(series.data() + index, hi - index);
+  cp.mean_before = l.mean;
+  cp.mean_after = r.mean;
+  cp.std_before = l.std;
+  cp.std_after = r.std;
+  cp.p =
+      TTestP(series.data() + lo, index - lo, series.data() + index, hi - index);
+  return cp;
+}
+
+double Magnitude(const ChangePoint& cp) {
+  const double forward =
+      cp.mean_before == 0 ? 0 : cp.mean_after / cp.mean_before - 1;
+  const double backward =
+      cp.mean_after == 0 ? 0 : cp.mean_before / cp.mean_after - 1;
+  return std::max(std::fabs(forward), std::fabs(backward));
+}
+
+// E-divisive's candidate in w[a, b): the tau (a < tau < b) of the split
+// (tau, kappa), tau < kappa <= b, that maximizes Q-hat. `col(j, lo, hi)` is
+// the sum of |w[i] - w[j]| over lo <= i < hi, from column prefix sums.
+struct Candidate {
+  size_t index = 0;
+  double q = -std::numeric_limits<double>::infinity();
+};
+
+class Window {
+ public:
+  Window(const double* w, size_t n) : n_(n), prefix_((n + 1) * n, 0.0) {
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        prefix_[(i + 1) * n + j] = prefix_[i * n + j] + std::fabs(w[i] - w[j]);
+      }
+    }
+  }
+
+  double Col(size_t j, size_t lo, size_t hi) const {
+    return prefix_[hi * n_ + j] - prefix_[lo * n_ + j];
+  }
+
+  Candidate Best(size_t a, size_t b) const {
+    Candidate best;
+    double within_x = 0;
+    for (size_t tau = a + 1; tau < b; ++tau) {
+      within_x += Col(tau - 1, a, tau - 1);
+      const double n = static_cast<double>(tau - a);
+      double cross = 0, within_y = 0;
+      for (size_t kappa = tau + 1; kappa <= b; ++kappa) {
+        const size_t j = kappa - 1;
+        cross += Col(j, a, tau);
+        within_y += Col(j, tau, j);
+        const double m = static_cast<double>(kappa - tau);
+        double q = 2 / (m + n) * cross;
+        if (n > 1) q -= 2 * m / ((m + n) * (n - 1)) * within_x;
+        if (m > 1) q -= 2 * n / ((m + n) * (m - 1)) * within_y;
+        if (q > best.q) {
+          best.q = q;
+          best.index = tau;
+        }
+      }
+    }
+    return best;
+  }
+
+ private:
+  size_t n_;
+  std::vector<double> prefix_;
+};
+
+// The detector on series[start, end): change points (absolute indices)
+// while the best candidate's t-test gives p <= max_p.
+std::vector<ChangePoint> Detect(const std::vector<double>& series, size_t start,
+                                size_t end, double max_p) {
+  const std::vector<double> w(series.begin() + start, series.begin() + end);
+  const Window window(w.data(), w.size());
+  std::vector<size_t> cps;  // window indices, sorted
+  std::vector<ChangePoint> out;
+  while (true) {
+    Candidate best;
+    size_t lo = 0, hi = 0;
+    size_t prev = 0;
+    for (size_t k = 0; k <= cps.size(); ++k) {
+      const size_t stop = k < cps.size() ? cps[k] : w.size();
+      if (stop - prev > 1) {
+        const Candidate c = window.Best(prev, stop);
+        if (c.q > best.q) {
+          best = c;
+          lo = prev;
+          hi = stop;
+        }
+      }
+      prev = stop;
+    }
+    if (!std::isfinite(best.q)) break;
+    const ChangePoint cp = Test(w, lo, best.index, hi);
+    if (!(cp.p <= max_p)) break;
+    cps.insert(std::upper_bound(cps.begin(), cps.end(), best.index),
+               best.index);
+    out.push_back(cp);
+  }
+  for (ChangePoint& cp : out) cp.index += start;
+  std::sort(out.begin(), out.end(),
+            [](const ChangePoint& a, const ChangePoint& b) {
+              return a.index < b.index;
+            });
+  return out;
+}
+
+// Re-tests change point k against the segments between its neighbours.
+void Retest(const std::vector<double>& series, std::vector<ChangePoint>& cps,
+            size_t k) {
+  const size_t lo = k == 0 ? 0 : cps[k - 1].index;
+  const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : series.size();
+  cps[k] = Test(series, lo, cps[k].index, hi);
+}
+
+}  // namespace
+
+double ChangePoint::ChangePercent() const {
+  return mean_before == 0 ? 0 : (mean_after / mean_before - 1) * 100;
+}
+
+double StudentTwoSidedP(double t, double df) {
+  if (std::isnan(t) || df <= 0) return 1;
+  if (std::isinf(t)) return 0;
+  return std::clamp(RegularizedBeta(df / 2, 0.5, df / (df + t * t)), 0.0, 1.0);
+}
+
+double TTestP(const double* left, size_t n1, const double* right, size_t n2) {
+  if (n1 == 0 || n2 == 0 || n1 + n2 < 3) return 1;
+  const Stats l = Describe(left, n1), r = Describe(right, n2);
+  const double df = static_cast<double>(n1 + n2 - 2);
+  const double pooled = ((static_cast<double>(n1) - 1) * l.std * l.std +
+                         (static_cast<double>(n2) - 1) * r.std * r.std) /
+                        df;
+  const double denom = std::sqrt(
+      pooled * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
+  if (denom == 0) return l.mean == r.mean ? 1 : 0;
+  return StudentTwoSidedP((l.mean - r.mean) / denom, df);
+}
+
+std::vector<ChangePoint> FindChangePoints(const std::vector<double>& series,
+                                          const ChangePointOptions& options) {
+  const size_t window = std::max<size_t>(options.window, 2);
+  const double first_pass = options.max_p < 0.05  ? options.max_p * 10
+                            : options.max_p < 0.5 ? options.max_p * 2
+                                                  : options.max_p;
+  // Split.
+  std::vector<ChangePoint> cps;
+  const size_t step = std::max<size_t>(window / 2, 1);
+  for (size_t start = 0; start < series.size();) {
+    const size_t end = std::min(start + window, series.size());
+    const std::vector<ChangePoint> found =
+        Detect(series, start, end, first_pass);
+    for (const ChangePoint& cp : found) {
+      const bool known = std::any_of(
+          cps.begin(), cps.end(),
+          [&](const ChangePoint& c) { return c.index == cp.index; });
+      if (!known) cps.push_back(cp);
+    }
+    const size_t last = found.empty() ? 0 : found.back().index;
+    start = std::max(last, start + step);
+  }
+  std::sort(cps.begin(), cps.end(),
+            [](const ChangePoint& a, const ChangePoint& b) {
+              return a.index < b.index;
+            });
+  for (size_t k = 0; k < cps.size(); ++k) Retest(series, cps, k);
+  // Merge: drop the weakest while it is not significant or too small.
+  while (!cps.empty()) {
+    auto weakest = std::max_element(
+        cps.begin(), cps.end(),
+        [](const ChangePoint& a, const ChangePoint& b) { return a.p < b.p; });
+    if (weakest->p < options.max_p) {
+      weakest =
+          std::min_element(cps.begin(), cps.end(),
+                           [](const ChangePoint& a, const ChangePoint& b) {
+                             return Magnitude(a) < Magnitude(b);
+                           });
+      if (Magnitude(*weakest) > options.min_magnitude) break;
+    }
+    const size_t k = static_cast<size_t>(weakest - cps.begin());
+    cps.erase(weakest);
+    // The neighbours' segments grew: re-test them.
+    if (k > 0) Retest(series, cps, k - 1);
+    if (k < cps.size()) Retest(series, cps, k);
+  }
+  return cps;
+}
+
+}  // namespace perfcounters::tools

@@ -1,0 +1,59 @@
+// history_changes.h: change points of a series, found as Apache Otava (ex
+// Hunter; Fleming et al., "Hunter: Using Change Point Detection to Hunt for
+// Performance Regressions", ICPE 2023) finds them with E-divisive means
+// (Matteson & James 2014):
+//  1. split: in sliding windows of `window` points (step window / 2), the
+//     E-divisive detector: repeatedly the split (tau, kappa) of an interval
+//     that maximizes the energy statistic Q-hat, kept while Student's
+//     two-sample t-test of the two sides gives p <= 10 x max_p ("weak"
+//     change points);
+//  2. merge: each weak change point is re-tested with the whole segments
+//     between its neighbours; the one with the largest p (or, when all pass,
+//     the smallest relative change) is removed while p >= max_p or its
+//     change <= min_magnitude, and its neighbours are re-tested.
+// The t-test is Otava's: pooled variance of the two sides' population
+// standard deviations, n1 + n2 - 2 degrees of freedom, two-sided.
+#ifndef PERFCOUNTERS_TOOLS_HISTORY_CHANGES_H_
+#define PERFCOUNTERS_TOOLS_HISTORY_CHANGES_H_
+
+#include <cstddef>
+#include <vector>
+
+namespace perfcounters::tools {
+
+// Otava's defaults.
+struct ChangePointOptions {
+  size_t window = 50;
+  double max_p = 0.001;
+  // Relative change (0.01 = 1 %) a change point must exceed.
+  double min_magnitude = 0.0;
+};
+
+struct ChangePoint {
+  // The first point after the change.
+  size_t index = 0;
+  double mean_before = 0;
+  double mean_after = 0;
+  double std_before = 0;
+  double std_after = 0;
+  double p = 1;
+  // (mean_after / mean_before - 1) * 100; 0 when mean_before is 0.
+  double ChangePercent() const;
+};
+
+// The change points of `series`, by index.
+std::vector<ChangePoint> FindChangePoints(
+    const std::vector<double>& series, const ChangePointOptions& options = {});
+
+// Two-sided p of Student's t distribution with `df` degrees of freedom:
+// P(|T| >= |t|).
+double StudentTwoSidedP(double t, double df);
+
+// Otava's t-test of two samples (population standard deviations, pooled):
+// the two-sided p; 1 when n1 + n2 < 3; 0 when both sides are constant and
+// differ.
+double TTestP(const double* left, size_t n1, const double* right, size_t n2);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_HISTORY_CHANGES_H_

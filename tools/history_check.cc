@@ -1,0 +1,256 @@
+// history_check.cc: `history check` without the command line
+// (history_check.h).
+#include "history_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "nlohmann/json.hpp"
+
+namespace perfcounters::tools {
+namespace {
+
+double RelativeSpread(const std::vector<double>& v, double median) {
+  if (v.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  if (median == 0) return *hi == *lo ? 0 : INFINITY;
+  return (*hi - *lo) / std::fabs(median);
+}
+
+MetricComparison Judge(std::string metric, SideStats base, SideStats next) {
+  MetricComparison m;
+  m.metric = std::move(metric);
+  m.base = std::move(base);
+  m.next = std::move(next);
+  if (!m.base.median || !m.next.median) return m;
+  const double b = *m.base.median, n = *m.next.median;
+  m.change_pct = b != 0   ? (n - b) / std::fabs(b) * 100
+                 : n == b ? 0
+                          : std::copysign(INFINITY, n);
+  if (m.base.samples.size() < 2) {
+    m.evidence = Evidence::kOneSample;
+  } else if (RelativeSpread(m.base.samples, b) <= kExactSpread &&
+             RelativeSpread(m.next.samples, n) <= kExactSpread) {
+    m.evidence = Evidence::kExact;
+  } else {
+    m.evidence = Evidence::kUTest;  // p from the prediction test
+    m.p_value = PredictionP(m.base.samples, n);
+  }
+  return m;
+}
+
+// What compare's skip reasons say of "base" and "new", for a history.
+std::string HistoryWording(const std::string& reason) {
+  return absl::StrReplaceAll(reason, {{" in base", " in the history"},
+                                      {" from base", " from the history"},
+                                      {" in new", " in the new run"},
+                                      {" from new", " from the new run"},
+                                      {"new: ", "the new run: "}});
+}
+
+}  // namespace
+
+double PredictionP(const std::vector<double>& history, double value) {
+  const size_t n = history.size();
+  if (n < 2) return 1;
+  double mean = 0;
+  for (double v : history) mean += v;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (double v : history) ss += (v - mean) * (v - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  if (sd == 0) return value == mean ? 1 : 0;
+  const double t =
+      (value - mean) / (sd * std::sqrt(1 + 1 / static_cast<double>(n)));
+  return StudentTwoSidedP(t, static_cast<double>(n - 1));
+}
+
+absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
+                                              const BenchmarkFile& run,
+                                              const std::string& digest,
+                                              const CheckOptions& options) {
+  Comparison out;
+  out.base_source =
+      absl::StrCat(store.Name(), " (machine ", options.machine,
+                   options.branch.empty() ? ", every branch" : ", branch ",
+                   options.branch, ")");
+  out.next_source = run.source;
+  std::vector<std::pair<double, size_t>> logs;
+  std::vector<std::string> order;
+  for (BenchmarkMetrics& b : Summarize(run)) {
+    BenchmarkComparison bc;
+    bc.name = b.name;
+    bc.next_problem = b.problem;
+    for (auto& [metric, next] : b.metrics) {
+      absl::StatusOr<std::vector<SeriesPoint>> points =
+          ReadRecentPoints(store, b.name, metric, options.machine,
+                           options.branch, options.lookback, digest);
+      if (!points.ok()) return points.status();
+      SideStats base;
+      base.present = !points->empty();
+      std::vector<double> values;
+      for (const SeriesPoint& p : *points) {
+        if (p.value) {
+          values.push_back(*p.value);
+        } else {
+          ++base.not_counted;
+        }
+      }
+      // The level since the last change point, at most `window` runs.
+      size_t first = 0;
+      const std::vector<ChangePoint> cps =
+          FindChangePoints(values, options.change_points);
+      if (!cps.empty()) first = cps.back().index;
+      if (values.size() - first > options.window) {
+        first = values.size() - options.window;
+      }
+      base.samples.assign(values.begin() + first, values.end());
+      if (!base.samples.empty()) base.median = Median(base.samples);
+      bc.metrics.push_back(Judge(metric, std::move(base), std::move(next)));
+    }
+    out.benchmarks.push_back(std::move(bc));
+  }
+  // Geometric means of new / history, as compare's.
+  absl::flat_hash_map<std::string, std::pair<double, size_t>> sums;
+  for (const BenchmarkComparison& bc : out.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      if (!m.base.median || !m.next.median || *m.base.median <= 0 ||
+          *m.next.median <= 0) {
+        continue;
+      }
+      auto [it, inserted] = sums.try_emplace(m.metric, 0.0, 0);
+      if (inserted) order.push_back(m.metric);
+      it->second.first += std::log(*m.next.median / *m.base.median);
+      ++it->second.second;
+    }
+  }
+  for (const std::string& metric : order) {
+    const auto& [sum, count] = sums[metric];
+    out.geomean.push_back(GeomeanSummary{
+        metric, count,
+        (std::exp(sum / static_cast<double>(count)) - 1.0) * 100.0});
+  }
+  return out;
+}
+
+std::string RenderCheck(const Comparison& comparison,
+                        const std::vector<GateResult>& gates, Format format,
+                        const CheckOptions& options) {
+  nlohmann::json json_gates = nlohmann::json::array();
+  nlohmann::json json_rows = nlohmann::json::array();
+  std::string rows_text;
+  const bool md = format == Format::kMarkdown;
+  auto p_text = [](const MetricComparison& m) -> std::string {
+    if (m.evidence == Evidence::kExact) return "exact";
+    if (m.evidence == Evidence::kOneSample) return "n=1";
+    if (!m.p_value) return "";
+    return *m.p_value < 0.001 ? "<0.001" : absl::StrFormat("%.3f", *m.p_value);
+  };
+  for (const BenchmarkComparison& bc : comparison.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      bool gated = false;
+      for (const GateResult& g : gates) gated |= g.metric == m.metric;
+      if (!gated || !m.next.median) continue;
+      nlohmann::json row = {{"benchmark", bc.name},
+                            {"metric", m.metric},
+                            {"history_runs", m.base.samples.size()},
+                            {"new", *m.next.median}};
+      row["history_median"] =
+          m.base.median ? nlohmann::json(*m.base.median) : nlohmann::json();
+      row["change_percent"] = m.change_pct && std::isfinite(*m.change_pct)
+                                  ? nlohmann::json(*m.change_pct)
+                                  : nlohmann::json();
+      row["p_value"] =
+          m.p_value ? nlohmann::json(*m.p_value) : nlohmann::json();
+      json_rows.push_back(row);
+      const std::string history =
+          m.base.median ? absl::StrCat(FormatValue(m.metric, *m.base.median),
+                                       " (", m.base.samples.size(), " runs)")
+                        : "none";
+      rows_text +=
+          md ? absl::StrCat("| ", bc.name, " | ", m.metric, " | ", history,
+                            " | ", FormatValue(m.metric, *m.next.median), " | ",
+                            FormatChange(m.change_pct), " | ", p_text(m),
+                            " |\n")
+             : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s\n", bc.name,
+                               m.metric, history,
+                               FormatValue(m.metric, *m.next.median),
+                               FormatChange(m.change_pct), p_text(m));
+    }
+  }
+  std::string gates_text;
+  for (const GateResult& g : gates) {
+    nlohmann::json jg = {{"gate", g.gate},
+                         {"status", StatusName(g.status)},
+                         {"checked", g.checked},
+                         {"message", HistoryWording(g.message)}};
+    auto list = [](const std::vector<GateViolation>& vs) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const GateViolation& v : vs) {
+        a.push_back(
+            {{"benchmark", v.benchmark},
+             {"metric", v.metric},
+             {"value", v.value},
+             {"p_value", v.p ? nlohmann::json(*v.p) : nlohmann::json()}});
+      }
+      return a;
+    };
+    jg["violations"] = list(g.violations);
+    jg["not_significant"] = list(g.not_significant);
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const GateSkip& s : g.not_evaluated) {
+      skipped.push_back(
+          {{"benchmark", s.benchmark}, {"reason", HistoryWording(s.reason)}});
+    }
+    jg["not_evaluated"] = skipped;
+    json_gates.push_back(jg);
+    absl::StrAppend(&gates_text, md ? "- " : "", "gate ", g.gate, ": ",
+                    StatusName(g.status), " (", g.checked, " checked, ",
+                    g.violations.size(), " violated, ",
+                    g.not_significant.size(), " beyond it but not significant)",
+                    g.message.empty() ? "" : ": ", HistoryWording(g.message),
+                    "\n");
+    for (const GateViolation& v : g.violations) {
+      absl::StrAppend(
+          &gates_text, md ? "  - " : "    ", v.benchmark, " ", v.metric, " ",
+          g.relative ? FormatChange(v.value) : FormatValue(v.metric, v.value),
+          v.p ? absl::StrFormat(" (p %.3g)", *v.p) : "", "\n");
+    }
+    for (const GateSkip& s : g.not_evaluated) {
+      absl::StrAppend(&gates_text, md ? "  - " : "    ",
+                      "not checked: ", s.benchmark, ": ",
+                      HistoryWording(s.reason), "\n");
+    }
+  }
+  const int code = ExitCode(gates);
+  if (format == Format::kJson) {
+    nlohmann::json out = {
+        {"machine", options.machine}, {"branch", options.branch},
+        {"window", options.window},   {"gates", json_gates},
+        {"rows", json_rows},          {"exit_code", code}};
+    return out.dump(2) + "\n";
+  }
+  const std::string header =
+      md ? "| benchmark | metric | history | new | change | p "
+           "|\n|---|---|---|---|---|---|\n"
+         : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s\n", "benchmark",
+                           "metric", "history (median)", "new", "change", "p");
+  return absl::StrCat(md ? "### perfcounters history check\n\n" : "",
+                      "history: ", comparison.base_source,
+                      "\nnew run: ", comparison.next_source, "\n\n", gates_text,
+                      "\n", header, rows_text, "\nverdict: ",
+                      code == 0   ? "passed"
+                      : code == 1 ? "FAILED (a gate was violated)"
+                                  : "ERROR (a gate checked nothing or matched "
+                                    "no benchmark)",
+                      "\n");
+}
+
+}  // namespace perfcounters::tools

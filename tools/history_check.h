@@ -1,0 +1,50 @@
+// history_check.h: `history check`: a new run against the history of each
+// of its benchmarks' metrics (same machine; the branch's runs since the
+// series' last change point, at most `window`), evaluated with compare's
+// gates (ParseGate / EvaluateGates on a Comparison whose base side is the
+// history). The significance test: Student's t prediction test of the new
+// run's value against the history's mean and spread (see docs/history.md).
+#ifndef PERFCOUNTERS_TOOLS_HISTORY_CHECK_H_
+#define PERFCOUNTERS_TOOLS_HISTORY_CHECK_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compare.h"
+#include "history.h"
+#include "history_changes.h"
+
+namespace perfcounters::tools {
+
+struct CheckOptions {
+  std::string machine;
+  // Empty: runs of every branch.
+  std::string branch;
+  size_t window = 30;
+  // How many of the latest runs are searched for the last change point.
+  size_t lookback = 200;
+  ChangePointOptions change_points;
+};
+
+// The comparison of `run` (base: the history; next: the run). A run that
+// is already in the store is left out of its own history.
+absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
+                                              const BenchmarkFile& run,
+                                              const std::string& digest,
+                                              const CheckOptions& options);
+
+// p of the prediction test: how likely a run drawn from the history (its
+// mean and sample standard deviation, n values) is at least as far from
+// the mean as `value` (Student's t, n - 1 degrees of freedom).
+double PredictionP(const std::vector<double>& history, double value);
+
+// Renders a check: the gates and, per checked benchmark and metric of the
+// gates, the history's median (runs), the new value, the change and p.
+std::string RenderCheck(const Comparison& comparison,
+                        const std::vector<GateResult>& gates, Format format,
+                        const CheckOptions& options);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_HISTORY_CHECK_H_

@@ -1,0 +1,361 @@
+// history_commands.cc: the `perfcounters history` subcommands.
+#include "history_commands.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "commands.h"
+#include "compare.h"
+#include "history.h"
+#include "history_check.h"
+#include "history_export.h"
+#include "nlohmann/json.hpp"
+
+namespace perfcounters::tools {
+namespace {
+
+struct HistoryArgs {
+  std::string db;
+  std::vector<std::string> runs;
+  RunIdentity identity;
+  std::vector<std::string> gates;
+  std::string branch;
+  std::string machine;
+  std::string benchmark;
+  std::string metric;
+  std::string format = "table";
+  std::string output;
+  size_t window = 30;
+  double alpha = 0.05;
+  bool fail_on_missing = false;
+  bool allow_unchecked = false;
+  ChangePointOptions cp;
+};
+
+int Fail(const char* command, absl::string_view message) {
+  std::fprintf(stderr, "perfcounters history %s: %s\n", command,
+               EscapeControlBytes(message).c_str());
+  return kExitUsage;
+}
+
+int RunAdd(const HistoryArgs& a) {
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
+  if (!store.ok()) return Fail("add", store.status().message());
+  int code = kExitOk;
+  for (const std::string& path : a.runs) {
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    if (!text.ok()) return Fail("add", text.status().message());
+    absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(*text, path);
+    if (!file.ok()) {
+      return Fail("add", absl::StrCat(file.status().message(),
+                                      " (nothing of it was stored)"));
+    }
+    if (file->entries.empty()) {
+      return Fail("add", absl::StrCat(path,
+                                      " has no benchmarks: not a Google "
+                                      "Benchmark JSON run (nothing stored)"));
+    }
+    PrintWarnings("history add", *file);
+    absl::StatusOr<RunIdentity> id = ResolveIdentity(*file, a.identity);
+    if (!id.ok()) return Fail("add", id.status().message());
+    absl::StatusOr<AddResult> r = AddRun(**store, *text, *file, *id);
+    if (!r.ok()) {
+      return Fail("add", absl::StrCat(r.status().message(),
+                                      " (the store is as it was before)"));
+    }
+    if (r->already_stored) {
+      std::fprintf(stderr,
+                   "perfcounters history add: %s is stored already (run %lld); "
+                   "not added again\n",
+                   path.c_str(), static_cast<long long>(r->run_id));
+      continue;
+    }
+    std::fprintf(stderr,
+                 "perfcounters history add: %s: run %lld (machine %s, commit "
+                 "%s, branch %s, %s): %zu values (%zu not counted), %zu "
+                 "repetition values, %zu aggregate values\n",
+                 path.c_str(), static_cast<long long>(r->run_id),
+                 id->machine.c_str(), id->commit.c_str(), id->branch.c_str(),
+                 id->time.c_str(), r->points, r->not_counted, r->samples,
+                 r->aggregates);
+  }
+  return code;
+}
+
+bool ParseFormat(const char* command, const std::string& text, Format& f) {
+  if (text == "table") {
+    f = Format::kTable;
+  } else if (text == "markdown" || text == "md") {
+    f = Format::kMarkdown;
+  } else if (text == "json") {
+    f = Format::kJson;
+  } else {
+    Fail(command, absl::StrCat("--format '", text,
+                               "' is unknown; use table, markdown or json"));
+    return false;
+  }
+  return true;
+}
+
+int RunCheck(const HistoryArgs& a) {
+  Format format;
+  if (!ParseFormat("check", a.format, format)) return kExitUsage;
+  absl::StatusOr<std::string> text = ReadFileToString(a.runs.front());
+  if (!text.ok()) return Fail("check", text.status().message());
+  absl::StatusOr<BenchmarkFile> file =
+      ParseBenchmarkJson(*text, a.runs.front());
+  if (!file.ok()) return Fail("check", file.status().message());
+  PrintWarnings("history check", *file);
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
+  if (!store.ok()) return Fail("check", store.status().message());
+  RunIdentity given;
+  given.machine = a.machine;
+  absl::StatusOr<RunIdentity> id = ResolveIdentity(*file, given);
+  if (!id.ok()) return Fail("check", id.status().message());
+  CheckOptions options;
+  options.machine = id->machine;
+  options.branch = a.branch.empty() ? BranchFromEnvironment() : a.branch;
+  options.window = a.window;
+  options.change_points = a.cp;
+  absl::StatusOr<Comparison> comparison =
+      CompareWithHistory(**store, *file, RunDigest(*text), options);
+  if (!comparison.ok()) return Fail("check", comparison.status().message());
+  const std::optional<std::vector<GateResult>> results =
+      RunGates("history check", a.gates, *comparison,
+               {.alpha = a.alpha,
+                .fail_on_missing = a.fail_on_missing,
+                .allow_unchecked = a.allow_unchecked});
+  if (!results) return kExitUsage;
+  if (!WriteOutput("history check", a.output.empty() ? "-" : a.output,
+                   RenderCheck(*comparison, *results, format, options),
+                   a.runs)) {
+    return kExitUsage;
+  }
+  PrintGateErrors("history check", *results);
+  return ExitCode(*results);
+}
+
+absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
+  if (!store.ok()) return store.status();
+  SeriesQuery q;
+  q.metric = a.metric;
+  q.machine = a.machine;
+  q.branch = a.branch;
+  if (!a.benchmark.empty()) {
+    absl::StatusOr<NameFilter> f = NameFilter::Create(a.benchmark);
+    if (!f.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--benchmark ", f.status().message()));
+    }
+    q.benchmark = *std::move(f);
+  }
+  return ReadSeries(**store, q);
+}
+
+int RunChanges(const HistoryArgs& a) {
+  if (a.format != "table" && a.format != "markdown" && a.format != "json") {
+    return Fail("changes", absl::StrCat("--format '", a.format,
+                                        "' is unknown; use table, markdown "
+                                        "or json"));
+  }
+  absl::StatusOr<std::vector<Series>> series = SelectSeries(a);
+  if (!series.ok()) return Fail("changes", series.status().message());
+  const std::vector<SeriesChange> changes = FindSeriesChanges(*series, a.cp);
+  if (!WriteOutput("history changes", a.output.empty() ? "-" : a.output,
+                   RenderChanges(changes, a.format), {})) {
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+int RunExport(const HistoryArgs& a) {
+  if (a.format != "bmf" && a.format != "csv") {
+    return Fail("export", absl::StrCat("--format '", a.format,
+                                       "' is unknown; use bmf (Bencher "
+                                       "Metric Format) or csv (Otava)"));
+  }
+  absl::StatusOr<std::vector<Series>> series = SelectSeries(a);
+  if (!series.ok()) return Fail("export", series.status().message());
+  const std::string text =
+      a.format == "bmf" ? ExportBmf(*series) : ExportCsv(*series);
+  return WriteOutput("history export", a.output.empty() ? "-" : a.output, text,
+                     {})
+             ? kExitOk
+             : kExitUsage;
+}
+
+void AddChangePointOptions(CLI::App* c, HistoryArgs& a) {
+  c->add_option("--cp-window", a.cp.window,
+                "change points: the E-divisive sliding window (runs)")
+      ->capture_default_str()
+      ->check(CLI::Range(3, 100000));
+  c->add_option("--cp-p-value", a.cp.max_p,
+                "change points: the t-test's largest p-value")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.5));
+  c->add_option("--cp-min-change", a.cp.min_magnitude,
+                "change points: the smallest relative change (0.01 = 1 %)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+}
+
+}  // namespace
+
+std::function<std::optional<int>()> AddHistoryCommands(CLI::App& app) {
+  auto args = std::make_shared<HistoryArgs>();
+  HistoryArgs& a = *args;
+  CLI::App* history = app.add_subcommand(
+      "history",
+      "A results store of runs (SQLite file or postgresql:// URL): add runs, "
+      "check a run against its history, find change points, export");
+  history->require_subcommand(1);
+  const char* db_help =
+      "the store: a file path (SQLite) or a postgresql:// URL";
+
+  CLI::App* add = history->add_subcommand(
+      "add", "Store Google Benchmark JSON runs (each in one transaction)");
+  add->add_option("RUN", a.runs, "gbench JSON files")->required();
+  add->add_option("--db", a.db, db_help)->required();
+  add->add_option("--commit", a.identity.commit,
+                  "commit (default $GITHUB_SHA or $CI_COMMIT_SHA)");
+  add->add_option("--branch", a.identity.branch,
+                  "branch (default $GITHUB_REF_NAME or $CI_COMMIT_REF_NAME)");
+  add->add_option("--machine", a.identity.machine,
+                  "machine (default: host name, CPUs and MHz of the run's "
+                  "context)");
+  add->add_option("--time", a.identity.time,
+                  "ISO 8601 time (default: the run's date)");
+
+  CLI::App* check = history->add_subcommand(
+      "check", "Gate a run against the history of each benchmark and metric");
+  check->add_option("RUN", a.runs, "the new gbench JSON run")
+      ->required()
+      ->expected(1);
+  check->add_option("--db", a.db, db_help)->required();
+  check->add_option("--fail-on", a.gates, "gate, as compare's (repeatable)")
+      ->required();
+  check->add_option("--branch", a.branch,
+                    "history of this branch (default $GITHUB_REF_NAME or "
+                    "$CI_COMMIT_REF_NAME, else every branch)");
+  check->add_option("--machine", a.machine,
+                    "history of this machine (default: the run's)");
+  check
+      ->add_option("--window", a.window,
+                   "at most the last N runs since the last change point")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100000));
+  check
+      ->add_option("--alpha", a.alpha,
+                   "significance level of the prediction t-test")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  check->add_flag("--fail-on-missing", a.fail_on_missing,
+                  "as compare --fail-on-missing");
+  check->add_flag("--allow-unchecked-gates", a.allow_unchecked,
+                  "as compare --allow-unchecked-gates");
+  check->add_option("--format", a.format, "table, markdown or json")
+      ->capture_default_str();
+  check->add_option("-o,--output", a.output, "write the output to this file");
+  AddChangePointOptions(check, a);
+
+  CLI::App* changes = history->add_subcommand(
+      "changes", "Change points of every series (E-divisive means, t-test)");
+  CLI::App* exp = history->add_subcommand(
+      "export", "Export: bmf (Bencher Metric Format) or csv (Apache Otava)");
+  for (CLI::App* c : {changes, exp}) {
+    c->add_option("--db", a.db, db_help)->required();
+    c->add_option("--benchmark", a.benchmark,
+                  "only benchmarks matching this regex (RE2)");
+    c->add_option("--metric", a.metric, "only this metric");
+    c->add_option("--machine", a.machine, "only this machine");
+    c->add_option("--branch", a.branch, "only this branch");
+    c->add_option("-o,--output", a.output, "write the output to this file");
+  }
+  changes->add_option("--format", a.format, "table, markdown or json")
+      ->capture_default_str();
+  AddChangePointOptions(changes, a);
+  exp->add_option("--format", a.format, "bmf or csv")->required();
+
+  return [args, add, check, changes, exp]() -> std::optional<int> {
+    if (add->parsed()) return RunAdd(*args);
+    if (check->parsed()) return RunCheck(*args);
+    if (changes->parsed()) return RunChanges(*args);
+    if (exp->parsed()) return RunExport(*args);
+    return std::nullopt;
+  };
+}
+
+std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
+                                            const ChangePointOptions& options) {
+  std::vector<SeriesChange> out;
+  for (const Series& s : series) {
+    std::vector<double> values;
+    std::vector<const SeriesPoint*> points;
+    for (const SeriesPoint& p : s.points) {
+      if (!p.value) continue;
+      values.push_back(*p.value);
+      points.push_back(&p);
+    }
+    for (const ChangePoint& cp : FindChangePoints(values, options)) {
+      out.push_back({&s, points[cp.index], cp});
+    }
+  }
+  return out;
+}
+
+std::string RenderChanges(const std::vector<SeriesChange>& changes,
+                          const std::string& format) {
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const SeriesChange& c : changes) {
+      out.push_back({{"benchmark", c.series->benchmark},
+                     {"metric", c.series->metric},
+                     {"machine", c.series->machine},
+                     {"branch", c.series->branch},
+                     {"commit", c.first_after->commit},
+                     {"time", c.first_after->time},
+                     {"before", c.change.mean_before},
+                     {"after", c.change.mean_after},
+                     {"change_percent", c.change.ChangePercent()},
+                     {"p_value", c.change.p}});
+    }
+    return out.dump(2) + "\n";
+  }
+  const bool md = format == "markdown";
+  std::string out =
+      md ? "| benchmark | metric | machine | branch | commit | time | before "
+           "| after | change | p |\n|---|---|---|---|---|---|---|---|---|---|\n"
+         : absl::StrFormat(
+               "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s "
+               "%9s %9s\n",
+               "benchmark", "metric", "machine", "branch", "commit", "time",
+               "before", "after", "change", "p");
+  for (const SeriesChange& c : changes) {
+    const std::string& m = c.series->metric;
+    const std::string change =
+        FormatChange(std::optional<double>(c.change.ChangePercent()));
+    const std::string p = absl::StrFormat("%.2g", c.change.p);
+    out += md ? absl::StrCat("| ", c.series->benchmark, " | ", m, " | ",
+                             c.series->machine, " | ", c.series->branch, " | ",
+                             c.first_after->commit, " | ", c.first_after->time,
+                             " | ", FormatValue(m, c.change.mean_before), " | ",
+                             FormatValue(m, c.change.mean_after), " | ", change,
+                             " | ", p, " |\n")
+              : absl::StrFormat(
+                    "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s %9s %9s\n",
+                    c.series->benchmark, m, c.series->machine, c.series->branch,
+                    c.first_after->commit.substr(0, 12), c.first_after->time,
+                    FormatValue(m, c.change.mean_before),
+                    FormatValue(m, c.change.mean_after), change, p);
+  }
+  if (changes.empty() && !md) out += "(no change points)\n";
+  return out;
+}
+
+}  // namespace perfcounters::tools

@@ -1,0 +1,77 @@
+// history_export.cc: `history export`: Bencher Metric Format (the latest
+// run, every metric its own measure) and a CSV Apache Otava reads (a row
+// per run, a column per benchmark.metric).
+#include "history_export.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "history.h"
+#include "nlohmann/json.hpp"
+
+namespace perfcounters::tools {
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\"\""}}), "\"");
+}
+
+}  // namespace
+
+std::string ExportBmf(const std::vector<Series>& series) {
+  // The latest run of each benchmark (per machine and branch: the last
+  // series point); every metric a measure.
+  nlohmann::json out = nlohmann::json::object();
+  for (const Series& s : series) {
+    if (s.points.empty() || !s.points.back().value) continue;
+    const SeriesPoint& p = s.points.back();
+    out[s.benchmark][s.metric] = {
+        {"value", *p.value}, {"lower_value", p.lo}, {"upper_value", p.hi}};
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string ExportCsv(const std::vector<Series>& series) {
+  // Runs in order (time, id), with their machine, branch and commit.
+  using RunKey = std::tuple<std::string, int64_t>;
+  std::map<RunKey, std::tuple<std::string, std::string, std::string>> runs;
+  std::set<std::string> columns_set;
+  std::vector<std::string> columns;
+  std::map<std::pair<RunKey, std::string>, double> cells;
+  for (const Series& s : series) {
+    const std::string column = absl::StrCat(s.benchmark, ".", s.metric);
+    if (columns_set.insert(column).second) columns.push_back(column);
+    for (const SeriesPoint& p : s.points) {
+      const RunKey key{p.time, p.run_id};
+      runs[key] = {p.commit, s.machine, s.branch};
+      if (p.value) cells[{key, column}] = *p.value;
+    }
+  }
+  std::string out = "time,commit,machine,branch";
+  for (const std::string& c : columns) absl::StrAppend(&out, ",", CsvField(c));
+  out += "\n";
+  for (const auto& [key, attrs] : runs) {
+    absl::StrAppend(&out, std::get<0>(key), ",", CsvField(std::get<0>(attrs)),
+                    ",", CsvField(std::get<1>(attrs)), ",",
+                    CsvField(std::get<2>(attrs)));
+    for (const std::string& c : columns) {
+      out += ",";
+      // Not counted or absent: an empty cell, never 0.
+      if (auto it = cells.find({key, c}); it != cells.end()) {
+        absl::StrAppend(&out, absl::StrFormat("%.17g", it->second));
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace perfcounters::tools

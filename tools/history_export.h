@@ -1,0 +1,40 @@
+// history_export.h: `history export` formats and `history changes`'
+// listing (history_export.cc, history_commands.cc).
+#ifndef PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
+#define PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "history.h"
+#include "history_changes.h"
+
+namespace perfcounters::tools {
+
+// Bencher Metric Format JSON: {benchmark: {metric: {value, lower_value,
+// upper_value}}} of each series' latest counted point.
+std::string ExportBmf(const std::vector<Series>& series);
+
+// CSV for Apache Otava: time,commit,machine,branch, then a column per
+// benchmark.metric; a row per run; not counted cells empty.
+std::string ExportCsv(const std::vector<Series>& series);
+
+// One change point of one series, as `history changes` lists it.
+struct SeriesChange {
+  const Series* series = nullptr;
+  // The first run after the change (its index among the counted points).
+  const SeriesPoint* first_after = nullptr;
+  ChangePoint change;
+};
+
+// The change points of every series (counted points only).
+std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
+                                            const ChangePointOptions& options);
+
+// table, markdown or json (the array of docs/history.md).
+std::string RenderChanges(const std::vector<SeriesChange>& changes,
+                          const std::string& format);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_

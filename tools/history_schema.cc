@@ -1,0 +1,188 @@
+// history_schema.cc: the history store's schema, created and migrated
+// forward in one transaction, and the store's opening. docs/history.md
+// describes the tables.
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "history_store.h"
+
+namespace perfcounters::tools {
+namespace {
+
+// The tables of schema version 1. SERIAL is the back end's auto-numbered
+// key; WITHOUT_ROWID clusters SQLite's tables on their primary keys.
+const std::vector<std::string>& SchemaV1() {
+  static const auto* statements = new std::vector<std::string>{
+      "CREATE TABLE IF NOT EXISTS runs (id SERIAL, digest TEXT NOT NULL "
+      "UNIQUE, machine TEXT NOT NULL, commit_sha TEXT NOT NULL, branch TEXT "
+      "NOT NULL, time TEXT NOT NULL, source TEXT NOT NULL, context TEXT NOT "
+      "NULL, added TEXT NOT NULL)",
+      "CREATE INDEX IF NOT EXISTS runs_by_series ON runs (machine, branch, "
+      "time)",
+      "CREATE TABLE IF NOT EXISTS benchmarks (id SERIAL, name TEXT NOT NULL "
+      "UNIQUE)",
+      "CREATE TABLE IF NOT EXISTS metrics (id SERIAL, name TEXT NOT NULL "
+      "UNIQUE)",
+      // One value per run, benchmark and metric: the series' point. value
+      // NULL: not counted in that run.
+      "CREATE TABLE IF NOT EXISTS points (benchmark_id BIGINT NOT NULL, "
+      "metric_id BIGINT NOT NULL, run_id BIGINT NOT NULL REFERENCES runs "
+      "(id), value DOUBLE PRECISION, lo DOUBLE PRECISION, hi DOUBLE "
+      "PRECISION, samples BIGINT NOT NULL, not_counted BIGINT NOT NULL, "
+      "from_aggregate BIGINT NOT NULL, PRIMARY KEY (benchmark_id, metric_id, "
+      "run_id)) WITHOUT_ROWID",
+      "CREATE INDEX IF NOT EXISTS points_by_run ON points (run_id)",
+      // Each repetition's value (runs with more than one repetition).
+      "CREATE TABLE IF NOT EXISTS samples (run_id BIGINT NOT NULL "
+      "REFERENCES runs (id), benchmark_id BIGINT NOT NULL, metric_id BIGINT "
+      "NOT NULL, repetition BIGINT NOT NULL, value DOUBLE PRECISION, PRIMARY "
+      "KEY (run_id, benchmark_id, metric_id, repetition)) WITHOUT_ROWID",
+      // gbench's aggregates (mean, median, stddev, cv, ...).
+      "CREATE TABLE IF NOT EXISTS aggregates (run_id BIGINT NOT NULL "
+      "REFERENCES runs (id), benchmark_id BIGINT NOT NULL, metric_id BIGINT "
+      "NOT NULL, aggregate TEXT NOT NULL, value DOUBLE PRECISION, PRIMARY KEY "
+      "(run_id, benchmark_id, metric_id, aggregate)) WITHOUT_ROWID",
+  };
+  return *statements;
+}
+
+// Migrations: kMigrations[v - 1] takes a store from version v to v + 1.
+// (Version 1 is the first; there is none yet.)
+const std::vector<std::vector<std::string>>& Migrations() {
+  static const auto* steps = new std::vector<std::vector<std::string>>{};
+  return *steps;
+}
+
+std::string ForBackend(const HistoryStore& store, const std::string& sql) {
+  const bool sqlite = std::string(store.Backend()) == "sqlite";
+  return absl::StrReplaceAll(
+      sql, {{"id SERIAL", absl::StrCat("id ", store.SerialKey())},
+            {" WITHOUT_ROWID", sqlite ? " WITHOUT ROWID" : ""}});
+}
+
+absl::StatusOr<bool> HasMetaTable(HistoryStore& store) {
+  const bool sqlite = std::string(store.Backend()) == "sqlite";
+  int64_t count = 0;
+  absl::Status s = store.Query(
+      sqlite ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+               "name = 'perfcounters_meta'"
+             : "SELECT count(*) FROM information_schema.tables WHERE "
+               "table_name = 'perfcounters_meta' AND table_schema = "
+               "current_schema()",
+      {}, {SqlType::kInt}, [&](const std::vector<SqlValue>& row) {
+        count = std::get<int64_t>(row[0]);
+      });
+  if (!s.ok()) return s;
+  return count > 0;
+}
+
+absl::StatusOr<int64_t> StoredVersion(HistoryStore& store) {
+  std::string text;
+  absl::Status s = store.Query(
+      "SELECT value FROM perfcounters_meta WHERE key = 'schema_version'", {},
+      {SqlType::kText}, [&](const std::vector<SqlValue>& row) {
+        if (const auto* v = std::get_if<std::string>(&row[0])) text = *v;
+      });
+  if (!s.ok()) return s;
+  int64_t version = 0;
+  if (!absl::SimpleAtoi(text, &version) || version < 1) {
+    return absl::DataLossError(absl::StrCat("store ", store.Name(),
+                                            " has no valid schema version ('",
+                                            text, "' in perfcounters_meta)"));
+  }
+  return version;
+}
+
+absl::Status TooNew(const HistoryStore& store, int64_t version) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "store ", store.Name(), " has schema version ", version,
+      ", written by a newer perfcounters; this one reads schema version ",
+      kHistorySchemaVersion,
+      " and older: use a newer perfcounters (the store is left unchanged)"));
+}
+
+}  // namespace
+
+absl::Status InTransaction(HistoryStore& store,
+                           const std::function<absl::Status()>& body) {
+  if (absl::Status s = store.Begin(); !s.ok()) return s;
+  absl::Status s = body();
+  if (s.ok()) s = store.Commit();
+  if (!s.ok()) store.Rollback();
+  return s;
+}
+
+absl::Status PrepareSchema(HistoryStore& store) {
+  absl::StatusOr<bool> has_meta = HasMetaTable(store);
+  if (!has_meta.ok()) return has_meta.status();
+  if (*has_meta) {
+    absl::StatusOr<int64_t> version = StoredVersion(store);
+    if (!version.ok()) return version.status();
+    if (*version > kHistorySchemaVersion) return TooNew(store, *version);
+    if (*version == kHistorySchemaVersion) return absl::OkStatus();
+  }
+  // Create or migrate, one writer at a time.
+  return InTransaction(store, [&]() -> absl::Status {
+    if (std::string(store.Backend()) == "postgresql") {
+      if (absl::Status s = store.Exec("SELECT pg_advisory_xact_lock(7243028)");
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (absl::Status s = store.Exec(
+            "CREATE TABLE IF NOT EXISTS perfcounters_meta (key TEXT PRIMARY "
+            "KEY, value TEXT NOT NULL)");
+        !s.ok()) {
+      return s;
+    }
+    int64_t version = 0;
+    absl::Status read = store.Query(
+        "SELECT value FROM perfcounters_meta WHERE key = 'schema_version'", {},
+        {SqlType::kText}, [&](const std::vector<SqlValue>& row) {
+          if (const auto* v = std::get_if<std::string>(&row[0])) {
+            if (!absl::SimpleAtoi(*v, &version)) version = 0;
+          }
+        });
+    if (!read.ok()) return read;
+    if (version > kHistorySchemaVersion) return TooNew(store, version);
+    if (version == 0) {
+      for (const std::string& sql : SchemaV1()) {
+        if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
+          return s;
+        }
+      }
+      version = 1;
+    }
+    for (; version < kHistorySchemaVersion; ++version) {
+      for (const std::string& sql : Migrations()[version - 1]) {
+        if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
+          return s;
+        }
+      }
+    }
+    if (absl::Status s = store.Exec(
+            "DELETE FROM perfcounters_meta WHERE key = 'schema_version'");
+        !s.ok()) {
+      return s;
+    }
+    return store.Exec(
+        "INSERT INTO perfcounters_meta (key, value) VALUES "
+        "('schema_version', ?)",
+        {absl::StrCat(kHistorySchemaVersion)});
+  });
+}
+
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenHistoryStore(
+    const std::string& db) {
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store =
+      IsPostgresUrl(db) ? OpenPostgresStore(db) : OpenSqliteStore(db);
+  if (!store.ok()) return store.status();
+  if (absl::Status s = PrepareSchema(**store); !s.ok()) return s;
+  return store;
+}
+
+}  // namespace perfcounters::tools

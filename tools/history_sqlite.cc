@@ -1,0 +1,202 @@
+// history_sqlite.cc: the SQLite back end of the history store (a file
+// path): WAL journal, so that readers never block a writer; a busy timeout,
+// so that two CI jobs adding at once wait for each other instead of
+// failing; write transactions BEGIN IMMEDIATE; prepared statements cached
+// by their text.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "history_store.h"
+
+namespace perfcounters::tools {
+namespace {
+
+// How long a writer waits for another one (a CI job adding a large run).
+constexpr int kBusyTimeoutMs = 120000;
+
+class SqliteStore final : public HistoryStore {
+ public:
+  SqliteStore(sqlite3* db, std::string path)
+      : db_(db), name_(std::move(path)) {}
+  ~SqliteStore() override {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(db_);
+  }
+
+  const char* Backend() const override { return "sqlite"; }
+  const std::string& Name() const override { return name_; }
+  const char* SerialKey() const override { return "INTEGER PRIMARY KEY"; }
+
+  absl::Status Error(int rc, absl::string_view what) const {
+    const std::string message =
+        absl::StrCat("store ", name_, ": ", what, ": ", sqlite3_errmsg(db_));
+    switch (rc & 0xff) {
+      case SQLITE_READONLY:
+      case SQLITE_PERM:
+      case SQLITE_CANTOPEN:
+        return absl::PermissionDeniedError(absl::StrCat(
+            message, " (the file or its directory is not writable here)"));
+      case SQLITE_FULL:
+        return absl::ResourceExhaustedError(absl::StrCat(
+            message, " (no space left for the store, or a file size limit)"));
+      case SQLITE_NOTADB:
+        return absl::InvalidArgumentError(
+            absl::StrCat("store ", name_,
+                         " is not a perfcounters history store (not an "
+                         "SQLite database)"));
+      case SQLITE_CORRUPT:
+        return absl::DataLossError(message);
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        return absl::UnavailableError(
+            absl::StrCat(message, " (another writer held it longer than ",
+                         kBusyTimeoutMs / 1000, " s)"));
+      default:
+        return absl::InternalError(message);
+    }
+  }
+
+  absl::StatusOr<sqlite3_stmt*> Prepare(absl::string_view sql) {
+    std::string key(sql);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+      sqlite3_reset(it->second);
+      sqlite3_clear_bindings(it->second);
+      return it->second;
+    }
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v2(
+        db_, key.data(), static_cast<int>(key.size()), &stmt, nullptr);
+    if (rc != SQLITE_OK) return Error(rc, "cannot prepare a statement");
+    cache_.emplace(std::move(key), stmt);
+    return stmt;
+  }
+
+  absl::Status Bind(sqlite3_stmt* stmt, const std::vector<SqlValue>& params) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int k = static_cast<int>(i + 1);
+      int rc = SQLITE_OK;
+      const SqlValue& p = params[i];
+      if (std::holds_alternative<std::monostate>(p)) {
+        rc = sqlite3_bind_null(stmt, k);
+      } else if (const auto* v = std::get_if<int64_t>(&p)) {
+        rc = sqlite3_bind_int64(stmt, k, *v);
+      } else if (const auto* d = std::get_if<double>(&p)) {
+        rc = sqlite3_bind_double(stmt, k, *d);
+      } else {
+        const std::string& s = std::get<std::string>(p);
+        rc = sqlite3_bind_text(stmt, k, s.data(), static_cast<int>(s.size()),
+                               SQLITE_TRANSIENT);
+      }
+      if (rc != SQLITE_OK) return Error(rc, "cannot bind a value");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Exec(absl::string_view sql,
+                    const std::vector<SqlValue>& params) override {
+    return Query(sql, params, {}, nullptr);
+  }
+
+  absl::Status Query(
+      absl::string_view sql, const std::vector<SqlValue>& params,
+      const std::vector<SqlType>& types,
+      const std::function<void(const std::vector<SqlValue>&)>& row) override {
+    absl::StatusOr<sqlite3_stmt*> stmt = Prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    if (absl::Status s = Bind(*stmt, params); !s.ok()) return s;
+    std::vector<SqlValue> values(types.size());
+    while (true) {
+      const int rc = sqlite3_step(*stmt);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) {
+        const absl::Status error = Error(rc, "a statement failed");
+        sqlite3_reset(*stmt);
+        return error;
+      }
+      if (!row) continue;
+      for (size_t i = 0; i < types.size(); ++i) {
+        const int c = static_cast<int>(i);
+        if (sqlite3_column_type(*stmt, c) == SQLITE_NULL) {
+          values[i] = std::monostate{};
+        } else if (types[i] == SqlType::kInt) {
+          values[i] = static_cast<int64_t>(sqlite3_column_int64(*stmt, c));
+        } else if (types[i] == SqlType::kDouble) {
+          values[i] = sqlite3_column_double(*stmt, c);
+        } else {
+          const unsigned char* text = sqlite3_column_text(*stmt, c);
+          values[i] = std::string(reinterpret_cast<const char*>(text),
+                                  sqlite3_column_bytes(*stmt, c));
+        }
+      }
+      row(values);
+    }
+    sqlite3_reset(*stmt);
+    return absl::OkStatus();
+  }
+
+  absl::Status Begin() override { return Exec("BEGIN IMMEDIATE", {}); }
+  absl::Status Commit() override { return Exec("COMMIT", {}); }
+  void Rollback() override {
+    if (sqlite3_get_autocommit(db_) == 0) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  }
+
+ private:
+  sqlite3* db_;
+  std::string name_;
+  absl::flat_hash_map<std::string, sqlite3_stmt*> cache_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
+    const std::string& path) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(
+        "--db is empty: give a file path (SQLite) or a postgresql:// URL");
+  }
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      nullptr);
+  if (rc != SQLITE_OK) {
+    std::string why = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+    if (db != nullptr) sqlite3_close_v2(db);
+    const int err = errno;
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open the store ", path, ": ", why,
+                     err != 0 ? absl::StrCat(" (", std::strerror(err), ")")
+                              : std::string()));
+  }
+  auto store = std::make_unique<SqliteStore>(db, path);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_extended_result_codes(db, 1);
+  // WAL: readers do not block the writer; the journal mode sticks to the
+  // file. A read-only file stays in its mode (the schema step then says
+  // what cannot be written).
+  if (absl::Status s = store->Query("PRAGMA journal_mode=WAL", {},
+                                    {SqlType::kText}, [](const auto&) {});
+      !s.ok() && s.code() != absl::StatusCode::kPermissionDenied) {
+    return s;
+  }
+  if (absl::Status s = store->Exec("PRAGMA synchronous=NORMAL", {}); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = store->Exec("PRAGMA foreign_keys=ON", {}); !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<HistoryStore>(std::move(store));
+}
+
+}  // namespace perfcounters::tools

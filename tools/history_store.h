@@ -1,0 +1,92 @@
+// history_store.h: the results store of `perfcounters history` behind one
+// small interface with two back ends: SQLite (a file path; libsqlite3, WAL
+// with a busy timeout) and PostgreSQL (a postgresql:// or postgres:// URL;
+// libpq). Both hold the same versioned schema (history_schema.cc); callers
+// write SQL with `?` placeholders, which the PostgreSQL back end numbers.
+// Neither library appears in this header.
+#ifndef PERFCOUNTERS_TOOLS_HISTORY_STORE_H_
+#define PERFCOUNTERS_TOOLS_HISTORY_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace perfcounters::tools {
+
+// A parameter or a column value: NULL, an integer, a double or text.
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+
+// The type a query's column is read as.
+enum class SqlType { kInt, kDouble, kText };
+
+class HistoryStore {
+ public:
+  virtual ~HistoryStore() = default;
+
+  // "sqlite" or "postgresql".
+  virtual const char* Backend() const = 0;
+  // The store as named to people (a URL without its password).
+  virtual const std::string& Name() const = 0;
+
+  // Runs one statement. Errors name the store and what failed.
+  virtual absl::Status Exec(absl::string_view sql,
+                            const std::vector<SqlValue>& params = {}) = 0;
+  // Runs a query; `row` gets each row's columns read as `types`.
+  virtual absl::Status Query(
+      absl::string_view sql, const std::vector<SqlValue>& params,
+      const std::vector<SqlType>& types,
+      const std::function<void(const std::vector<SqlValue>&)>& row) = 0;
+  // A write transaction (SQLite: BEGIN IMMEDIATE, waiting for other writers
+  // up to the busy timeout).
+  virtual absl::Status Begin() = 0;
+  virtual absl::Status Commit() = 0;
+  // Never fails loudly: rolling back what may not have begun is harmless.
+  virtual void Rollback() = 0;
+
+  // The DDL type of an auto-numbered primary key column.
+  virtual const char* SerialKey() const = 0;
+};
+
+// The schema version this build writes, and reads.
+inline constexpr int64_t kHistorySchemaVersion = 1;
+
+// Opens (creating it when it is a file that does not exist) the store `db`
+// and migrates its schema forward. A store of a newer schema version is
+// FailedPrecondition, naming both versions. A URL that is malformed, a
+// server that cannot be reached or refuses the login, a file that is not a
+// store: InvalidArgument / Unavailable / PermissionDenied naming `db`.
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenHistoryStore(
+    const std::string& db);
+
+// Whether `db` names a PostgreSQL store (a postgresql:// or postgres://
+// URL).
+bool IsPostgresUrl(absl::string_view db);
+
+// `url` with its password replaced by "***" (for messages).
+std::string RedactUrl(absl::string_view url);
+
+// The back ends (history_sqlite.cc, history_pg.cc): open without the
+// schema step.
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
+    const std::string& path);
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenPostgresStore(
+    const std::string& url);
+
+// Creates or migrates the schema (history_schema.cc).
+absl::Status PrepareSchema(HistoryStore& store);
+
+// Runs `body` in one write transaction: committed when it returns OK,
+// rolled back otherwise.
+absl::Status InTransaction(HistoryStore& store,
+                           const std::function<absl::Status()>& body);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_HISTORY_STORE_H_
