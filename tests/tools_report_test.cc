@@ -9,6 +9,7 @@
 #include <png.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -269,6 +270,45 @@ TEST_F(ReportTest, TwoHundredBenchmarksInChromium) {
                              "iteration)</span>"));
   const auto colours = Screenshot(page, 2400, "report200.png");
   EXPECT_GT(colours.at("#E69F00"), 3000u);
+}
+
+// The flame graphs of the profile sample files (tools_profile_test checks
+// their SVG): drawn, in the frames' own colours.
+TEST_F(ReportTest, FlameGraphsInChromium) {
+  if (NoBrowserHere()) {
+    GTEST_SKIP() << "no Chromium in the emulated arm64 machine; the native run "
+                    "renders the report";
+  }
+  const std::string page = *dir_ + "/profiles.html";
+  const RunResult r =
+      Tool(absl::StrCat("report profile_base.json profile_new.json -o ",
+                        Quote(page)),
+           kData);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = Slurp(page);
+  // The fill of a frame, upper-case as Screenshot() counts colours.
+  auto fill = [&](const std::string& name) {
+    const size_t g = html.find(absl::StrCat("data-name=\"", name, "\""));
+    EXPECT_NE(g, std::string::npos) << name;
+    const size_t at = html.find("fill=\"", g) + 6;
+    std::string colour = html.substr(at, 7);
+    for (char& c : colour) c = static_cast<char>(std::toupper(c));
+    return colour;
+  };
+  const std::string dom = Chromium(page, "--dump-dom");
+  EXPECT_THAT(dom, HasSubstr("<svg class=\"flamegraph\""));
+  const auto colours = Screenshot(page, 3000, "profiles.png");
+  // ParseNumber's boxes: 41 % and 58 % of 1172 px by 17 px in the two
+  // graphs of BM_Parse (their labels cover some of it); "all" spans every
+  // graph.
+  const double parse_area = (0.41 + 0.58) * 1172 * 17;
+  const auto count = [&](const std::string& colour) {
+    auto it = colours.find(colour);
+    return it == colours.end() ? size_t{0} : it->second;
+  };
+  EXPECT_GT(count(fill("ParseNumber(char const*)")), parse_area * 0.6);
+  EXPECT_LT(count(fill("ParseNumber(char const*)")), parse_area * 1.05);
+  EXPECT_GT(count(fill("all")), 5 * 1172 * 17 * 0.6);
 }
 
 TEST_F(ReportTest, SameFileNamesAreToldApart) {

@@ -400,6 +400,7 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
   const FileIndex bi = Index(base, options);
   const FileIndex ni = Index(next, options);
   out.benchmarks.reserve(bi.groups.size() + ni.groups.size() / 8);
+  out.profiles = CompareProfiles(base, next, options.filter);
 
   auto compare_pair = [&](const Group* bg, const Group* ng) {
     BenchmarkComparison bc;

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "compare_profile.h"
 #include "gbench_json.h"
 #include "name_filter.h"
 #include "perfcounters/metrics.h"
@@ -161,6 +162,8 @@ struct Comparison {
   std::vector<UnavailableGroup> next_unavailable;
   std::vector<BenchmarkComparison> benchmarks;
   std::vector<GeomeanSummary> geomean;
+  // The profiles' share changes (compare_profile.h).
+  ProfileComparison profiles;
 };
 
 // Options for Compare().

@@ -161,6 +161,9 @@ std::string RenderJson(const Comparison& c,
   // The benchmarks are written one at a time after the rest, so that the
   // output's tree never holds more than one benchmark (a whole tree takes
   // many times the text's size).
+  if (c.profiles.sides != ProfileSides::kNone) {
+    root["profiles"] = ProfileJson(c.profiles);
+  }
   root["benchmarks"] = json::array();
   std::string out = Dump(root, 0);
   if (c.benchmarks.empty()) return out + "\n";

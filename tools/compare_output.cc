@@ -345,6 +345,7 @@ std::string RenderTable(const Comparison& c,
                             g.benchmarks);
     }
   }
+  out += ProfileTableText(c.profiles);
   if (const std::string note = OneSampleNote(c); !note.empty()) {
     absl::StrAppend(&out, "\nNote: ", note, ".\n");
   }
@@ -385,14 +386,16 @@ std::string Code(absl::string_view s) {
 
 class MarkdownWriter {
  public:
-  MarkdownWriter(const RenderOptions& options) : options_(options) {}
+  // `reserved`: room kept for a part appended after the rows.
+  MarkdownWriter(const RenderOptions& options, size_t reserved = 0)
+      : options_(options), reserved_(reserved) {}
 
   std::string& out() { return out_; }
 
   // Appends `text` if it fits the length budget (keeping room for the
   // closing notes).
   bool Fits(size_t extra) const {
-    return out_.size() + extra + kTailRoom <= options_.max_chars;
+    return out_.size() + extra + kTailRoom + reserved_ <= options_.max_chars;
   }
   // Appends a benchmark row if the row and length budgets allow.
   bool Row(const std::string& row) {
@@ -408,6 +411,7 @@ class MarkdownWriter {
  private:
   static constexpr size_t kTailRoom = 1200;
   const RenderOptions& options_;
+  size_t reserved_;
   std::string out_;
   size_t rows_ = 0;
 };
@@ -425,7 +429,10 @@ std::string RenderMarkdown(const Comparison& c,
                            const std::vector<GateResult>& gates,
                            const RenderOptions& options) {
   const MarkIndex marks = IndexMarks(gates);
-  MarkdownWriter w(options);
+  // The profiles' part gets up to a quarter of the comment.
+  const std::string profiles =
+      ProfileMarkdown(c.profiles, options.max_chars / 4);
+  MarkdownWriter w(options, profiles.size());
   std::string& out = w.out();
   out = "## perfcounters compare\n\n";
   absl::StrAppend(&out, "Base: ", Code(c.base_source),
@@ -556,6 +563,7 @@ std::string RenderMarkdown(const Comparison& c,
                       " more not compared benchmarks left out)\n\n");
     }
   }
+  out += profiles;
   std::vector<std::string> left;
   for (const Section& s : sections) {
     if (s.left_out > 0) {

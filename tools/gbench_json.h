@@ -16,6 +16,7 @@
 #define PERFCOUNTERS_TOOLS_GBENCH_JSON_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "absl/strings/string_view.h"
 
 namespace perfcounters::tools {
+
+struct BenchmarkProfile;  // profile_data.h
 
 // One counter of one entry as read from the file (the core's CounterValue
 // is a live reading; this is a recorded one).
@@ -70,6 +73,9 @@ struct RunEntry {
   std::string skip_message;
   // Every other numeric field, in file order.
   std::vector<EntryCounter> counters;
+  // The sampled profile ("perfcounters_profile", profile_data.h), if the
+  // row carries one.
+  std::shared_ptr<const BenchmarkProfile> profile;
 };
 
 // A whole gbench JSON file.

@@ -2,6 +2,8 @@
 // reader (see gbench_json_internal.h): nlohmann-json's events, one entry of
 // the "benchmarks" array at a time, into a BenchmarkFile.
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +16,7 @@
 #include "gbench_json.h"
 #include "gbench_json_internal.h"
 #include "nlohmann/json.hpp"
+#include "profile_data.h"
 
 namespace perfcounters::tools::gbench_json_internal {
 namespace {
@@ -49,6 +52,7 @@ enum class Field {
   kErrorMessage,
   kSkipped,
   kSkipMessage,
+  kProfile,  // "perfcounters_profile" (profile_data.h)
   kIgnored,  // metadata: family_index, threads, label, big_o, ...
 };
 
@@ -78,7 +82,7 @@ const absl::flat_hash_map<std::string, Field>& FieldTable() {
       {"real_coefficient", Field::kIgnored},
       {"rms", Field::kIgnored},
       {"complexity", Field::kIgnored},
-      {"perfcounters_profile", Field::kIgnored},  // docs/profiles.md
+      {"perfcounters_profile", Field::kProfile},  // docs/profiles.md
   };
   return *table;
 }
@@ -89,14 +93,38 @@ class Handler {
  public:
   explicit Handler(BenchmarkFile& out) : out_(out) {}
 
-  bool Null() { return Scalar(Kind::kNull, 0, {}, false); }
-  bool Bool(bool b) { return Scalar(Kind::kBool, 0, {}, b); }
-  bool Number(double v) { return Scalar(Kind::kNumber, v, {}, false); }
+  bool Null() {
+    if (capture_) return CaptureValue(nullptr);
+    return Scalar(Kind::kNull, 0, {}, false);
+  }
+  bool Bool(bool b) {
+    if (capture_) return CaptureValue(b);
+    return Scalar(Kind::kBool, 0, {}, b);
+  }
+  bool Number(double v) {
+    if (capture_) return CaptureValue(v);
+    return Scalar(Kind::kNumber, v, {}, false);
+  }
   bool String(absl::string_view s) {
+    if (capture_) {
+      // NaN/Infinity tokens come back as numbers (the reader says so).
+      switch (ClassifyMarker(s)) {
+        case NonFinite::kNan:
+          return CaptureValue(std::numeric_limits<double>::quiet_NaN());
+        case NonFinite::kInf:
+          return CaptureValue(std::numeric_limits<double>::infinity());
+        case NonFinite::kNone:
+          return CaptureValue(std::string(s));
+      }
+    }
     return Scalar(Kind::kString, 0, s, false);
   }
 
   bool StartObject() {
+    if (capture_ || StartCapture()) {
+      capture_->StartObject();
+      return true;
+    }
     ++depth_;
     if (depth_ == 1) return true;
     if (depth_ == 2 && key_ == "context") {
@@ -118,6 +146,7 @@ class Handler {
     return true;  // nested objects elsewhere are skipped
   }
   bool EndObject() {
+    if (capture_) return CaptureEnd();
     if (depth_ == 3 && in_entry_) {
       if (!FinishEntry()) return false;
       in_entry_ = false;
@@ -127,6 +156,10 @@ class Handler {
     return true;
   }
   bool StartArray() {
+    if (capture_ || StartCapture()) {
+      capture_->StartArray();
+      return true;
+    }
     ++depth_;
     if (depth_ == 1) {
       return Fail(
@@ -146,11 +179,16 @@ class Handler {
     return true;
   }
   bool EndArray() {
+    if (capture_) return CaptureEnd();
     if (depth_ == 2) in_benchmarks_ = false;
     --depth_;
     return true;
   }
   bool Key(absl::string_view k) {
+    if (capture_) {
+      capture_->Key(k);
+      return true;
+    }
     key_.assign(k.data(), k.size());
     return true;
   }
@@ -172,6 +210,36 @@ class Handler {
 
  private:
   enum class Kind { kNull, kBool, kNumber, kString };
+
+  // The value of an entry's "perfcounters_profile" member is collected
+  // whole and read by ReadProfile() when it ends.
+  bool StartCapture() {
+    if (depth_ != 3 || !in_entry_ || key_ != "perfcounters_profile") {
+      return false;
+    }
+    capture_.emplace();
+    return true;
+  }
+  bool CaptureValue(nlohmann::json v) {
+    capture_->Value(std::move(v));
+    return capture_->Done() ? FinishCapture() : true;
+  }
+  bool CaptureEnd() {
+    capture_->End();
+    return capture_->Done() ? FinishCapture() : true;
+  }
+  bool FinishCapture() {
+    std::vector<std::string> warnings;
+    absl::StatusOr<BenchmarkProfile> profile = ReadProfile(
+        capture_->result(), absl::StrCat(EntryPath(), ".perfcounters_profile"),
+        &warnings);
+    capture_.reset();
+    for (std::string& w : warnings) Warn(std::move(w));
+    if (!profile.ok()) return Fail(std::string(profile.status().message()));
+    entry_.profile =
+        std::make_shared<const BenchmarkProfile>(*std::move(profile));
+    return true;
+  }
 
   bool Fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
@@ -349,6 +417,13 @@ class Handler {
         if (field == Field::kCpuTime) raw_cpu_ = number;
         return true;
       }
+      case Field::kProfile:
+        // A scalar: the reader says what it should be.
+        capture_.emplace();
+        if (kind == Kind::kNull) return CaptureValue(nullptr);
+        if (kind == Kind::kBool) return CaptureValue(flag);
+        if (kind == Kind::kNumber) return CaptureValue(number);
+        return CaptureValue(std::string(text));
       case Field::kIgnored:
         return true;
       case Field::kCounter:
@@ -497,6 +572,7 @@ class Handler {
   std::vector<std::pair<std::string, Field>> recent_keys_;
   // (run_name, repetition or aggregate) -> index of its first entry.
   absl::flat_hash_map<std::string, size_t> seen_;
+  std::optional<JsonValueBuilder> capture_;
   std::string error_;
 };
 

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "report_html.h"
+#include "report_profile.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -173,7 +174,9 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     }
     not_counted.emplace_back(metrics[m], absl::StrJoin(reasons, " | "));
   }
-  page.Nav(shown_metrics, !not_counted.empty(), !problems.empty());
+  const std::string profiles = ReportProfileSection(runs, labels);
+  page.Nav(shown_metrics, !not_counted.empty(), !problems.empty(),
+           !profiles.empty());
   page.NotCounted(not_counted);
 
   for (size_t m = 0; m < metrics.size(); ++m) {
@@ -218,6 +221,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     page.Metric(metrics[m], out_rows, notes, options.first_rows,
                 options.page_rows);
   }
+  page.Append(profiles);
   page.Problems(problems);
   return page.Finish();
 }

@@ -211,12 +211,13 @@ void Page::Gates(const std::vector<GateResult>& gates, const std::string& base,
 }
 
 void Page::Nav(const std::vector<std::string>& metrics, bool not_counted,
-               bool problems) {
+               bool problems, bool profiles) {
   html_ += "<nav>Metrics: ";
   for (const std::string& m : metrics) {
     absl::StrAppend(&html_, "<a href=\"#m-", Esc(m), "\">", Esc(m), "</a>");
   }
   if (not_counted) html_ += "<a href=\"#not-counted\">not counted</a>";
+  if (profiles) html_ += "<a href=\"#profiles\">profiles</a>";
   if (problems) html_ += "<a href=\"#problems\">errors and skips</a>";
   html_ += "</nav>\n";
 }

@@ -42,7 +42,7 @@ class Page {
   void Gates(const std::vector<GateResult>& gates, const std::string& base,
              const std::string& next);
   void Nav(const std::vector<std::string>& metrics, bool not_counted,
-           bool problems);
+           bool problems, bool profiles = false);
   // (metric, reason) of the metrics counted in no run.
   void NotCounted(
       const std::vector<std::pair<std::string, std::string>>& metrics);
@@ -51,6 +51,8 @@ class Page {
               const std::vector<std::string>& notes, size_t first_rows,
               size_t page_rows);
   void Problems(const std::vector<std::string>& problems);
+  // Appends a section written elsewhere (the profiles).
+  void Append(const std::string& html) { html_ += html; }
   std::string Finish();
 
  private:

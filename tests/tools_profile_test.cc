@@ -1,0 +1,526 @@
+// tools_profile_test.cc: profiles ("perfcounters_profile", the format in
+// docs/profiles.md) in `perfcounters report` and `perfcounters compare`.
+// The sample files profile_base.json / profile_new.json are small enough to
+// check by hand: BM_Parse's ParseNumber goes from 410 of 1000 samples (41 %)
+// to 580 of 1000 (58 %), +17 pp; Tokenize 39 % -> 27 %; memchr 20 % -> 15 %.
+// BM_Copy's function lists are incomplete (their samples add up to less
+// than the total), so a function listed on one side only has no change;
+// BM_OnlyBaseProfiled has a profile in base only.
+//
+// Checked: the reader (missing optional fields accepted, every wrong kind an
+// error with its position, repetitions' copies counted once, different
+// profiles added), the report's flame graph SVG (each frame's width is its
+// samples' share of the width, children inside their parent one row up, a
+// tooltip per frame), its functions table and share changes, and compare's
+// table, markdown (within the comment size limit) and JSON.
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compare.h"
+#include "gbench_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "profile_data.h"
+#include "report.h"
+#include "report_profile.h"
+#include "testing/tool_runner.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::RunResult;
+using testing::Slurp;
+
+const std::string& kData = testing::kTestdata;
+
+BenchmarkFile Load(const std::string& name) {
+  absl::StatusOr<BenchmarkFile> f = LoadBenchmarkJson(kData + "/" + name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *std::move(f) : BenchmarkFile{};
+}
+
+// A one-benchmark file whose row carries `profile` (JSON text).
+std::string WithProfile(const std::string& profile) {
+  return absl::StrCat(
+      R"({"benchmarks": [{"name": "BM_x", "run_type": "iteration",
+      "iterations": 10, "real_time": 1, "cpu_time": 1, "time_unit": "ns",
+      "perfcounters_profile": )",
+      profile, "}]}");
+}
+
+absl::StatusOr<BenchmarkFile> Parse(const std::string& profile) {
+  return ParseBenchmarkJson(WithProfile(profile), "t.json");
+}
+
+class ProfileTest : public ::testing::Test {
+ protected:
+  void SetUp() override { PERFCOUNTERS_REQUIRE_TESTDATA(); }
+};
+
+TEST_F(ProfileTest, ReadsTheSampleFiles) {
+  const BenchmarkFile base = Load("profile_base.json");
+  const std::vector<NamedProfile> profiles = Profiles(base);
+  ASSERT_EQ(profiles.size(), 3u);
+  // Both repetitions of BM_Parse carry the same profile: counted once.
+  EXPECT_EQ(profiles[0].benchmark, "BM_Parse");
+  const BenchmarkProfile& p = profiles[0].profile;
+  EXPECT_EQ(p.event, "cpu-clock");
+  EXPECT_EQ(p.period, 100000);
+  EXPECT_EQ(p.samples, 1000);
+  EXPECT_TRUE(p.callchains);
+  EXPECT_TRUE(p.complete);
+  ASSERT_EQ(p.functions.size(), 3u);
+  EXPECT_EQ(p.functions[0].name, "ParseNumber(char const*)");
+  EXPECT_EQ(p.functions[0].file, "bench/parse.cc");
+  EXPECT_EQ(p.functions[0].line, 42);
+  EXPECT_EQ(p.functions[2].name, "memchr");
+  EXPECT_EQ(p.functions[2].file, "");  // absent: accepted
+  EXPECT_FALSE(p.functions[2].line.has_value());
+  ASSERT_EQ(p.stacks.size(), 3u);
+  // BM_Copy: frequency, no lost, an [unknown] with its offset, no shares
+  // written (taken as samples / total), an incomplete list.
+  const BenchmarkProfile& c = profiles[1].profile;
+  EXPECT_EQ(c.frequency, 4000);
+  EXPECT_FALSE(c.lost.has_value());
+  EXPECT_FALSE(c.complete);
+  EXPECT_EQ(c.functions[1].offset, "0x1f40");
+  EXPECT_DOUBLE_EQ(*c.Share(c.functions[0]), 0.8);
+  EXPECT_TRUE(base.warnings.empty()) << base.warnings[0];
+}
+
+TEST_F(ProfileTest, DifferentProfilesOfABenchmarkAreAdded) {
+  const std::string row = R"({"name": "BM_x", "run_type": "iteration",
+      "repetition_index": %d, "real_time": 1, "cpu_time": 1,
+      "perfcounters_profile": {"samples": %d, "functions": [
+        {"name": "f", "samples": %d}, {"name": "g", "samples": %d}]}})";
+  auto make = [&](int rep, int f, int g) {
+    std::string r = row;
+    for (int v : {rep, f + g, f, g})
+      r.replace(r.find("%d"), 2, std::to_string(v));
+    return r;
+  };
+  absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(
+      absl::StrCat(R"({"benchmarks": [)", make(0, 30, 10), ",", make(1, 30, 10),
+                   ",", make(2, 10, 50), "]}"),
+      "t.json");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const std::vector<NamedProfile> profiles = Profiles(*file);
+  ASSERT_EQ(profiles.size(), 1u);
+  // 40 (the identical copy once) + 60 samples; g: 10 + 50 of 100.
+  const BenchmarkProfile& p = profiles[0].profile;
+  EXPECT_EQ(p.samples, 100);
+  ASSERT_EQ(p.functions.size(), 2u);
+  EXPECT_EQ(p.functions[0].name, "g");
+  EXPECT_EQ(p.functions[0].samples, 60);
+  EXPECT_DOUBLE_EQ(*p.Share(p.functions[0]), 0.6);
+}
+
+TEST_F(ProfileTest, OptionalFieldsMayBeAbsent) {
+  absl::StatusOr<BenchmarkFile> f =
+      Parse(R"({"functions": [{"name": "f", "samples": 3}]})");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const BenchmarkProfile& p = *f->entries[0].profile;
+  EXPECT_EQ(p.samples, 3);  // the functions' sum
+  EXPECT_TRUE(p.stacks.empty());
+  EXPECT_FALSE(p.callchains);
+  // An empty profile is a profile with no samples.
+  f = Parse("{}");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->entries[0].profile->samples, 0);
+}
+
+// What benchmark_ext's writer gives: a numeric offset, functions_truncated.
+TEST_F(ProfileTest, WritersMembersAreKnown) {
+  absl::StatusOr<BenchmarkFile> f = Parse(
+      R"({"event": "cpu-clock", "period": 100000, "samples": 10, "lost": 0,
+          "callchains": false, "functions": [
+          {"name": "[unknown]", "module": "/x.so", "offset": 8000,
+           "samples": 10, "self": 1, "inlined": false}],
+          "functions_truncated": 2, "stacks": [], "stacks_truncated": 0})");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
+  const BenchmarkProfile& p = *f->entries[0].profile;
+  EXPECT_EQ(p.functions[0].offset, "0x1f40");
+  // Functions were left out: an unlisted one has no known share.
+  EXPECT_FALSE(p.complete);
+  EXPECT_FALSE(ShareOf(SharesByName(p), p, "g").has_value());
+}
+
+TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
+  const std::string at =
+      "t.json: benchmarks[0] (\"BM_x\").perfcounters_profile";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("cpu-clock")", at + " is a string; expected an object"},
+      {R"([1, 2])", at + " is an array; expected an object"},
+      {R"({"functions": [{"name": "f", "samples": 1},
+                         {"name": "g", "samples": "12"}]})",
+       at + ".functions[1].samples is a string; expected a number"},
+      {R"({"functions": [{"samples": 1}]})",
+       at + ".functions[0] has no \"name\""},
+      {R"({"functions": [{"name": 7, "samples": 1}]})",
+       at + ".functions[0].name is a number; expected a string"},
+      {R"({"functions": [{"name": "f", "samples": -1}]})",
+       at + ".functions[0].samples is -1; expected a whole number >= 0"},
+      {R"({"functions": [{"name": "f", "samples": 1.5}]})",
+       at + ".functions[0].samples is 1.5; expected a whole number >= 0"},
+      {R"({"functions": [{"name": "f", "samples": NaN}]})",
+       at + ".functions[0].samples is NaN; expected a whole number >= 0"},
+      {R"({"functions": [{"name": "f", "samples": 1, "self": 1.5}]})",
+       at + ".functions[0].self is 1.5; expected a share in 0..1"},
+      {R"({"functions": [{"name": "f", "samples": 1, "line": "42"}]})",
+       at + ".functions[0].line is a string; expected a number"},
+      {R"({"functions": [{"name": "f", "samples": 1, "inlined": 1}]})",
+       at + ".functions[0].inlined is a number; expected true or false"},
+      {R"({"functions": {"name": "f"}})",
+       at + ".functions is an object; expected an array"},
+      {R"({"functions": [3]})",
+       at + ".functions[0] is a number; expected an object"},
+      {R"({"stacks": [{"stack": "a;b"}]})",
+       at + ".stacks[0] has no \"samples\""},
+      {R"({"stacks": [{"stack": "", "samples": 1}]})",
+       at + ".stacks[0].stack is empty"},
+      {R"({"stacks": [{"stack": ["a"], "samples": 1}]})",
+       at + ".stacks[0].stack is an array; expected a string"},
+      {R"({"samples": true})", at + ".samples is a boolean; expected a number"},
+      {R"({"period": 0})", at + ".period is 0; expected a number above 0"},
+      {R"({"callchains": "yes"})",
+       at + ".callchains is a string; expected true or false"},
+      {R"({"event": 1})", at + ".event is a number; expected a string"},
+  };
+  for (const auto& [profile, error] : cases) {
+    SCOPED_TRACE(profile);
+    absl::StatusOr<BenchmarkFile> f = Parse(profile);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(std::string(f.status().message()), HasSubstr(error));
+  }
+}
+
+TEST_F(ProfileTest, InconsistentTotalsAndUnknownMembersAreSaid) {
+  absl::StatusOr<BenchmarkFile> f = Parse(
+      R"({"samples": 10, "future": 1, "functions": [
+          {"name": "f", "samples": 30, "colour": "red"}]})");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->entries[0].profile->samples, 30);  // no share above 100 %
+  ASSERT_EQ(f->warnings.size(), 3u);
+  EXPECT_THAT(f->warnings[0], HasSubstr("perfcounters_profile.future is not a "
+                                        "member this version knows"));
+  EXPECT_THAT(f->warnings[1],
+              HasSubstr("perfcounters_profile.functions[0].colour"));
+  EXPECT_THAT(f->warnings[2],
+              HasSubstr("the functions' samples add up to 30, more than "
+                        "\"samples\" (10)"));
+}
+
+// ---- report
+
+struct Frame {
+  std::string name;
+  double samples, x, y, width;
+  int depth;
+  std::string fill;
+};
+
+// The value of attribute `name` in the tag that starts at `tag`.
+std::string Attr(const std::string& html, size_t tag, const std::string& name) {
+  const size_t end = html.find('>', tag);
+  const std::string key = absl::StrCat(" ", name, "=\"");
+  const size_t at = html.find(key, tag);
+  if (at == std::string::npos || at > end) return "";
+  const size_t begin = at + key.size();
+  return html.substr(begin, html.find('"', begin) - begin);
+}
+
+// Positions of `needle` in html[begin, end).
+std::vector<size_t> FindAll(const std::string& html, const std::string& needle,
+                            size_t begin = 0, size_t end = std::string::npos) {
+  std::vector<size_t> out;
+  for (size_t p = html.find(needle, begin); p != std::string::npos && p < end;
+       p = html.find(needle, p + 1)) {
+    out.push_back(p);
+  }
+  return out;
+}
+
+// The frames of each flame graph of `benchmark` in `html`, by data-run.
+std::map<std::string, std::pair<double, std::vector<Frame>>> FlameGraphs(
+    const std::string& html, const std::string& benchmark) {
+  std::map<std::string, std::pair<double, std::vector<Frame>>> out;
+  for (size_t svg : FindAll(html, "<svg class=\"flamegraph\"")) {
+    if (Attr(html, svg, "data-benchmark") != benchmark) continue;
+    auto& [total, frames] = out[Attr(html, svg, "data-run")];
+    total = std::stod(Attr(html, svg, "data-samples"));
+    const size_t end = html.find("</svg>", svg);
+    for (size_t g : FindAll(html, "<g class=\"frame\"", svg, end)) {
+      const size_t rect = html.find("<rect ", g);
+      frames.push_back(
+          {Attr(html, g, "data-name"), std::stod(Attr(html, g, "data-samples")),
+           std::stod(Attr(html, rect, "x")), std::stod(Attr(html, rect, "y")),
+           std::stod(Attr(html, rect, "width")),
+           std::stoi(Attr(html, g, "data-depth")), Attr(html, rect, "fill")});
+    }
+  }
+  return out;
+}
+
+TEST_F(ProfileTest, ReportFlameGraphWidthsAndNesting) {
+  const std::string html =
+      RenderReport({Load("profile_base.json"), Load("profile_new.json")});
+  EXPECT_THAT(html, Not(HasSubstr("http")));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, HasSubstr("<a href=\"#profiles\">profiles</a>"));
+  const auto graphs = FlameGraphs(html, "BM_Parse");
+  ASSERT_EQ(graphs.size(), 2u);
+  const double inner = FlameGraphOptions{}.width - 8;
+  const std::map<std::string, double> parse_number = {
+      {"profile_base.json", 410}, {"profile_new.json", 580}};
+  for (const auto& [run, graph] : graphs) {
+    SCOPED_TRACE(run);
+    const auto& [total, frames] = graph;
+    EXPECT_EQ(total, 1000);
+    // all, main, BM_Parse, ParseNumber, Tokenize, memchr.
+    ASSERT_EQ(frames.size(), 6u);
+    EXPECT_EQ(frames[0].name, "all");
+    EXPECT_NEAR(frames[0].width, inner, 0.01);
+    for (const Frame& f : frames) {
+      SCOPED_TRACE(f.name);
+      // Width in proportion to samples.
+      EXPECT_NEAR(f.width, f.samples / total * inner, 0.01);
+      if (f.depth == 0) continue;
+      // Inside a parent one level down, which sits one row below.
+      bool inside = false;
+      for (const Frame& p : frames) {
+        if (p.depth == f.depth - 1 && f.x >= p.x - 1e-3 &&
+            f.x + f.width <= p.x + p.width + 1e-3 && p.y > f.y) {
+          inside = true;
+          EXPECT_EQ(p.y - f.y, FlameGraphOptions{}.row_height);
+        }
+      }
+      EXPECT_TRUE(inside);
+    }
+    std::map<std::string, Frame> by_name;
+    for (const Frame& f : frames) by_name[f.name] = f;
+    EXPECT_EQ(by_name["ParseNumber(char const*)"].samples,
+              parse_number.at(run));
+    EXPECT_EQ(by_name["ParseNumber(char const*)"].depth, 3);
+    EXPECT_EQ(by_name["memchr"].depth, 4);
+    // memchr is a callee of Tokenize: inside Tokenize's box.
+    const Frame& tok = by_name
+        ["Tokenize(std::basic_string_view&lt;char, "
+         "std::char_traits&lt;char&gt; &gt;)"];
+    EXPECT_GE(by_name["memchr"].x, tok.x);
+    EXPECT_EQ(tok.samples, run == "profile_base.json" ? 590 : 420);
+  }
+  // A tooltip with name, samples and share; a readable label.
+  EXPECT_THAT(html, HasSubstr("<title>ParseNumber(char const*) — 580 samples, "
+                              "58.00%</title>"));
+  EXPECT_THAT(html, HasSubstr(">ParseNumber</text>"));
+  // Without call chains, one-frame stacks: BM_Copy's graph has all and
+  // its functions, with a gap for the samples not in a listed function.
+  const auto copy = FlameGraphs(html, "BM_Copy");
+  ASSERT_EQ(copy.size(), 2u);
+  EXPECT_EQ(copy.at("profile_base.json").second.size(), 3u);
+}
+
+TEST_F(ProfileTest, ReportFunctionsTableWithShareChanges) {
+  const std::string html =
+      RenderReport({Load("profile_base.json"), Load("profile_new.json")});
+  const size_t begin =
+      html.find("<section class=\"profile\" data-benchmark=\"BM_Parse\"");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string section =
+      html.substr(begin, html.find("</section>", begin) - begin);
+  // Largest change first: ParseNumber +17 pp, Tokenize -12 pp, memchr -5 pp.
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (size_t tr : FindAll(section, "<tr class=\"function\"")) {
+    const size_t change = section.find("data-change-pp=", tr);
+    const size_t text = section.find('>', change) + 1;
+    rows.emplace_back(Attr(section, tr, "data-function"),
+                      section.substr(text, section.find('<', text) - text));
+  }
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], std::make_pair(std::string("ParseNumber(char const*)"),
+                                    std::string("+17 pp")));
+  EXPECT_THAT(rows[1].first, HasSubstr("Tokenize"));
+  EXPECT_EQ(rows[1].second, "-12 pp");
+  EXPECT_EQ(rows[2],
+            std::make_pair(std::string("memchr"), std::string("-5.0 pp")));
+  EXPECT_THAT(section, HasSubstr("parse_bench · bench/parse.cc:42"));
+  EXPECT_THAT(section, HasSubstr("41.0%<span class=\"spread\">· 41.0%"));
+  // BM_Copy: lists are incomplete, so CopyLoop has no base share.
+  const size_t copy = html.find("data-benchmark=\"BM_Copy\"><h3>");
+  ASSERT_NE(copy, std::string::npos);
+  const std::string copy_section =
+      html.substr(copy, html.find("</section>", copy) - copy);
+  EXPECT_THAT(copy_section, HasSubstr("<td class=\"na\">not listed</td>"));
+  EXPECT_THAT(copy_section, HasSubstr("jit.so+0x1f40"));
+  // BM_OnlyBaseProfiled: the new run has no profile of it.
+  EXPECT_THAT(html, HasSubstr("no profile of this benchmark in this run."));
+}
+
+TEST_F(ProfileTest, ReportWithoutProfilesHasNoProfileSection) {
+  const std::string html = RenderReport({Load("base.json"), Load("new.json")});
+  EXPECT_THAT(html, Not(HasSubstr("profile")));
+  EXPECT_THAT(html, Not(HasSubstr("flamegraph")));
+}
+
+TEST_F(ProfileTest, NarrowFramesAreCountedNotDrawn) {
+  BenchmarkProfile p;
+  p.samples = 100000;
+  p.stacks = {{"main;hot", 99990}, {"main;cold;colder", 10}};
+  const std::string svg = FlameGraphSvg(p, "BM_x", "run");
+  // cold is 0.1 px wide at 1172 px: it and its callee are not drawn.
+  EXPECT_THAT(svg, HasSubstr("data-frames=\"3\" data-hidden=\"2\""));
+  EXPECT_THAT(svg, Not(HasSubstr("data-name=\"cold\"")));
+}
+
+// ---- compare
+
+RunResult RunCompare(const std::string& args) {
+  return testing::RunTool(args, kData);
+}
+
+TEST_F(ProfileTest, CompareTableShowsTheLargestShareChanges) {
+  const RunResult r = RunCompare("compare profile_base.json profile_new.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("BM_Parse  ParseNumber 41% → 58% (+17 pp) · Tokenize "
+                        "39% → 27% (-12 pp) · memchr 20% → 15% (-5.0 pp)  "
+                        "(1000 → 1000 samples)"));
+  EXPECT_THAT(r.out, HasSubstr("BM_Copy   memcpy 80% → 75% (-5.0 pp)  (500 → "
+                               "400 samples)"));
+  EXPECT_THAT(r.out, HasSubstr("Note: profiles: 1 benchmark(s) profiled in "
+                               "base only, e.g. BM_OnlyBaseProfiled."));
+}
+
+TEST_F(ProfileTest, CompareMarkdownAndJson) {
+  RunResult r = RunCompare(
+      "compare profile_base.json profile_new.json --format markdown");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("### Where the time went (profiles)"));
+  EXPECT_THAT(r.out, HasSubstr("| `BM_Parse` | 1000 → 1000 | `ParseNumber` "
+                               "41% → 58% (+17 pp) · `Tokenize` 39% → 27% "
+                               "(-12 pp) · `memchr` 20% → 15% (-5.0 pp) |"));
+  r = RunCompare("compare profile_base.json profile_new.json --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& p = j.at("profiles");
+  EXPECT_EQ(p["base"], true);
+  EXPECT_EQ(p["new"], true);
+  EXPECT_EQ(p["only_base"], nlohmann::json::array({"BM_OnlyBaseProfiled"}));
+  const nlohmann::json& fns = p["benchmarks"][0]["functions"];
+  EXPECT_EQ(p["benchmarks"][0]["name"], "BM_Parse");
+  EXPECT_EQ(fns[0]["name"], "ParseNumber(char const*)");
+  EXPECT_NEAR(fns[0]["base_pct"].get<double>(), 41, 1e-9);
+  EXPECT_NEAR(fns[0]["new_pct"].get<double>(), 58, 1e-9);
+  EXPECT_NEAR(fns[0]["change_pp"].get<double>(), 17, 1e-9);
+  // Binomial standard error: sqrt(.41*.59/1000 + .58*.42/1000) in pp.
+  EXPECT_NEAR(fns[0]["noise_pp"].get<double>(),
+              100 * std::sqrt(0.41 * 0.59 / 1000 + 0.58 * 0.42 / 1000), 1e-9);
+  // BM_Copy: CopyLoop is not listed in base's incomplete list: no change.
+  const nlohmann::json& copy = p["benchmarks"][1]["functions"];
+  bool saw_copy_loop = false;
+  for (const nlohmann::json& f : copy) {
+    if (f["name"] == "CopyLoop(char*, char const*, unsigned long)") {
+      saw_copy_loop = true;
+      EXPECT_TRUE(f["base_pct"].is_null());
+      EXPECT_TRUE(f["change_pp"].is_null());
+      EXPECT_NEAR(f["new_pct"].get<double>(), 20, 1e-9);
+    }
+  }
+  EXPECT_TRUE(saw_copy_loop);
+}
+
+TEST_F(ProfileTest, CompareSaysOnceWhenOneSideHasProfiles) {
+  for (const char* format : {"table", "markdown", "json"}) {
+    SCOPED_TRACE(format);
+    const RunResult r = RunCompare(
+        absl::StrCat("compare base.json profile_new.json --format ", format));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string note =
+        "only new (profile_new.json) carries profiles (perfcounters_profile)";
+    const size_t at = r.out.find(note);
+    EXPECT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(note, at + 1), std::string::npos);  // once
+  }
+}
+
+TEST_F(ProfileTest, CompareWithoutProfilesIsUnchanged) {
+  for (const char* format : {"table", "markdown", "json"}) {
+    SCOPED_TRACE(format);
+    const RunResult r = RunCompare(
+        absl::StrCat("compare base.json new.json --format ", format));
+    EXPECT_THAT(r.out, Not(HasSubstr("profile")));
+  }
+}
+
+TEST_F(ProfileTest, CompareMarkdownStaysWithinTheCommentLimit) {
+  // 3000 profiled benchmarks, each with a changed share.
+  auto file = [](bool next) {
+    nlohmann::ordered_json root;
+    root["benchmarks"] = nlohmann::ordered_json::array();
+    for (int i = 0; i < 3000; ++i) {
+      const int hot = next ? 60 + i % 30 : 50;
+      root["benchmarks"].push_back(
+          {{"name", absl::StrCat("BM_LongBenchmarkName/", i, "/threads:1")},
+           {"run_type", "iteration"},
+           {"real_time", 100.0 + (next ? i % 7 : 0)},
+           {"cpu_time", 100.0},
+           {"perfcounters_profile",
+            {{"samples", 100},
+             {"functions",
+              {{{"name", "HotFunctionWithALongName(int)"}, {"samples", hot}},
+               {{"name", "ColdFunction(int)"}, {"samples", 100 - hot}}}}}}});
+    }
+    return root.dump();
+  };
+  const std::string dir = testing::ScratchPath("profile_limit");
+  ASSERT_EQ(testing::RunShell("mkdir -p " + dir).code, 0);
+  std::ofstream(dir + "/a.json") << file(false);
+  std::ofstream(dir + "/b.json") << file(true);
+  const RunResult r =
+      testing::RunTool("compare a.json b.json --format markdown", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LE(r.out.size(), kMarkdownLimit);
+  const auto has = [&](const std::string& s) {
+    return r.out.find(s) != std::string::npos;
+  };
+  EXPECT_TRUE(has("### Where the time went (profiles)"));
+  // The largest changes (39 pp, i % 30 == 29) come first.
+  const size_t first = r.out.find("| `BM_LongBenchmarkName/");
+  const size_t rows = r.out.find("| `BM_LongBenchmarkName/",
+                                 r.out.find("### Where the time went"));
+  EXPECT_NE(first, std::string::npos);
+  const std::string want =
+      "| `BM_LongBenchmarkName/29/threads:1` | 100 → 100 | `ColdFunction` 50% "
+      "→ 11% (-39 pp) · `HotFunctionWithALongName` 50% → 89% (+39 pp) |\n";
+  EXPECT_EQ(r.out.substr(rows, want.size()), want);
+  EXPECT_TRUE(
+      has("(2892 of 3000 profiled benchmarks left out to stay within "
+          "the comment's size; `--format json` has every function)"));
+}
+
+TEST_F(ProfileTest, BadProfileIsAnErrorOfTheCommand) {
+  const std::string dir = testing::ScratchPath("profile_bad");
+  ASSERT_EQ(testing::RunShell("mkdir -p " + dir).code, 0);
+  std::ofstream(dir + "/bad.json")
+      << WithProfile(R"({"functions": [{"name": "f", "samples": "12"}]})");
+  for (const char* cmd :
+       {"compare bad.json bad.json", "report bad.json -o r.html"}) {
+    SCOPED_TRACE(cmd);
+    const RunResult r = testing::RunTool(cmd, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("bad.json: benchmarks[0] (\"BM_x\")"
+                                 ".perfcounters_profile.functions[0].samples "
+                                 "is a string; expected a number"));
+  }
+}
+
+}  // namespace
+}  // namespace perfcounters::tools
