@@ -428,6 +428,37 @@ TEST_P(HistoryTest, ExportsBencherMetricFormat) {
   EXPECT_DOUBLE_EQ(j["BM_a"]["IPC"]["value"].get<double>(), 2.0);
 }
 
+TEST_P(HistoryTest, RepetitionsAndAggregatesAreStored) {
+  nlohmann::ordered_json root = nlohmann::json::parse(RunJson(1000, 1, false));
+  nlohmann::ordered_json e = root["benchmarks"][0];
+  root["benchmarks"] = nlohmann::ordered_json::array();
+  for (int r = 0; r < 3; ++r) {
+    e["repetition_index"] = r;
+    e["instructions"] = 1000 + r;
+    root["benchmarks"].push_back(e);
+  }
+  e["name"] = "BM_a_mean";
+  e["run_type"] = "aggregate";
+  e["aggregate_name"] = "mean";
+  e["instructions"] = 1001;
+  e.erase("repetition_index");
+  root["benchmarks"].push_back(e);
+  const std::string f = Write("reps.json", root.dump());
+  const RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // real_time, cpu_time, instructions, cycles (not counted) per entry.
+  EXPECT_THAT(r.err, HasSubstr("12 repetition values, 4 aggregate values"));
+  const RunResult bmf =
+      RunTool(absl::StrCat("history export --format bmf --db ", Quote(db_)));
+  ASSERT_EQ(bmf.code, 0) << bmf.err;
+  const nlohmann::json j = nlohmann::json::parse(bmf.out);
+  EXPECT_EQ(j["BM_a"]["instructions"]["value"], 1001);
+  EXPECT_EQ(j["BM_a"]["instructions"]["lower_value"], 1000);
+  EXPECT_EQ(j["BM_a"]["instructions"]["upper_value"], 1002);
+  EXPECT_FALSE(j["BM_a"].contains("cycles"));  // not counted: no value
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,
                          ::testing::Values("sqlite", "postgresql"));
 

@@ -126,6 +126,53 @@ std::vector<std::pair<std::string, std::optional<double>>> EntryValues(
   return out;
 }
 
+// Stores the repetitions (of benchmarks with more than one) and the
+// aggregates of `file`.
+absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
+                          NameIds& benchmarks, NameIds& metrics,
+                          AddResult& result, size_t& written) {
+  // Repetitions (of benchmarks with more than one) and aggregates.
+  absl::flat_hash_map<std::string, int64_t> repetitions;
+  for (const RunEntry& e : file.entries) {
+    if (e.run_type == RunType::kIteration && !e.error_occurred && !e.skipped) {
+      ++repetitions[e.run_name];
+    }
+  }
+  absl::flat_hash_map<std::string, int64_t> ordinal;
+  for (const RunEntry& e : file.entries) {
+    if (e.error_occurred || e.skipped) continue;
+    const bool iteration = e.run_type == RunType::kIteration;
+    if (iteration && repetitions[e.run_name] < 2) continue;
+    absl::StatusOr<int64_t> bid = benchmarks.Id(e.run_name);
+    if (!bid.ok()) return bid.status();
+    const int64_t rep = iteration && e.repetition_index >= 0
+                            ? e.repetition_index
+                            : ordinal[e.run_name];
+    if (iteration) ++ordinal[e.run_name];
+    for (const auto& [name, value] : EntryValues(file, e)) {
+      absl::StatusOr<int64_t> mid = metrics.Id(name);
+      if (!mid.ok()) return mid.status();
+      absl::Status w =
+          iteration
+              ? store.Exec(
+                    "INSERT INTO samples (run_id, benchmark_id, metric_id, "
+                    "repetition, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                    "DO NOTHING",
+                    {result.run_id, *bid, *mid, rep, Nullable(value)})
+              : store.Exec(
+                    "INSERT INTO aggregates (run_id, benchmark_id, "
+                    "metric_id, aggregate, value) VALUES (?, ?, ?, ?, ?) ON "
+                    "CONFLICT DO NOTHING",
+                    {result.run_id, *bid, *mid, e.aggregate_name,
+                     Nullable(value)});
+      if (!w.ok()) return w;
+      ++(iteration ? result.samples : result.aggregates);
+      MaybeStop(++written);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string BranchFromEnvironment() {
@@ -244,47 +291,7 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
         MaybeStop(++written);
       }
     }
-    // Repetitions (of benchmarks with more than one) and aggregates.
-    absl::flat_hash_map<std::string, int64_t> repetitions;
-    for (const RunEntry& e : file.entries) {
-      if (e.run_type == RunType::kIteration && !e.error_occurred &&
-          !e.skipped) {
-        ++repetitions[e.run_name];
-      }
-    }
-    absl::flat_hash_map<std::string, int64_t> ordinal;
-    for (const RunEntry& e : file.entries) {
-      if (e.error_occurred || e.skipped) continue;
-      const bool iteration = e.run_type == RunType::kIteration;
-      if (iteration && repetitions[e.run_name] < 2) continue;
-      absl::StatusOr<int64_t> bid = benchmarks.Id(e.run_name);
-      if (!bid.ok()) return bid.status();
-      const int64_t rep = iteration && e.repetition_index >= 0
-                              ? e.repetition_index
-                              : ordinal[e.run_name];
-      if (iteration) ++ordinal[e.run_name];
-      for (const auto& [name, value] : EntryValues(file, e)) {
-        absl::StatusOr<int64_t> mid = metrics.Id(name);
-        if (!mid.ok()) return mid.status();
-        absl::Status w =
-            iteration
-                ? store.Exec(
-                      "INSERT INTO samples (run_id, benchmark_id, metric_id, "
-                      "repetition, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-                      "DO NOTHING",
-                      {result.run_id, *bid, *mid, rep, Nullable(value)})
-                : store.Exec(
-                      "INSERT INTO aggregates (run_id, benchmark_id, "
-                      "metric_id, aggregate, value) VALUES (?, ?, ?, ?, ?) ON "
-                      "CONFLICT DO NOTHING",
-                      {result.run_id, *bid, *mid, e.aggregate_name,
-                       Nullable(value)});
-        if (!w.ok()) return w;
-        ++(iteration ? result.samples : result.aggregates);
-        MaybeStop(++written);
-      }
-    }
-    return absl::OkStatus();
+    return StoreEntries(store, file, benchmarks, metrics, result, written);
   });
   if (!s.ok()) return s;
   return result;
