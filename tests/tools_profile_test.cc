@@ -28,7 +28,7 @@
 #include "profile_data.h"
 #include "report.h"
 #include "report_profile.h"
-#include "testing/tool_runner.h"
+#include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {
