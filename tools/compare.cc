@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "oom_safe_map.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/plan.h"
@@ -36,7 +36,7 @@ struct Group {
 
 struct FileIndex {
   std::vector<Group> groups;
-  absl::flat_hash_map<absl::string_view, size_t> by_name;
+  OomSafeMap<absl::string_view, size_t> by_name;
 };
 
 std::string ProblemOf(const RunEntry& e) {
@@ -451,7 +451,7 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
 
   // Geometric means, metrics in order of first appearance.
   std::vector<std::string> order;
-  absl::flat_hash_map<std::string, std::pair<double, size_t>> sums;
+  OomSafeMap<std::string, std::pair<double, size_t>> sums;
   for (const BenchmarkComparison& bc : out.benchmarks) {
     if (bc.pairing != Pairing::kBoth) continue;
     for (const MetricComparison& m : bc.metrics) {
@@ -519,7 +519,7 @@ double MinimumP(size_t n1, size_t n2) {
 
 std::vector<std::string> MeasuredMetrics(const Comparison& comparison) {
   std::vector<std::string> names;
-  absl::flat_hash_map<std::string, bool> seen;
+  OomSafeMap<std::string, bool> seen;
   for (const BenchmarkComparison& bc : comparison.benchmarks) {
     for (const MetricComparison& m : bc.metrics) {
       if (m.base.median && m.next.median &&
@@ -535,7 +535,7 @@ std::vector<std::string> MetricNames(const Comparison& comparison) {
   std::vector<std::string> names = {std::string(kRealTime),
                                     std::string(kCpuTime)};
   // Owns its keys: views into `names` would dangle when it reallocates.
-  absl::flat_hash_map<std::string, bool> seen;
+  OomSafeMap<std::string, bool> seen;
   for (const std::string& n : names) seen[n] = true;
   for (const BenchmarkComparison& bc : comparison.benchmarks) {
     for (const MetricComparison& m : bc.metrics) {

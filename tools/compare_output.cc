@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -16,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "compare.h"
 #include "compare_output_internal.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -97,8 +97,7 @@ struct GateMarks {
   std::vector<std::string> failed;
   std::vector<std::string> held;  // "GATE (p=0.3, not significant)"
 };
-using MarkIndex =
-    absl::flat_hash_map<std::pair<std::string, std::string>, GateMarks>;
+using MarkIndex = OomSafeMap<std::pair<std::string, std::string>, GateMarks>;
 
 std::string HeldNote(const GateViolation& v) {
   if (v.evidence == Evidence::kExact) return "ranges overlap";

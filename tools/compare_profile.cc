@@ -8,12 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "oom_safe_map.h"
 #include "profile_data.h"
 
 namespace perfcounters::tools {
@@ -30,7 +29,7 @@ BenchmarkProfileChange Pair(const std::string& name,
   c.next_event = next.event;
   const std::vector<FunctionShare> bs = SharesByName(base);
   const std::vector<FunctionShare> ns = SharesByName(next);
-  absl::flat_hash_set<std::string> seen;
+  OomSafeSet<std::string> seen;
   auto add = [&](const std::string& fn) {
     if (!seen.insert(fn).second) return;
     FunctionShareChange f;
@@ -142,9 +141,9 @@ ProfileComparison CompareProfiles(const BenchmarkFile& base,
               : !np.empty()              ? ProfileSides::kNewOnly
                                          : ProfileSides::kNone;
   if (out.sides != ProfileSides::kBoth) return out;
-  absl::flat_hash_map<std::string, const BenchmarkProfile*> next_by_name;
+  OomSafeMap<std::string, const BenchmarkProfile*> next_by_name;
   for (const NamedProfile& p : np) next_by_name[p.benchmark] = &p.profile;
-  absl::flat_hash_set<std::string> in_base;
+  OomSafeSet<std::string> in_base;
   for (const NamedProfile& p : bp) {
     in_base.insert(p.benchmark);
     auto it = next_by_name.find(p.benchmark);

@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
 #include "gbench_json_internal.h"
 #include "nlohmann/json.hpp"
+#include "oom_safe_map.h"
 #include "profile_data.h"
 
 namespace perfcounters::tools::gbench_json_internal {
@@ -56,8 +56,8 @@ enum class Field {
   kIgnored,  // metadata: family_index, threads, label, big_o, ...
 };
 
-const absl::flat_hash_map<std::string, Field>& FieldTable() {
-  static const auto* table = new absl::flat_hash_map<std::string, Field>{
+const OomSafeMap<std::string, Field>& FieldTable() {
+  static const auto* table = new OomSafeMap<std::string, Field>{
       {"name", Field::kName},
       {"run_name", Field::kRunName},
       {"run_type", Field::kRunType},
@@ -482,10 +482,11 @@ class Handler {
     for (uint32_t i = 0; i < out_.counter_names.size() && i < 16; ++i) {
       if (out_.counter_names[i] == name) return i;
     }
-    auto [it, inserted] = names_.try_emplace(
-        name, static_cast<uint32_t>(out_.counter_names.size()));
-    if (inserted) out_.counter_names.emplace_back(name);
-    return it->second;
+    if (auto it = names_.find(name); it != names_.end()) return it->second;
+    const auto index = static_cast<uint32_t>(out_.counter_names.size());
+    out_.counter_names.emplace_back(name);
+    names_.emplace(std::string(name), index);
+    return index;
   }
 
   void Warn(std::string message) {
@@ -568,10 +569,10 @@ class Handler {
   RunEntry entry_;
   std::optional<double> raw_real_, raw_cpu_;
   std::string time_unit_ = "ns";
-  absl::flat_hash_map<std::string, uint32_t> names_;
+  OomSafeMap<std::string, uint32_t> names_;
   std::vector<std::pair<std::string, Field>> recent_keys_;
   // (run_name, repetition or aggregate) -> index of its first entry.
-  absl::flat_hash_map<std::string, size_t> seen_;
+  OomSafeMap<std::string, size_t> seen_;
   std::optional<JsonValueBuilder> capture_;
   std::string error_;
 };

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -277,7 +277,7 @@ void Merge(BenchmarkProfile& into, const BenchmarkProfile& from) {
     return absl::StrCat(f.name, "\n", f.module, "\n", f.file, "\n",
                         f.line.value_or(-1), "\n", f.offset);
   };
-  absl::flat_hash_map<std::string, size_t> index;
+  OomSafeMap<std::string, size_t> index;
   for (size_t i = 0; i < into.functions.size(); ++i) {
     ProfileFunction& f = into.functions[i];
     index[key(f)] = i;
@@ -304,7 +304,7 @@ void Merge(BenchmarkProfile& into, const BenchmarkProfile& from) {
                    [](const ProfileFunction& a, const ProfileFunction& b) {
                      return a.samples > b.samples;
                    });
-  absl::flat_hash_map<std::string, size_t> stacks;
+  OomSafeMap<std::string, size_t> stacks;
   for (size_t i = 0; i < into.stacks.size(); ++i) {
     stacks[into.stacks[i].stack] = i;
   }
@@ -329,7 +329,7 @@ void Merge(BenchmarkProfile& into, const BenchmarkProfile& from) {
 
 std::vector<NamedProfile> Profiles(const BenchmarkFile& file) {
   std::vector<NamedProfile> out;
-  absl::flat_hash_map<std::string, size_t> index;
+  OomSafeMap<std::string, size_t> index;
   // Per benchmark, the copies already added (identical ones count once).
   std::vector<std::vector<const BenchmarkProfile*>> seen;
   for (const RunEntry& e : file.entries) {
@@ -355,7 +355,7 @@ std::vector<NamedProfile> Profiles(const BenchmarkFile& file) {
 std::vector<FunctionShare> SharesByName(const BenchmarkProfile& profile) {
   std::vector<FunctionShare> out;
   if (!(profile.samples > 0)) return out;
-  absl::flat_hash_map<std::string, size_t> index;
+  OomSafeMap<std::string, size_t> index;
   for (const ProfileFunction& f : profile.functions) {
     auto [it, inserted] = index.try_emplace(f.name, out.size());
     if (inserted) out.push_back({f.name, &f, 0, 0, std::nullopt});

@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "oom_safe_map.h"
 #include "report_html.h"
 #include "report_profile.h"
 
@@ -95,9 +95,9 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
 
   // Metrics and benchmarks in order of first appearance.
   std::vector<std::string> metrics;
-  absl::flat_hash_map<std::string, size_t> metric_index;
+  OomSafeMap<std::string, size_t> metric_index;
   std::vector<std::string> benchmarks;
-  absl::flat_hash_map<std::string, size_t> bench_index;
+  OomSafeMap<std::string, size_t> bench_index;
   for (const auto& summary : summaries) {
     for (const BenchmarkMetrics& b : summary) {
       if (bench_index.try_emplace(b.name, benchmarks.size()).second) {

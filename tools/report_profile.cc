@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "oom_safe_map.h"
 #include "report_html.h"
 
 namespace perfcounters::tools {
@@ -91,8 +90,8 @@ std::string FunctionsTable(const std::vector<RunProfile>& runs,
                            const std::vector<std::string>& labels, size_t top) {
   // Rows: the union of each run's top functions.
   std::vector<std::string> names;
-  absl::flat_hash_set<std::string> taken;
-  absl::flat_hash_map<std::string, const ProfileFunction*> entry;
+  OomSafeSet<std::string> taken;
+  OomSafeMap<std::string, const ProfileFunction*> entry;
   bool inclusive = false;
   size_t listed = 0;
   for (const RunProfile& r : runs) {
@@ -202,7 +201,7 @@ std::string ReportProfileSection(const std::vector<BenchmarkFile>& runs,
                                  size_t top) {
   std::vector<std::vector<NamedProfile>> profiles;
   std::vector<std::string> benchmarks;
-  absl::flat_hash_map<std::string, size_t> bench_index;
+  OomSafeMap<std::string, size_t> bench_index;
   // per benchmark, per run: the profile
   std::vector<std::vector<const BenchmarkProfile*>> table;
   for (const BenchmarkFile& f : runs) profiles.push_back(Profiles(f));
