@@ -60,7 +60,11 @@ void ExpectExactCounts(const Result& r) {
   ASSERT_TRUE(spin.is_object()) << r.out;
   ASSERT_EQ(spin["time_unit"], "ns");
   const double cpu_ns = spin["cpu_time"].get<double>();
-  EXPECT_NEAR(PerIteration(spin, "task-clock"), cpu_ns, cpu_ns * 0.03)
+  // Under a sanitizer the instrumented measurement code around the loop
+  // costs more of gbench's CPU time (seen under TSan: 3.2 %).
+  const double tolerance =
+      ::perfcounters::testing::kSanitizer != nullptr ? 0.10 : 0.03;
+  EXPECT_NEAR(PerIteration(spin, "task-clock"), cpu_ns, cpu_ns * tolerance)
       << spin.dump();
 }
 

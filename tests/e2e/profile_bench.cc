@@ -12,7 +12,9 @@
 
 namespace profiled {
 
-volatile uint64_t sink = 0;
+// One per thread: the Threads(2) benchmark's threads must not share it
+// (a data race, and TSan says so).
+thread_local volatile uint64_t sink = 0;
 
 // Called once at the end of each worker, so that none is a leaf function:
 // GCC sets up no frame in a leaf even with -fno-omit-frame-pointer, and a
