@@ -13,6 +13,7 @@
 #include "gbench_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/sanitizers.h"
 #include "support/tool_runner.h"
 
 namespace perfcounters::tools {
@@ -60,6 +61,8 @@ class GbenchJsonTest : public ::testing::Test {
 // Under ever lower address-space limits (ulimit -v) the command either
 // succeeds or says it ran out of memory and exits 2: never an abort.
 TEST_F(GbenchJsonTest, OutOfMemoryIsAClearErrorNotAnAbort) {
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(
+      ::perfcounters::testing::kShadowReservation);
   Write("base.json", Generated(15000, 1.0));
   Write("new.json", Generated(15000, 1.01));
   bool out_of_memory_seen = false;

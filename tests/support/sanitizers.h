@@ -56,6 +56,9 @@ inline constexpr const char* kShadowFaults =
     "its shadow memory adds page faults of its own";
 inline constexpr const char* kHelperProcesses =
     "its runtime forks helper processes (extra fork/exit records)";
+inline constexpr const char* kShadowReservation =
+    "its shadow memory reserves terabytes of address space, so an "
+    "address-space limit (ulimit -v) stops the program before it starts";
 inline constexpr const char* kSlowerCode =
     "instrumented code is several times slower, and this test is about how "
     "the measured code's cost compares with the measurement's own";
