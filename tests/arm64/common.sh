@@ -162,20 +162,24 @@ pc_fetch_boot() {
 
 pc_sysroot() { echo "$pc_cache/sysroot"; }
 
-# The arm64 closure of "$@" under Depends, minus what the cross toolchain
-# brings (the C library, libstdc++, and what they depend on).
+# The arm64 closure of "$@" under Depends, minus the packages the cross
+# toolchain itself brings (libc6-arm64-cross, libstdc++6-arm64-cross, ...:
+# the installed *-arm64-cross packages, named without the suffix). Not minus
+# what those depend on in the archive: libc6-dev's closure there reaches
+# libssl3 and libgssapi-krb5-2 (through libtirpc), which the toolchain does
+# not have and libpq5 needs at link and run time.
 pc_sysroot_closure() {
   local flags=(--recurse --no-recommends --no-suggests --no-conflicts --no-breaks
     --no-replaces --no-enhances)
   comm -23 \
     <(pc_apt apt-cache depends "${flags[@]}" "$@" 2>/dev/null | grep -v '^[ <]' | sort -u) \
-    <(pc_apt apt-cache depends "${flags[@]}" libc6-dev libstdc++6 libgcc-s1 2>/dev/null |
-      grep -v '^[ <]' | sort -u)
+    <(dpkg-query -W -f='${Package}\n' '*-arm64-cross' 2>/dev/null |
+      sed 's/-arm64-cross$//' | sort -u)
 }
 
 # The same set of root packages, in any order.
 pc_sysroot_ready() {
-  local stamp=$pc_cache/sysroot/.roots
+  local stamp=$pc_cache/sysroot/.roots.v2
   [[ -e $stamp && $(sort "$stamp") == "$(pc_sysroot_roots | sort)" ]]
 }
 
@@ -203,5 +207,5 @@ pc_fetch_sysroot() {
     ln -sfnr "$root$(readlink "$link")" "$link"
   done < <(find "$root" -type l -lname '/*' -print0)
   echo "${pkgs[*]}" >"$root/.packages"
-  echo "$roots" >"$root/.roots"
+  echo "$roots" >"$root/.roots.v2"
 }
