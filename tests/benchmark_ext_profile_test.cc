@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -127,13 +129,25 @@ TEST(BenchmarkExtProfileTest, InlinedHelperAndOddNames) {
   const nlohmann::json& p = r.Entry("BM_Inlined")["perfcounters_profile"];
   ASSERT_TRUE(p.is_object()) << r.json_text;
   bool inlined = false;
+  bool has_lines = false;
   for (const nlohmann::json& f : p["functions"]) {
+    has_lines |= f.contains("file");
     if (f["name"] == "profiled::InlinedHelper()") {
       inlined = f["inlined"].get<bool>();
+      ASSERT_TRUE(f.contains("file")) << f.dump();
       EXPECT_THAT(f["file"].get<std::string>(), HasSubstr("profile_bench.cc"));
     }
   }
-  EXPECT_TRUE(inlined) << p.dump();
+  // Inlined frames come from DWARF: a binary without it (a Release build,
+  // the emulated arm64 machine, which strips debug sections) has none, and
+  // then no function may claim a file either.
+  if (has_lines) {
+    EXPECT_TRUE(inlined) << p.dump();
+  } else {
+    std::fprintf(stderr,
+                 "note: no line tables in this build: the inlined "
+                 "frame is not checked\n");
+  }
   const std::string odd = "BM odd/<name> with spaces/threads:2";
   EXPECT_TRUE(r.Entry(odd).contains("perfcounters_profile"));
   const std::vector<std::string> files = Files(dir);
@@ -169,6 +183,10 @@ TEST(BenchmarkExtProfileTest, BadFlagsAreClearErrors) {
 
 TEST(BenchmarkExtProfileTest, UnprivilegedAtParanoid2AndRefusedAt3) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
+  if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups true "
+                  ">/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
+  }
   {
     testing::ScopedParanoid paranoid(2);
     ASSERT_TRUE(paranoid.ok());
