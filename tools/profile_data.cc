@@ -102,7 +102,8 @@ class ObjectReader {
   }
   // Warns about members not in `known`.
   void Unknown(std::initializer_list<const char*> known) {
-    for (const auto& [key, unused] : object_.items()) {
+    for (const auto& item : object_.items()) {
+      const std::string& key = item.key();
       if (std::find_if(known.begin(), known.end(), [&](const char* k) {
             return key == k;
           }) == known.end()) {
