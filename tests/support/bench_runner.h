@@ -230,6 +230,40 @@ inline double PerIteration(const nlohmann::json& entry,
   return entry[key].get<double>();
 }
 
+// Expects the task-clock per iteration of a single-threaded entry to be
+// its CPU time: at least gbench's `cpu_time` less `tolerance`, at most its
+// `real_time` plus `tolerance`. The kernel's task-clock follows the perf
+// clock while the task is on a CPU, which includes the time a hypervisor
+// stole and interrupts took; the thread's CPU clock leaves those out (seen
+// in CI on a VM: task-clock 16164 ns, cpu_time 13826 ns, real_time 16195
+// ns). Use through EXPECT_TASK_CLOCK_IS_CPU_TIME.
+inline ::testing::AssertionResult TaskClockIsCpuTime(
+    const char* entry_text, const char* tolerance_text,
+    const nlohmann::json& entry, double tolerance) {
+  if (!entry.is_object() || !entry.contains("cpu_time") ||
+      !entry.contains("real_time")) {
+    return ::testing::AssertionFailure()
+           << entry_text << " has no cpu_time and real_time: " << entry.dump();
+  }
+  const double task_clock = PerIteration(entry, "task-clock");
+  const double cpu_ns = entry["cpu_time"].get<double>();
+  const double real_ns = entry["real_time"].get<double>();
+  const double low = cpu_ns * (1 - tolerance);
+  const double high = real_ns * (1 + tolerance);
+  if (task_clock >= low && task_clock <= high) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "task-clock of " << entry_text << " is " << task_clock
+         << " ns per iteration, outside [cpu_time - " << tolerance_text
+         << ", real_time + " << tolerance_text << "] = [" << low << ", "
+         << high << "]: " << entry.dump();
+}
+
+#define EXPECT_TASK_CLOCK_IS_CPU_TIME(entry, tolerance)                  \
+  EXPECT_PRED_FORMAT2(::perfcounters::testing::TaskClockIsCpuTime, entry, \
+                      tolerance)
+
 // A key of the JSON context; empty when absent.
 inline std::string Context(const Result& r, const std::string& key) {
   if (!r.json.is_object() || !r.json.contains("context") ||
