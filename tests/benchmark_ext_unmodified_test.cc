@@ -75,6 +75,42 @@ TEST(BenchmarkUnmodified, EveryBenchmarkIsCountedOrNamedWithTheReason) {
 #endif
 }
 
+// gbench's state.PauseTiming() does not pause the extra run's counters:
+// the paused pages are counted, and the counters' CPU time exceeds what
+// gbench timed, which the main warns about with the repetitions concerned.
+// A benchmark that does not pause is not warned about.
+TEST(BenchmarkUnmodified, PausedTimerInTheExtraRunIsWarnedAbout) {
+#ifndef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
+  GTEST_SKIP() << "this Google Benchmark has no ProfilerManager: no extra run";
+#else
+  Result r = RunUnmodified({"--perf_counters=page-faults", kMinTime,
+                            "--benchmark_repetitions=2",
+                            "--benchmark_filter=BM_(Paused)?Touch16$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const nlohmann::json& e : r.json["benchmarks"]) {
+    if (e["run_name"] != "BM_PausedTouch16" ||
+        e.value("run_type", "") != "iteration") {
+      continue;
+    }
+    // 16 timed and 48 paused pages, all counted.
+    EXPECT_TOUCHED_PAGE_FAULTS(PerIteration(e, "page-faults"), 64.0, 0.5)
+        << e.dump();
+  }
+  EXPECT_THAT(r.err, ::testing::ContainsRegex(
+                         "BM_PausedTouch16: in gbench's extra run the "
+                         "counters ran for [0-9.]+ ms of CPU time where "
+                         "gbench timed [0-9.]+ ms for the same iterations"));
+  EXPECT_THAT(r.err, ::testing::HasSubstr(
+                         "counts the paused regions (its values include "
+                         "them); use perfcounters::Measure with "
+                         "perfcounters::PauseTiming(state) and "
+                         "perfcounters::ResumeTiming(state) to leave them "
+                         "out [repetitions 0, 1 of 2]"));
+  EXPECT_THAT(r.err, ::testing::Not(::testing::HasSubstr(
+                         "BM_Touch16: in gbench's extra run")));
+#endif
+}
+
 TEST(BenchmarkUnmodified, SuggestedMinTimeFlagIsAcceptedByThisGbench) {
   const std::string flag = bench_internal::MinTimeFlag(0.01);
   Result r = RunUnmodified(

@@ -256,14 +256,9 @@ void DisplayReporter::WarnAboutRepetitions(const std::vector<Run>& runs) {
   for (const std::string& kind : order) {
     const Kind& k = kinds[kind];
     if (!warned_.insert(kind).second) continue;
-    std::string reps;
-    if (total > 1) {
-      reps = absl::StrCat(
-          " [", k.repetitions.size() == 1 ? "repetition " : "repetitions ",
-          absl::StrJoin(k.repetitions, ", "), " of ", total, "]");
-    }
     std::fprintf(stderr, "perfcounters: warning: %s: %s%s\n", name.c_str(),
-                 k.first.c_str(), reps.c_str());
+                 k.first.c_str(),
+                 RepetitionsNote(k.repetitions, total).c_str());
   }
 }
 

@@ -111,6 +111,10 @@ std::string ShortMuxWarning(const CounterValue& v);
 inline constexpr double kPausedTimerRatio = 1.2;
 inline constexpr double kPausedTimerSlackS = 50e-6;
 
+// True when counters that ran `counted_s` seconds of CPU time where gbench
+// timed `timed_s` must have run while gbench's timer was paused.
+bool TimerWasPaused(double counted_s, double timed_s);
+
 // The warning (without the benchmark's name) for a batch whose counters ran
 // `counted_s` seconds of CPU time where gbench timed `timed_s`; empty when
 // they agree (see kPausedTimerRatio).

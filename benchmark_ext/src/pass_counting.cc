@@ -5,8 +5,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +58,7 @@ class PassCounter : public PassClient {
     } else if (!self) {
       r.values = Raw();
       for (size_t i = 0; i < r.values.size(); ++i) Calibrate(i, &r.values[i]);
+      r.counted_cpu_s = CountedCpuSeconds();
     }
     results_.push_back(std::move(r));
   }
@@ -111,6 +112,18 @@ class PassCounter : public PassClient {
     return values;
   }
 
+  // The longest time enabled of the groups that counted (none: unknown).
+  std::optional<double> CountedCpuSeconds() const {
+    const CounterSet& set = internal::CounterSetOf(counters_);
+    std::optional<double> seconds;
+    for (size_t g = 0; g < set.group_count(); ++g) {
+      if (!set.group_status(g).ok() || set.failed(g)) continue;
+      seconds = std::max(seconds.value_or(0),
+                         static_cast<double>(set.enabled(g)) * 1e-9);
+    }
+    return seconds;
+  }
+
   void Calibrate(size_t i, CounterValue* v) const {
     if (!config_->options.calibrate || !v->counted) return;
     if (i >= cost_.size() || !cost_[i].valid) {
@@ -141,20 +154,6 @@ void CalibrationBody(benchmark::State& state) {
   }
   calibration_body = false;
 }
-
-// Swallows the calibration run's output.
-class NullReporter : public benchmark::BenchmarkReporter {
- public:
-  NullReporter() {
-    SetOutputStream(&sink_);
-    SetErrorStream(&sink_);
-  }
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-
- private:
-  std::ostringstream sink_;
-};
 
 }  // namespace
 

@@ -14,10 +14,13 @@
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_PASS_COUNTING_H_
 
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "benchmark/benchmark.h"
 #include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "registry.h"
@@ -35,6 +38,25 @@ struct PassResult {
   // nothing could be opened for the pass (`not_counted` says why).
   std::vector<CounterValue> values;
   std::string not_counted;
+  // The CPU time the pass's counters ran (their groups' time enabled,
+  // which for a thread's events advances while the thread runs), when
+  // known: compared with gbench's timed CPU time of the reported run, it
+  // shows regions paused with state.PauseTiming(), which the pass counts.
+  std::optional<double> counted_cpu_s;
+};
+
+// Swallows a run's output (the calibration run's).
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  NullReporter() {
+    SetOutputStream(&sink_);
+    SetErrorStream(&sink_);
+  }
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+
+ private:
+  std::ostringstream sink_;
 };
 
 // Opens the configuration's groups for the pass on the calling (main)

@@ -37,6 +37,16 @@ class Pass : public benchmark::ProfilerManager {
   std::mutex mu_;
   std::vector<PassClient*> clients_;
 };
+
+// The one pass, registered with gbench on first use.
+Pass* ThePass() {
+  static Pass* const pass = [] {
+    auto* p = new Pass();
+    benchmark::RegisterProfilerManager(p);
+    return p;
+  }();
+  return pass;
+}
 #endif
 
 }  // namespace
@@ -51,16 +61,21 @@ bool ProfilerPassAvailable() {
 
 bool AddPassClient(PassClient* client) {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-  static Pass* const pass = [] {
-    auto* p = new Pass();
-    benchmark::RegisterProfilerManager(p);
-    return p;
-  }();
-  pass->Add(client);
+  ThePass()->Add(client);
   return true;
 #else
   (void)client;
   return false;
+#endif
+}
+
+void SetPassRegistered(bool registered) {
+#ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
+  Pass* const pass = ThePass();
+  benchmark::RegisterProfilerManager(nullptr);
+  if (registered) benchmark::RegisterProfilerManager(pass);
+#else
+  (void)registered;
 #endif
 }
 

@@ -32,6 +32,11 @@ class PassClient {
 // benchmark::RunSpecifiedBenchmarks().
 bool AddPassClient(PassClient* client);
 
+// Takes the pass off gbench (false) and puts it back (true), after
+// AddPassClient(); gbench then holds no other manager. For measuring what
+// the pass costs (benchmark_ext/bench/pass_cost_bench.cc).
+void SetPassRegistered(bool registered);
+
 // True between the pass's Start() and Stop() (on the main thread). A
 // Measure loop that finds itself in the pass skips its body: its counters
 // come from the benchmark's own run, and the pass's row is not reported.

@@ -76,6 +76,14 @@ const char kNoPass[] =
 
 }  // namespace
 
+std::string RepetitionsNote(const std::vector<int64_t>& repetitions,
+                            int64_t total) {
+  if (total <= 1 || repetitions.empty()) return "";
+  return absl::StrCat(" [",
+                      repetitions.size() == 1 ? "repetition " : "repetitions ",
+                      absl::StrJoin(repetitions, ", "), " of ", total, "]");
+}
+
 std::string MinTimeFlag(double seconds) {
   return absl::StrCat("--benchmark_min_time=", absl::SixDigits(seconds),
                       HasSkipWithMessage<benchmark::State>::value ? "s" : "");
@@ -86,6 +94,38 @@ void RowFiller::Warn(const std::string& key, std::string line,
   if (Registry::Get().FirstTime(absl::StrCat("row\n", key))) {
     warnings->push_back(std::move(line));
   }
+}
+
+void RowFiller::Note(const std::string& key, const Run& run, std::string text) {
+  for (Noted& n : notes_) {
+    if (n.key == key) {
+      n.repetitions.push_back(run.repetition_index);
+      return;
+    }
+  }
+  notes_.push_back(
+      Noted{key, std::move(text), {run.repetition_index}, run.repetitions});
+}
+
+void RowFiller::CheckPaused(const Run& run, const PassResult& pass) {
+  if (!pass.counted_cpu_s.has_value()) return;
+  // gbench's timed CPU time is the sum over the run's threads, each of
+  // which ran the iterations the pass ran on one.
+  const double threads = std::max<double>(run.threads, 1);
+  const double timed = run.cpu_accumulated_time / threads;
+  if (!TimerWasPaused(*pass.counted_cpu_s, timed)) return;
+  const std::string name = run.run_name.str();
+  Note(name + "\npaused", run,
+       absl::StrCat(
+           name, ": in gbench's extra run the counters ran for ",
+           absl::SixDigits(*pass.counted_cpu_s * 1e3),
+           " ms of CPU time where gbench timed ", absl::SixDigits(timed * 1e3),
+           " ms", run.threads > 1 ? " per thread" : "",
+           " for the same iterations: the benchmark probably pauses gbench's "
+           "timer with state.PauseTiming(), and the extra run counts the "
+           "paused regions (its values include them); use "
+           "perfcounters::Measure with perfcounters::PauseTiming(state) and "
+           "perfcounters::ResumeTiming(state) to leave them out"));
 }
 
 RowFiller::Counters RowFiller::NotCounted(const Run& run,
@@ -112,10 +152,6 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
                                         std::vector<std::string>* warnings) {
   const std::shared_ptr<const Config> config = *CurrentConfig();
   const std::string name = run.run_name.str();
-  const std::string rep =
-      run.repetitions > 1 ? absl::StrCat(" (repetition ", run.repetition_index,
-                                         " of ", run.repetitions, ")")
-                          : "";
   const double threads = std::max<double>(run.threads, 1);
   const double iterations =
       std::max(1.0, static_cast<double>(run.iterations) / threads);
@@ -140,16 +176,15 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
     if (v.coverage < 1) c[key + ".coverage"] = benchmark::Counter(v.coverage);
     if (v.short_multiplexed()) {
       c[key + ".mux_intervals"] = benchmark::Counter(v.mux_intervals);
-      Warn(name + "\nmux\n" + key,
-           absl::StrCat(name, rep, ": ", ShortMuxWarning(v)), warnings);
+      Note(name + "\nmux\n" + key, run,
+           absl::StrCat(name, ": ", ShortMuxWarning(v)));
     }
     if (v.below_noise()) {
-      Warn(name + "\nnoise\n" + key,
-           absl::StrCat(name, rep, ": ", key, " counted ", v.value,
+      Note(name + "\nnoise\n" + key, run,
+           absl::StrCat(name, ": ", key, " counted ", v.value,
                         " in gbench's extra run, less than ", v.noise_limit,
                         ", the counting's own cost or 10x its noise: give "
-                        "the benchmark more work per run"),
-           warnings);
+                        "the benchmark more work per run"));
     }
   }
   for (const Unavailable& u : config->plan.unavailable) {
@@ -160,6 +195,7 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
     if (m.counted) c[m.name] = benchmark::Counter(m.value);
   }
   c["perfcounters.pass_threads"] = benchmark::Counter(1);
+  CheckPaused(run, pass);
   if (run.threads > 1) {
     Warn(name + "\nthreads",
          absl::StrCat(name,
@@ -249,6 +285,10 @@ void RowFiller::Fill(std::vector<Run>* runs,
     }
     for (const auto& [k, v] : done->second) run.counters[k] = v;
   }
+  for (const Noted& n : notes_) {
+    Warn(n.key, n.text + RepetitionsNote(n.repetitions, n.total), warnings);
+  }
+  notes_.clear();
 }
 
 }  // namespace perfcounters::bench_internal

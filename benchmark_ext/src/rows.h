@@ -17,6 +17,7 @@
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@
 #include "pass_counting.h"
 
 namespace perfcounters::bench_internal {
+
+// " [repetition 3 of 5]" or " [repetitions 3, 17 of 100]": which
+// repetitions a warning concerns; empty when there is one (`total` <= 1).
+std::string RepetitionsNote(const std::vector<int64_t>& repetitions,
+                            int64_t total);
 
 // What --benchmark_min_time takes for `seconds` in the linked gbench:
 // "0.2" in 1.7 (a double), "0.2s" from 1.8 (a duration or "<N>x").
@@ -49,10 +55,13 @@ class RowFiller {
  public:
   using Run = benchmark::BenchmarkReporter::Run;
 
-  // Fills `runs` (one ReportRuns call's) in place. The first reporter to
-  // see a row decides its counters; the others get the same. Warnings
-  // (lines without the "perfcounters: warning: " prefix) are appended to
-  // `warnings` once per benchmark and reason.
+  // Fills `runs` (one ReportRuns call's: a benchmark's repetitions) in
+  // place. The first reporter to see a row decides its counters; the others
+  // get the same. Warnings (lines without the "perfcounters: warning: "
+  // prefix) are appended to `warnings` once per benchmark and reason; those
+  // about a repetition's values (multiplexed over too few rotations, below
+  // the counting's noise, gbench's timer paused in the pass) name the
+  // repetitions they concern.
   void Fill(std::vector<Run>* runs, std::vector<std::string>* warnings);
 
  private:
@@ -61,6 +70,11 @@ class RowFiller {
                     std::vector<std::string>* warnings);
   Counters NotCounted(const Run& run, const std::string& why,
                       std::vector<std::string>* warnings);
+  // A repetition's warning `text` of kind `key`, printed by Fill() once
+  // with every repetition of the call that had it.
+  void Note(const std::string& key, const Run& run, std::string text);
+  // The warning when the pass counted CPU time that gbench did not time.
+  void CheckPaused(const Run& run, const PassResult& pass);
   Counters Aggregate(const Run& run) const;
   void Warn(const std::string& key, std::string line,
             std::vector<std::string>* warnings);
@@ -70,6 +84,13 @@ class RowFiller {
   // Per run name: the iteration rows' counters, for the aggregates.
   absl::flat_hash_map<std::string, std::vector<Counters>> repetitions_;
   std::vector<PassResult> pending_;
+  struct Noted {
+    std::string key;
+    std::string text;
+    std::vector<int64_t> repetitions;
+    int64_t total = 1;
+  };
+  std::vector<Noted> notes_;  // this Fill() call's, in order
 };
 
 }  // namespace perfcounters::bench_internal

@@ -199,12 +199,14 @@ void Report(const Config& config, benchmark::State& state) {
   }
 }
 
-std::string PausedTimerWarning(double counted_s, double timed_s) {
+bool TimerWasPaused(double counted_s, double timed_s) {
   // The counters run inside gbench's timer, so they can only exceed it
   // when the timer was paused while they ran (clock granularity aside).
-  if (!(counted_s > kPausedTimerRatio * timed_s + kPausedTimerSlackS)) {
-    return "";
-  }
+  return counted_s > kPausedTimerRatio * timed_s + kPausedTimerSlackS;
+}
+
+std::string PausedTimerWarning(double counted_s, double timed_s) {
+  if (!TimerWasPaused(counted_s, timed_s)) return "";
   return absl::StrCat(
       "the counters ran for ", absl::SixDigits(counted_s * 1e3),
       " ms of CPU time in the last batch but gbench timed only ",

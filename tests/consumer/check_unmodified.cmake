@@ -1,0 +1,111 @@
+# cmake -DJSON=out.json -DERR=stderr.txt -DCOUNTED=ON|OFF -P check_unmodified.cmake
+# tests/consumer/run's unmodified stage: checks the JSON output and the
+# warnings of tests/consumer/unmodified's benchmarks, run with
+# --perf_counters=page-faults,task-clock.
+#
+# COUNTED=ON (Google Benchmark 1.9 and newer): every iteration row and the
+# mean and median of BM_Touch16 and BM_Touch16Threads/threads:2 reads
+# 15.5 to 16.5 page faults per iteration and task-clock > 0, with
+# perfcounters.pass_threads = 1 and nothing not counted; the context says
+# they were counted in gbench's extra run, on one thread; the threaded one
+# is warned about as counted on one thread.
+# COUNTED=OFF (older): every row of both has page-faults.not_counted and
+# task-clock.not_counted = 1 and no values; the context says they were not
+# counted; a warning names each, with the reason and both ways out.
+# Prints "<row> page-faults=<value>" for each row checked.
+file(READ "${JSON}" json)
+file(READ "${ERR}" err)
+set(failures "")
+macro(fail what)
+  string(APPEND failures "  ${what}\n")
+endmacro()
+macro(expect_in text needle what)
+  string(FIND "${text}" "${needle}" _at)
+  if(_at EQUAL -1)
+    fail("${what} does not say '${needle}'")
+  endif()
+endmacro()
+
+string(JSON counting ERROR_VARIABLE e GET "${json}" context perfcounters.counting)
+if(e)
+  fail("the JSON context has no perfcounters.counting")
+endif()
+if(COUNTED)
+  expect_in("${counting}" "ProfilerManager" "perfcounters.counting")
+  expect_in("${counting}" "one thread" "perfcounters.counting")
+  expect_in("${err}" "BM_Touch16Threads/threads:2: counted in gbench's extra run on one thread"
+    "stderr")
+else()
+  expect_in("${counting}" "not counted" "perfcounters.counting")
+endif()
+
+string(JSON n LENGTH "${json}" benchmarks)
+math(EXPR last "${n} - 1")
+foreach(name BM_Touch16 BM_Touch16Threads/threads:2)
+  set(rows 0)
+  foreach(i RANGE ${last})
+    string(JSON run GET "${json}" benchmarks ${i} run_name)
+    if(NOT run STREQUAL name)
+      continue()
+    endif()
+    string(JSON agg ERROR_VARIABLE e GET "${json}" benchmarks ${i} aggregate_name)
+    if(e)
+      set(agg "")
+    endif()
+    if(agg STREQUAL "stddev" OR agg STREQUAL "cv")
+      continue()  # statistics of the values, not values
+    endif()
+    math(EXPR rows "${rows} + 1")
+    set(row "${name} ${agg}")
+    string(JSON faults ERROR_VARIABLE faults_missing GET "${json}" benchmarks ${i} page-faults)
+    string(JSON clock ERROR_VARIABLE clock_missing GET "${json}" benchmarks ${i} task-clock)
+    string(JSON nc_faults ERROR_VARIABLE e GET "${json}" benchmarks ${i} page-faults.not_counted)
+    if(e)
+      set(nc_faults "")
+    endif()
+    string(JSON nc_clock ERROR_VARIABLE e GET "${json}" benchmarks ${i} task-clock.not_counted)
+    if(e)
+      set(nc_clock "")
+    endif()
+    if(COUNTED)
+      string(JSON threads ERROR_VARIABLE e GET "${json}" benchmarks ${i} perfcounters.pass_threads)
+      if(faults_missing)
+        fail("${row}: no page-faults")
+      elseif(faults LESS 15.5 OR faults GREATER 16.5)
+        fail("${row}: page-faults per iteration ${faults}, want 16 +- 0.5")
+      endif()
+      if(clock_missing OR NOT clock GREATER 0)
+        fail("${row}: task-clock '${clock}', want > 0")
+      endif()
+      if(e OR NOT threads EQUAL 1)
+        fail("${row}: perfcounters.pass_threads '${threads}', want 1")
+      endif()
+      if(NOT nc_faults STREQUAL "" OR NOT nc_clock STREQUAL "")
+        fail("${row}: an event is marked not counted")
+      endif()
+      message("${row} page-faults=${faults}")
+    else()
+      if(NOT faults_missing OR NOT clock_missing)
+        fail("${row}: has a value (page-faults '${faults}', task-clock '${clock}') though not counted")
+      endif()
+      if(NOT nc_faults EQUAL 1 OR NOT nc_clock EQUAL 1)
+        fail("${row}: page-faults.not_counted '${nc_faults}', task-clock.not_counted '${nc_clock}', want 1")
+      endif()
+      message("${row} page-faults.not_counted=${nc_faults}")
+    endif()
+  endforeach()
+  if(rows EQUAL 0)
+    fail("no rows of ${name}")
+  endif()
+  if(NOT COUNTED)
+    expect_in("${err}"
+      "${name}: page-faults, task-clock: not counted: it does not use perfcounters::Measure"
+      "stderr")
+  endif()
+endforeach()
+if(NOT COUNTED)
+  expect_in("${err}" "Google Benchmark 1.9 or newer" "stderr")
+endif()
+if(failures)
+  message(FATAL_ERROR "${JSON}:\n${failures}")
+endif()
