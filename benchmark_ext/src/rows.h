@@ -91,6 +91,8 @@ class RowFiller {
     int64_t total = 1;
   };
   std::vector<Noted> notes_;  // this Fill() call's, in order
+  // This Fill() call's rows counted by the pass, per run name.
+  absl::flat_hash_map<std::string, size_t> pass_rows_;
 };
 
 }  // namespace perfcounters::bench_internal

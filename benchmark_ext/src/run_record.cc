@@ -199,10 +199,10 @@ void Report(const Config& config, benchmark::State& state) {
   }
 }
 
-bool TimerWasPaused(double counted_s, double timed_s) {
+bool TimerWasPaused(double counted_s, double timed_s, double ratio) {
   // The counters run inside gbench's timer, so they can only exceed it
   // when the timer was paused while they ran (clock granularity aside).
-  return counted_s > kPausedTimerRatio * timed_s + kPausedTimerSlackS;
+  return counted_s > ratio * timed_s + kPausedTimerSlackS;
 }
 
 std::string PausedTimerWarning(double counted_s, double timed_s) {

@@ -6,9 +6,9 @@
 //   BM_Touch16          writes 16 fresh anonymous pages per iteration
 //   BM_Touch16Threads   the same on 2 threads (Threads(2))
 //   BM_MeasuredTouch16  the same through Measure (counted in its own run)
-//   BM_PausedTouch16    16 pages timed and 48 more with gbench's timer
+//   BM_PausedTouch16    16 pages timed and 112 more with gbench's timer
 //                       paused (state.PauseTiming()), which the extra run
-//                       counts: 64 page faults per iteration, warned about
+//                       counts: 128 page faults per iteration, warned about
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -48,7 +48,7 @@ BENCHMARK(BM_Touch16Threads)->Threads(2);
 void BM_PausedTouch16(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
-    for (int i = 0; i < 3; ++i) Touch16();
+    for (int i = 0; i < 7; ++i) Touch16();
     state.ResumeTiming();
     Touch16();
   }
