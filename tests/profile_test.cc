@@ -305,6 +305,42 @@ TEST(ProfileTest, StrippedCopiesNeverNameAnotherFunction) {
   CheckStripped(s.profile, "--strip-all");
 }
 
+// clang emits no .debug_aranges (unless -gdwarf-aranges), by which libdw
+// finds a compilation unit by address: a copy of this binary without them
+// must be symbolized from its debug info exactly as the binary itself.
+TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
+  Sampled s = SampleThreeToOne(false);
+  const std::string exe = SelfExe();
+  const std::string copy =
+      absl::StrCat(::testing::TempDir(), "/no_aranges_", getpid());
+  ASSERT_EQ(
+      std::system(absl::StrCat("objcopy --remove-section=.debug_aranges '", exe,
+                               "' '", copy, "'")
+                      .c_str()),
+      0);
+  absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
+  absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);
+  ASSERT_TRUE(full.ok() && bare.ok()) << bare.status();
+  size_t compared = 0;
+  for (const auto& [ip, n] : s.profile.by_address) {
+    const Location& f = full->Symbolize(ip);
+    if (f.module != exe || !f.from_debug_info) continue;
+    const Location& b = bare->Symbolize(f.offset);
+    EXPECT_TRUE(b.from_debug_info) << "at 0x" << std::hex << f.offset;
+    ASSERT_EQ(b.frames.size(), f.frames.size())
+        << "at 0x" << std::hex << f.offset;
+    for (size_t i = 0; i < f.frames.size(); ++i) {
+      EXPECT_EQ(b.frames[i].function, f.frames[i].function);
+      EXPECT_EQ(b.frames[i].file, f.frames[i].file);
+      EXPECT_EQ(b.frames[i].line, f.frames[i].line);
+      EXPECT_EQ(b.frames[i].inlined, f.frames[i].inlined);
+    }
+    ++compared;
+  }
+  unlink(copy.c_str());
+  EXPECT_GT(compared, 5u) << "too few sampled addresses with debug info";
+}
+
 TEST(ProfileTest, ThreadsMerge) {
   std::vector<Profile> profiles(2);
   std::vector<std::thread> threads;
