@@ -52,6 +52,9 @@ void ProfileBegin();
 void ProfileEnd();
 void ProfilePause();
 void ProfileResume();
+// Ends the calling thread's timed region and drops its samples (a Measure
+// loop in gbench's extra run, which skips its body).
+void ProfileDiscard();
 
 }  // namespace perfcounters::bench_internal
 

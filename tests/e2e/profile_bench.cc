@@ -1,14 +1,17 @@
-// profile_bench: the benchmarks benchmark_ext_profile_test runs with
-// --perf_profile. Each loop calls two noinline functions whose work is in a
-// 3:1 ratio (the same loop body, 3x and 1x the trips: the same ratio of
-// instructions, and of CPU time); a setup function runs before the loop and
-// a third one only between PauseTiming and ResumeTiming, so neither may get
-// a sample; an always-inline helper must appear as an inlined frame.
+// profile_bench: the benchmarks benchmark_ext_profile_test and
+// benchmark_ext_profile_exact_test run with --perf_profile (built with -g,
+// so that every build type has the line tables and inlined frames). Each loop
+// calls two noinline functions whose work is in a 3:1 ratio (the same loop
+// body, 3x and 1x the trips: the same ratio of instructions, and of CPU time);
+// a setup function runs before the loop and a third one only between
+// PauseTiming and ResumeTiming, so neither may get a sample; an always-inline
+// helper must appear as an inlined frame.
 #include <cstdint>
 
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_main.h"
+#include "support/loops.h"
 
 namespace profiled {
 
@@ -69,10 +72,73 @@ static void BM_Inlined(benchmark::State& state) {
 BENCHMARK(BM_Inlined);
 BENCHMARK(BM_Inlined)->Name("BM odd/<name> with spaces")->Threads(2);
 
-// A benchmark without Measure: no profile, no hot: line.
-static void BM_PlainLoop(benchmark::State& state) {
-  for (auto _ : state) profiled::OnePart();
+// BM_ThreeToOne written the usual way, without Measure: sampled in gbench's
+// extra run (its ProfilerManager, gbench 1.9 and newer); older versions
+// cannot sample it and say so.
+static void BM_PlainThreeToOne(benchmark::State& state) {
+  profiled::SetupOnly();
+  for (auto _ : state) {
+    profiled::ThreeParts();
+    profiled::OnePart();
+    perfcounters::PauseTiming(state);
+    profiled::PausedOnly();
+    perfcounters::ResumeTiming(state);
+  }
+  profiled::SetupOnly();
 }
-BENCHMARK(BM_PlainLoop);
+BENCHMARK(BM_PlainThreeToOne);
+
+// For the emulated arm64 machine, where instructions are counted exactly:
+// the same shape with bodies of a fixed number of instructions (inline asm,
+// independent of the optimizer), 300,000 and 100,000 per call.
+namespace profiled {
+
+constexpr uint64_t kHundreds = 1000;  // 100,000 instructions
+
+__attribute__((noinline)) void ExactThree() {
+  perfcounters::testing::HundredInstructionLoop(3 * kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactOne() {
+  perfcounters::testing::HundredInstructionLoop(kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactSetup() {
+  perfcounters::testing::HundredInstructionLoop(4 * kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactPaused() {
+  perfcounters::testing::HundredInstructionLoop(4 * kHundreds);
+  Done();
+}
+__attribute__((always_inline)) inline void ExactInlinedHelper() {
+  perfcounters::testing::HundredInstructionLoop(kHundreds);
+}
+__attribute__((noinline)) void ExactCallsInlined() {
+  ExactInlinedHelper();
+  Done();
+}
+
+}  // namespace profiled
+
+// A fixed iteration count: the counters per iteration are compared
+// between runs with and without --perf_profile.
+static void BM_ExactThreeToOne(benchmark::State& state) {
+  profiled::ExactSetup();
+  for (auto _ : perfcounters::Measure(state)) {
+    profiled::ExactThree();
+    profiled::ExactOne();
+    perfcounters::PauseTiming(state);
+    profiled::ExactPaused();
+    perfcounters::ResumeTiming(state);
+  }
+  profiled::ExactSetup();
+}
+BENCHMARK(BM_ExactThreeToOne)->Iterations(200);
+
+static void BM_ExactInlined(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) profiled::ExactCallsInlined();
+}
+BENCHMARK(BM_ExactInlined)->Iterations(200);
 
 PERFCOUNTERS_BENCHMARK_MAIN();
