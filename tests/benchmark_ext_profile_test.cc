@@ -185,6 +185,13 @@ TEST(BenchmarkExtProfileTest, BadFlagsAreClearErrors) {
       {{"--perf_profile=cpu-clock", "--perf_profile_out=/proc/no/such"},
        "--perf_profile_out=/proc/no/such"},
       {{"--perf_profile=cpu-clock", "--perf_profile_top=0"}, "1 to 100"},
+      {{"--perf_profile=cpu-clock", "--perf_profile_period=99999999999999"},
+       "out of range"},
+      {{"--perf_profile=cpu-clock", "--perf_profile_period=10",
+        "--perf_profile_freq=10"},
+       "not both"},
+      {{"--perf_profile=cpu-clock", "--perf_profile_out=/etc/passwd"},
+       "not a writable directory"},
   };
   for (const Case& c : cases) {
     Result r = RunBench(c.args, Profiled());
@@ -301,6 +308,56 @@ TEST(BenchmarkExtProfileTest, GbenchCompareReadsProfiledFiles) {
   EXPECT_THAT(cmp.out, HasSubstr("BM_ThreeToOne"));
   EXPECT_THAT(cmp.out, ::testing::Not(HasSubstr("Traceback")));
   RunShell("rm -rf '" + dir + "'");
+}
+
+// A sampler the kernel refuses is a warning that says why; the benchmarks
+// run and report as without --perf_profile.
+TEST(BenchmarkExtProfileTest, RefusedSamplerNeverBreaksTheRun) {
+  // cycles: ENOENT on a VM without a PMU (where it opens, it profiles).
+  Result r =
+      RunBench({"--perf_profile=cycles", "--benchmark_filter=^BM_Inlined$",
+                "--benchmark_min_time=0.02"},
+               Profiled());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.Entry("BM_Inlined").is_object()) << r.json_text;
+  if (!r.Entry("BM_Inlined").contains("perfcounters_profile")) {
+    EXPECT_THAT(r.err, HasSubstr("--perf_profile=cycles: no profiles: "));
+  }
+  // The ring beyond the locked-memory limits: perf_event_mlock_kb 0 and
+  // RLIMIT_MEMLOCK 0 for a user without CAP_IPC_LOCK.
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
+  if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups true "
+                  ">/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
+  }
+  testing::ScopedParanoid paranoid(2);  // the user may sample at all
+  ASSERT_TRUE(paranoid.ok());
+  const char kMlock[] = "/proc/sys/kernel/perf_event_mlock_kb";
+  const std::string saved = testing::ReadFile(kMlock);
+  ASSERT_FALSE(saved.empty());
+  {
+    FILE* f = std::fopen(kMlock, "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("0\n", f);
+    std::fclose(f);
+  }
+  RunOptions o = Profiled(/*nobody=*/true);
+  o.memlock = 0;
+  Result refused =
+      RunBench({"--perf_profile=cpu-clock", "--benchmark_filter=^BM_Inlined$",
+                "--benchmark_min_time=0.02"},
+               o);
+  {
+    FILE* f = std::fopen(kMlock, "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(saved.c_str(), f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  ASSERT_TRUE(refused.Entry("BM_Inlined").is_object()) << refused.json_text;
+  EXPECT_FALSE(refused.Entry("BM_Inlined").contains("perfcounters_profile"));
+  EXPECT_THAT(refused.err, HasSubstr("no profiles"));
+  EXPECT_THAT(refused.err, HasSubstr("perf_event_mlock_kb or RLIMIT_MEMLOCK"));
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_main.h"
-#include "support/loops.h"
 
 namespace profiled {
 
@@ -89,30 +88,58 @@ static void BM_PlainThreeToOne(benchmark::State& state) {
 BENCHMARK(BM_PlainThreeToOne);
 
 // For the emulated arm64 machine, where instructions are counted exactly:
-// the same shape with bodies of a fixed number of instructions (inline asm,
-// independent of the optimizer), 300,000 and 100,000 per call.
+// the same shape with bodies of a fixed number of instructions, 300,000 and
+// 100,000 per call: inline asm written into each function itself (not a
+// shared inline helper, which would be the innermost, inlined frame of
+// every sample), independent of the optimizer.
+//
+// PROFILED_HUNDREDS(n): n trips of 98 nops and a 2-instruction count-down.
+#if defined(__aarch64__)
+#define PROFILED_HUNDREDS(n)                            \
+  do {                                                  \
+    uint64_t trips_ = (n);                              \
+    __asm__ volatile(                                   \
+        "1: .rept 98\n nop\n .endr\n subs %0, %0, #1\n" \
+        " b.ne 1b\n"                                    \
+        : "+r"(trips_)                                  \
+        :                                               \
+        : "cc");                                        \
+  } while (0)
+#elif defined(__x86_64__)
+#define PROFILED_HUNDREDS(n)                                         \
+  do {                                                               \
+    uint64_t trips_ = (n);                                           \
+    __asm__ volatile("1: .rept 98\n nop\n .endr\n dec %0\n jnz 1b\n" \
+                     : "+r"(trips_)                                  \
+                     :                                               \
+                     : "cc");                                        \
+  } while (0)
+#else
+#define PROFILED_HUNDREDS(n) PROFILED_WORK(100 * (n))
+#endif
+
 namespace profiled {
 
 constexpr uint64_t kHundreds = 1000;  // 100,000 instructions
 
 __attribute__((noinline)) void ExactThree() {
-  perfcounters::testing::HundredInstructionLoop(3 * kHundreds);
+  PROFILED_HUNDREDS(3 * kHundreds);
   Done();
 }
 __attribute__((noinline)) void ExactOne() {
-  perfcounters::testing::HundredInstructionLoop(kHundreds);
+  PROFILED_HUNDREDS(kHundreds);
   Done();
 }
 __attribute__((noinline)) void ExactSetup() {
-  perfcounters::testing::HundredInstructionLoop(4 * kHundreds);
+  PROFILED_HUNDREDS(4 * kHundreds);
   Done();
 }
 __attribute__((noinline)) void ExactPaused() {
-  perfcounters::testing::HundredInstructionLoop(4 * kHundreds);
+  PROFILED_HUNDREDS(4 * kHundreds);
   Done();
 }
 __attribute__((always_inline)) inline void ExactInlinedHelper() {
-  perfcounters::testing::HundredInstructionLoop(kHundreds);
+  PROFILED_HUNDREDS(kHundreds);
 }
 __attribute__((noinline)) void ExactCallsInlined() {
   ExactInlinedHelper();
