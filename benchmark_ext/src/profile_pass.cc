@@ -284,7 +284,8 @@ std::string ProfileFlagsHelp() {
   return R"(perfcounters: a sampled profile of each benchmark's timed region
   --perf_profile=EVENT|auto
         Run the selected benchmarks once more, before the measured pass,
-        sampling the timed region of perfcounters::Measure loops on EVENT
+        sampling the timed region of perfcounters::Measure loops (and of
+        plain loops in gbench 1.9's ProfilerManager run) on EVENT
         (our grammar: cycles, instructions, cpu-clock, ...; user space
         unless :k/:uk); auto = cycles where they count, else cpu-clock.
         The measured pass is unchanged. Each row gets a hot: line; the
