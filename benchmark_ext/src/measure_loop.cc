@@ -141,6 +141,8 @@ Measure::Iterator Measure::begin() {
     // come from its own run and the extra run's row is not reported, so
     // the body is skipped: gbench's loop is finished right away.
     bench_internal::MarkPassSelfCounted();
+    // Its profile (if any) comes from its own run too.
+    bench_internal::ProfileDiscard();
     while (state_->KeepRunningBatch(1)) {
     }
     finished_ = true;

@@ -120,6 +120,8 @@ struct RunOptions {
   std::string binary = kBench;
   // The soft RLIMIT_NOFILE the benchmark starts with.
   std::optional<rlim_t> nofile;
+  // The soft RLIMIT_MEMLOCK the benchmark starts with.
+  std::optional<rlim_t> memlock;
   // Run as nobody:nogroup without supplementary groups (setpriv), so
   // without capabilities. Needs root.
   bool as_nobody = false;
@@ -182,18 +184,23 @@ inline Result RunBench(std::vector<std::string> args,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  // The child inherits the limit in force when it is spawned.
-  rlimit saved{};
-  getrlimit(RLIMIT_NOFILE, &saved);
-  if (options.nofile.has_value()) {
-    rlimit lowered = saved;
-    lowered.rlim_cur = *options.nofile;
-    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  // The child inherits the limits in force when it is spawned.
+  const std::pair<int, std::optional<rlim_t>> limits[] = {
+      {RLIMIT_NOFILE, options.nofile}, {RLIMIT_MEMLOCK, options.memlock}};
+  rlimit saved[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    getrlimit(limits[i].first, &saved[i]);
+    if (!limits[i].second.has_value()) continue;
+    rlimit lowered = saved[i];
+    lowered.rlim_cur = *limits[i].second;
+    EXPECT_EQ(setrlimit(limits[i].first, &lowered), 0);
   }
   pid_t pid = 0;
   const int rc =
       posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  if (options.nofile.has_value()) setrlimit(RLIMIT_NOFILE, &saved);
+  for (int i = 0; i < 2; ++i) {
+    if (limits[i].second.has_value()) setrlimit(limits[i].first, &saved[i]);
+  }
   posix_spawn_file_actions_destroy(&actions);
   EXPECT_EQ(rc, 0) << "posix_spawn " << argv[0];
   if (rc != 0) return result;
