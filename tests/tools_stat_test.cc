@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "support/as_nobody.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "support/tool_runner.h"
@@ -336,8 +337,8 @@ using ::perfcounters::testing::kParanoid;
 using ::perfcounters::testing::ReadParanoid;
 using ::perfcounters::testing::ScopedParanoid;
 
-constexpr char kAsNobody[] =
-    "setpriv --reuid=65534 --regid=65534 --clear-groups";
+// The shell prefix that runs a program as nobody (no capabilities).
+const std::string kAsNobody = ::perfcounters::testing::AsNobodyCommand();
 
 class StatUnprivileged : public ::testing::TestWithParam<int> {};
 
@@ -364,10 +365,6 @@ double NobodyPageFaults(long pages, std::string* err) {
 // told for the same event), not the permission checked first.
 TEST(StatUnprivilegedReason, FallbackFailureShowsTheRealReason) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set paranoid and drop";
-  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
-      0) {
-    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
-  }
   auto line_of = [](const std::string& err, const std::string& event) {
     for (absl::string_view line : absl::StrSplit(err, '\n')) {
       if (absl::StrContains(line, " " + event)) return std::string(line);
@@ -400,11 +397,6 @@ TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
   if (geteuid() != 0) {
     GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
                     "drop to nobody";
-  }
-  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
-      0) {
-    // The emulated arm64 machine's busybox setpriv has no --reuid.
-    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }
   const std::optional<std::string> before = ReadParanoid();
   {
