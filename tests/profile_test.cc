@@ -7,7 +7,6 @@
 // or [unknown], never another function's; bad input refused clearly.
 #include "perfcounters/profile.h"
 
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/symbols.h"
+#include "support/as_nobody.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
 
@@ -378,8 +378,7 @@ TEST(ProfileTest, WorksAsNobodyAtParanoid2) {
   if (pid == 0) {
     close(fds[0]);
     std::string out = "no";
-    if (setgroups(0, nullptr) == 0 && setgid(65534) == 0 &&
-        setuid(65534) == 0) {
+    if (testing::DropToNobody().empty()) {
       absl::StatusOr<Profiler> p = Profiler::Open({});
       if (!p.ok()) {
         out = std::string(p.status().message());

@@ -28,6 +28,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/as_nobody.h"
 
 extern char** environ;
 
@@ -35,9 +36,6 @@ namespace perfcounters::testing {
 
 inline constexpr char kBench[] = "perfcounters_e2e_bench";
 inline constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
-
-// Runs a program as another user (RunOptions::as_nobody).
-inline constexpr char kSetpriv[] = "/usr/bin/setpriv";
 
 // gbench's short runs: enough iterations, fast in the emulated machine.
 inline constexpr char kMinTime[] = "--benchmark_min_time=0.05";
@@ -122,8 +120,8 @@ struct RunOptions {
   std::optional<rlim_t> nofile;
   // The soft RLIMIT_MEMLOCK the benchmark starts with.
   std::optional<rlim_t> memlock;
-  // Run as nobody:nogroup without supplementary groups (setpriv), so
-  // without capabilities. Needs root.
+  // Run as nobody:nogroup without supplementary groups, so without
+  // capabilities (perfcounters_as_nobody). Needs root.
   bool as_nobody = false;
 };
 
@@ -156,7 +154,7 @@ inline Result RunBench(std::vector<std::string> args,
 
   std::vector<std::string> argv_s;
   if (options.as_nobody) {
-    argv_s = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+    argv_s = {AsNobodyPath()};
   }
   argv_s.push_back(bench);
   for (std::string& a : args) argv_s.push_back(std::move(a));
