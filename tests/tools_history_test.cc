@@ -621,6 +621,30 @@ TEST_P(HistoryTest, OlderSchemaIsMigratedForward) {
   EXPECT_THAT(csv.out, HasSubstr(",1000.2,0.4\n"));
 }
 
+TEST_P(HistoryTest, IdentityDefaultsComeFromTheCiEnvironment) {
+  const std::string f = Write("env1.json", RunJson(1000, 1));
+  const std::string g = Write("env2.json", RunJson(1000, 2));
+  RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)), "",
+              "env -u CI_COMMIT_SHA -u CI_COMMIT_REF_NAME GITHUB_SHA=abc123 "
+              "GITHUB_REF_NAME=feature");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(g)), "",
+              "env -u GITHUB_SHA -u GITHUB_REF_NAME CI_COMMIT_SHA=def456 "
+              "CI_COMMIT_REF_NAME=release");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r =
+      RunTool(absl::StrCat("history export --format csv --metric "
+                           "instructions --db ",
+                           Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The time is the run's date; the machine its host, CPUs and MHz.
+  EXPECT_THAT(r.out, HasSubstr("2026-11-30T10:00:00Z,abc123,ci / 2 CPUs / "
+                               "3000 MHz,feature,1000"));
+  EXPECT_THAT(r.out, HasSubstr("2026-11-30T10:00:00Z,def456,ci / 2 CPUs / "
+                               "3000 MHz,release,1000"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,
                          ::testing::Values("sqlite", "postgresql"));
 
