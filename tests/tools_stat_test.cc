@@ -218,10 +218,11 @@ double ContextSwitchesOfTrue(const std::string& tool, int cpu) {
 // counts (before, it woke at the exec: 1 switch in 18 of 20 runs). Both
 // tools count `true` pinned to one CPU, run by run alternately, 30 runs
 // each. Both count about 1 per run (the exiting task's last switch) plus
-// noise from other processes; on this busy 2-core machine a round of 30
-// missed the allowance of 2 in about 1 of 3 rounds, so up to 5 rounds are
-// made and one within it passes (a tool that adds a switch per run is ~30
-// over in every round).
+// noise from other processes: on a 2-core machine at load 15, under TSan,
+// ours was 3 to 13 over perf's in rounds of 30 (a slower tool leaves `true`
+// more time to be preempted). So the allowance is 10 per round, up to 5
+// rounds are made and one within it passes: a tool that adds a switch per
+// run is ~30 over in every round.
 TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
   PERFCOUNTERS_REQUIRE_PERF(perf);
   const int cpu = SomeCpu();
@@ -236,7 +237,7 @@ TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
         "context-switches of `true` on CPU %d over 30 runs: ours "
         "%.0f, perf %.0f\n",
         cpu, ours, theirs);
-    within = ours <= theirs + 2;
+    within = ours <= theirs + 10;
   }
   EXPECT_TRUE(within) << "more context switches than perf in 5 rounds";
 }

@@ -256,11 +256,11 @@ inline ::testing::AssertionResult TaskClockIsCpuTime(
   return ::testing::AssertionFailure()
          << "task-clock of " << entry_text << " is " << task_clock
          << " ns per iteration, outside [cpu_time - " << tolerance_text
-         << ", real_time + " << tolerance_text << "] = [" << low << ", "
-         << high << "]: " << entry.dump();
+         << ", real_time + " << tolerance_text << "] = [" << low << ", " << high
+         << "]: " << entry.dump();
 }
 
-#define EXPECT_TASK_CLOCK_IS_CPU_TIME(entry, tolerance)                  \
+#define EXPECT_TASK_CLOCK_IS_CPU_TIME(entry, tolerance)                   \
   EXPECT_PRED_FORMAT2(::perfcounters::testing::TaskClockIsCpuTime, entry, \
                       tolerance)
 
