@@ -9,11 +9,17 @@
 //   BM_ProfiledSpin/P           100 ms of CPU sampled every P ns of
 //                               cpu-clock, with call chains: the samples
 //                               drained per second and how many were lost
+//   BM_FixedWork/P              the same fixed work (about 50 ms of CPU)
+//                               unsampled (P = 0) and sampled every P ns of
+//                               cpu-clock with call chains: the process's
+//                               CPU time (the reader thread's included)
+//                               against P = 0 is what sampling costs
 //
 // The numbers are in docs/profiles.md.
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -126,6 +132,43 @@ BENCHMARK(BM_ProfiledSpin)
     ->Arg(20000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+__attribute__((noinline)) void FixedWork() {
+  volatile uint64_t sink = 0;
+  for (uint64_t i = 0; i < 50'000'000; ++i) sink = sink + i;
+}
+
+void BM_FixedWork(benchmark::State& state) {
+  std::optional<Profiler> p;
+  if (state.range(0) > 0) {
+    ProfileOptions o;
+    o.period = state.range(0);
+    o.callchain = true;
+    absl::StatusOr<Profiler> opened = Profiler::Open(o);
+    if (!opened.ok()) {
+      state.SkipWithError(std::string(opened.status().message()).c_str());
+      return;
+    }
+    p = std::move(*opened);
+  }
+  uint64_t samples = 0;
+  for (auto _ : state) {
+    if (p) (void)p->Start();
+    FixedWork();
+    if (p) {
+      absl::StatusOr<Profile> prof = p->Take();
+      samples += prof.ok() ? prof->samples : 0;
+    }
+  }
+  state.counters["samples"] =
+      benchmark::Counter(samples, benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_FixedWork)
+    ->Arg(0)
+    ->Arg(250000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
 
 }  // namespace
 

@@ -121,9 +121,17 @@ TEST(BenchmarkAccuracyHardware, EveryEventIsCalibratedUnderMultiplexing) {
 // What calibration leaves of a batch: 2 x count(1000 iterations) -
 // count(2000 iterations) (exact in the machine, whatever the compiler made
 // of the loop); and of a pause: the per-iteration difference that a
-// PauseTiming/ResumeTiming pair makes.
-TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostFiveInstructions) {
+// PauseTiming/ResumeTiming pair makes. Optimized (RelWithDebInfo, arm64):
+// 0 per batch, 0 per pause, 1 per batch with pauses (docs/benchmark_ext.md,
+// "Calibration", says which instruction and why). Unoptimized code was
+// not measured to that precision: at most 5 there.
+TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostOneInstruction) {
   REQUIRE_EXACT_MACHINE();
+#ifdef __OPTIMIZE__
+  constexpr double kMost = 1.0;
+#else
+  constexpr double kMost = 5.0;
+#endif
   for (const char* calibrate : {"false", "true"}) {
     Result r =
         RunBench({"--perf_counters=instructions",
@@ -167,9 +175,9 @@ TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveAtMostFiveInstructions) {
       EXPECT_GT(pause, 10.0);
       continue;
     }
-    EXPECT_LE(std::abs(batch), 5.0);
-    EXPECT_LE(std::abs(paused_batch), 5.0);
-    EXPECT_LE(std::abs(pause), 5.0);
+    EXPECT_LE(std::abs(batch), kMost);
+    EXPECT_LE(std::abs(paused_batch), kMost);
+    EXPECT_LE(std::abs(pause), kMost);
   }
 }
 

@@ -2,7 +2,9 @@
 // and under faults, end to end (tests/e2e/e2e_bench.cc run as a child):
 //   - as nobody (no capabilities) at kernel.perf_event_paranoid 2 and 3
 //     (restored afterwards; needs root, skips otherwise): plain names count
-//     user space only, so page-faults and task-clock count exactly;
+//     user space only, so page-faults and task-clock count exactly, and
+//     (where there is a PMU: the emulated arm64 machine) instructions count
+//     exactly what root counts, through the same user-space reads;
 //   - under a small RLIMIT_NOFILE: descriptors are kept for gbench, whose
 //     --benchmark_out JSON stays intact; strict mode refuses before any
 //     benchmark runs;
@@ -20,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "support/bench_runner.h"
+#include "support/hw.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
 
@@ -72,10 +75,6 @@ class UnprivilegedBenchmarkTest : public ::testing::TestWithParam<int> {
     if (geteuid() != 0) {
       GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
                       "run the benchmark as nobody";
-    }
-    if (access(perfcounters::testing::kSetpriv, X_OK) != 0) {
-      GTEST_SKIP() << "needs " << perfcounters::testing::kSetpriv
-                   << " (util-linux) to run the benchmark as nobody";
     }
   }
 
@@ -159,6 +158,45 @@ TEST_P(UnprivilegedBenchmarkTest, KernelCountingNamesATrueRemedy) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, UnprivilegedBenchmarkTest,
                          ::testing::Values(2, 3));
+
+// Hardware counters as an ordinary user: at level 2 nobody counts the
+// user-space instructions of a fixed workload exactly as root does (a plain
+// name counts user space only for both), through the same read path.
+TEST(UnprivilegedHardware, InstructionsCountAsRootDoesAtLevel2) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
+                    "run the benchmark as nobody";
+  }
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  const std::string name = "BM_TwoInsnLoopFixed/10000/iterations:64";
+  const std::vector<std::string> args = {
+      "--perf_counters=instructions",
+      "--benchmark_filter=BM_TwoInsnLoopFixed/10000"};
+  Result root = RunBench(args);
+  ASSERT_EQ(root.exit_code, 0) << root.err;
+  RunOptions options;
+  options.as_nobody = true;
+  ScopedParanoid paranoid(2);
+  ASSERT_TRUE(paranoid.ok());
+  Result nobody = RunBench(args, options);
+  ASSERT_EQ(nobody.exit_code, 0) << nobody.err;
+  EXPECT_THAT(nobody.err, Not(HasSubstr("not counted"))) << nobody.err;
+  const double mine = PerIteration(nobody.Entry(name), "instructions");
+  const double roots = PerIteration(root.Entry(name), "instructions");
+  std::printf("instructions per iteration: root %.4f, nobody %.4f\n", roots,
+              mine);
+  // 2 per loop iteration of 10000, plus the loop's call.
+  EXPECT_GE(mine, 20000.0);
+  EXPECT_LT(mine, 20100.0);
+  if (perfcounters::testing::ExactUserInstructions()) {
+    EXPECT_EQ(mine, roots);
+  } else {
+    // A real PMU adds a few for interrupts taken in the loop.
+    EXPECT_NEAR(mine, roots, 0.005 * roots);
+  }
+  EXPECT_EQ(perfcounters::testing::Context(nobody, "perfcounters.read_path"),
+            perfcounters::testing::Context(root, "perfcounters.read_path"));
+}
 
 // BM_TouchPages/4 with `n` page-faults events under a soft RLIMIT_NOFILE
 // of 20, plus `extra` arguments.

@@ -4,7 +4,6 @@
 // and CAP_PERFMON; what is allowed at that level must still open. The sysctl
 // is restored afterwards (RAII). Needs root; skips with the reason otherwise.
 // (The Google Benchmark path as nobody: benchmark_ext_fault_test.cc.)
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "support/as_nobody.h"
 #include "support/paranoid.h"
 
 namespace perfcounters {
@@ -45,9 +45,9 @@ ChildResult OpenAsNobody(const std::string& event, const Target& target,
   if (pid == 0) {
     close(fds[0]);
     std::string out;
-    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 ||
-        setuid(65534) != 0) {
-      out = "E:could not drop to nobody";
+    const std::string why = ::perfcounters::testing::DropToNobody();
+    if (!why.empty()) {
+      out = "E:could not drop to nobody: " + why;
     } else {
       ParseOptions options;
       options.default_user_only = default_user_only;

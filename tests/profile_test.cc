@@ -7,7 +7,6 @@
 // or [unknown], never another function's; bad input refused clearly.
 #include "perfcounters/profile.h"
 
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/symbols.h"
+#include "support/as_nobody.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
 
@@ -305,6 +305,42 @@ TEST(ProfileTest, StrippedCopiesNeverNameAnotherFunction) {
   CheckStripped(s.profile, "--strip-all");
 }
 
+// clang emits no .debug_aranges (unless -gdwarf-aranges), by which libdw
+// finds a compilation unit by address: a copy of this binary without them
+// must be symbolized from its debug info exactly as the binary itself.
+TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
+  Sampled s = SampleThreeToOne(false);
+  const std::string exe = SelfExe();
+  const std::string copy =
+      absl::StrCat(::testing::TempDir(), "/no_aranges_", getpid());
+  ASSERT_EQ(
+      std::system(absl::StrCat("objcopy --remove-section=.debug_aranges '", exe,
+                               "' '", copy, "'")
+                      .c_str()),
+      0);
+  absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
+  absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);
+  ASSERT_TRUE(full.ok() && bare.ok()) << bare.status();
+  size_t compared = 0;
+  for (const auto& [ip, n] : s.profile.by_address) {
+    const Location& f = full->Symbolize(ip);
+    if (f.module != exe || !f.from_debug_info) continue;
+    const Location& b = bare->Symbolize(f.offset);
+    EXPECT_TRUE(b.from_debug_info) << "at 0x" << std::hex << f.offset;
+    ASSERT_EQ(b.frames.size(), f.frames.size())
+        << "at 0x" << std::hex << f.offset;
+    for (size_t i = 0; i < f.frames.size(); ++i) {
+      EXPECT_EQ(b.frames[i].function, f.frames[i].function);
+      EXPECT_EQ(b.frames[i].file, f.frames[i].file);
+      EXPECT_EQ(b.frames[i].line, f.frames[i].line);
+      EXPECT_EQ(b.frames[i].inlined, f.frames[i].inlined);
+    }
+    ++compared;
+  }
+  unlink(copy.c_str());
+  EXPECT_GT(compared, 5u) << "too few sampled addresses with debug info";
+}
+
 TEST(ProfileTest, ThreadsMerge) {
   std::vector<Profile> profiles(2);
   std::vector<std::thread> threads;
@@ -342,8 +378,7 @@ TEST(ProfileTest, WorksAsNobodyAtParanoid2) {
   if (pid == 0) {
     close(fds[0]);
     std::string out = "no";
-    if (setgroups(0, nullptr) == 0 && setgid(65534) == 0 &&
-        setuid(65534) == 0) {
+    if (testing::DropToNobody().empty()) {
       absl::StatusOr<Profiler> p = Profiler::Open({});
       if (!p.ok()) {
         out = std::string(p.status().message());

@@ -26,6 +26,7 @@
 #include "perfcounters/capabilities.h"
 #include "perfcounters/tracepoint.h"
 #include "perfcounters/vendor_events.h"
+#include "support/as_nobody.h"
 #include "support/hw.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
@@ -518,12 +519,8 @@ TEST(Tracefs, UnreadableIsSaidAsSuchNotAsNotMounted) {
                            .find(" " + root + " tracefs ") != std::string::npos;
   struct stat before {};
   if (mounted && stat(root.c_str(), &before) != 0) GTEST_SKIP() << root;
-  if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups true "
-                  ">/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
-  }
   const std::string as_nobody = absl::StrCat(
-      "setpriv --reuid=65534 --regid=65534 --clear-groups ", Quote(ToolPath()));
+      perfcounters::testing::AsNobodyCommand(), " ", Quote(ToolPath()));
   for (const std::string& args :
        {std::string("encode sched:sched_switch"),
         std::string("list --tracepoints sched_switch")}) {

@@ -459,6 +459,192 @@ TEST_P(HistoryTest, RepetitionsAndAggregatesAreStored) {
   EXPECT_FALSE(j["BM_a"].contains("cycles"));  // not counted: no value
 }
 
+// A run whose instructions were multiplexed (on the PMU 40 % of the
+// batch) and whose cycles were not: both kept as such.
+std::string MultiplexedRunJson(double instructions, int i) {
+  nlohmann::ordered_json root = nlohmann::json::parse(RunJson(instructions, i));
+  root["benchmarks"][0]["instructions.coverage"] = 0.4;
+  return root.dump();
+}
+
+TEST_P(HistoryTest, CoverageIsStoredAndFlagged) {
+  AddSeries({1000, 1000.1, 999.9, 1000.05});
+  const std::string f = Write("mux.json", MultiplexedRunJson(1000, 50));
+  RunResult r = RunTool(absl::StrCat(
+      "history add --db ", Quote(db_),
+      " --branch main --commit cmux --time 2026-11-30T12:00:00Z ", Quote(f)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Read back as stored: the point's and the repetition-free run's
+  // coverage; the other counters have none (on the PMU the whole time).
+  auto store = perfcounters::tools::OpenHistoryStore(db_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::vector<std::pair<std::string, std::string>> stored;
+  ASSERT_TRUE((*store)
+                  ->Query("SELECT m.name, p.coverage FROM points p JOIN "
+                          "metrics m ON m.id = p.metric_id JOIN runs r ON "
+                          "r.id = p.run_id WHERE r.commit_sha = 'cmux' ORDER "
+                          "BY m.name",
+                          {},
+                          {perfcounters::tools::SqlType::kText,
+                           perfcounters::tools::SqlType::kDouble},
+                          [&](const auto& row) {
+                            const auto* c = std::get_if<double>(&row[1]);
+                            stored.emplace_back(
+                                std::get<std::string>(row[0]),
+                                c != nullptr ? absl::StrCat(*c) : "NULL");
+                          })
+                  .ok());
+  EXPECT_THAT(stored,
+              ::testing::IsSupersetOf(
+                  {std::pair<std::string, std::string>("IPC", "0.4"),
+                   std::pair<std::string, std::string>("cpu_time", "NULL"),
+                   std::pair<std::string, std::string>("cycles", "NULL"),
+                   std::pair<std::string, std::string>("instructions", "0.4"),
+                   std::pair<std::string, std::string>("real_time", "NULL")}));
+  // Exports carry it.
+  r = RunTool(absl::StrCat("history export --format bmf --db ", Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["BM_a"]["instructions.coverage"]["value"], 0.4);
+  EXPECT_FALSE(j["BM_a"].contains("cycles.coverage"));
+  r = RunTool(absl::StrCat("history export --format csv --db ", Quote(db_),
+                           " --metric instructions"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("BM_a.instructions.coverage"));
+  EXPECT_THAT(r.out, HasSubstr(",1000,1\n"));    // on the PMU throughout
+  EXPECT_THAT(r.out, HasSubstr(",1000,0.4\n"));  // multiplexed
+  // check flags a multiplexed value: its verdict rests on an estimate.
+  const std::string g = Write("mux2.json", MultiplexedRunJson(1000.1, 51));
+  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                           " --branch main --format json --fail-on "
+                           "'instructions>+5%' ",
+                           Quote(g)));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["coverage"], 0.4);
+  EXPECT_EQ(j["rows"][0]["history_coverage"], 0.4);  // the cmux run
+  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
+                           " --branch main --fail-on 'instructions>+5%' ",
+                           Quote(g)));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(multiplexed)"));
+  EXPECT_THAT(r.out, HasSubstr("on the PMU 40.0% of the batch"));
+}
+
+TEST_P(HistoryTest, ContextIsStoredWhole) {
+  nlohmann::ordered_json root = nlohmann::json::parse(RunJson(1000, 1));
+  const nlohmann::json caches = nlohmann::json::parse(
+      R"([{"type": "Data", "level": 1, "size": 32768, "num_sharing": 1},
+          {"type": "Unified", "level": 3, "size": 33554432,
+           "num_sharing": 16}])");
+  root["context"]["caches"] = caches;
+  root["context"]["load_avg"] = {1.5, 0.25, 0};
+  root["context"]["library_build_type"] = "release";
+  root["context"]["cpu_scaling_enabled"] = false;
+  root["context"]["perfcounters.events"] = "cycles,instructions";
+  root["context"]["perfcounters.read_path"] = "read(2)";
+  const std::string f = Write("ctx.json", root.dump());
+  ASSERT_EQ(
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)))
+          .code,
+      0);
+  auto store = perfcounters::tools::OpenHistoryStore(db_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::string text;
+  ASSERT_TRUE((*store)
+                  ->Query("SELECT context FROM runs", {},
+                          {perfcounters::tools::SqlType::kText},
+                          [&](const auto& row) {
+                            text = std::get<std::string>(row[0]);
+                          })
+                  .ok());
+  const nlohmann::json context = nlohmann::json::parse(text);
+  EXPECT_EQ(context["caches"], caches);
+  EXPECT_EQ(context["load_avg"], nlohmann::json({1.5, 0.25, 0}));
+  EXPECT_EQ(context["host_name"], "ci");
+  EXPECT_EQ(context["num_cpus"], "2");
+  EXPECT_EQ(context["mhz_per_cpu"], "3000");
+  EXPECT_EQ(context["library_build_type"], "release");
+  EXPECT_EQ(context["cpu_scaling_enabled"], "false");
+  EXPECT_EQ(context["perfcounters.events"], "cycles,instructions");
+  EXPECT_EQ(context["perfcounters.read_path"], "read(2)");
+}
+
+TEST_P(HistoryTest, OlderSchemaIsMigratedForward) {
+  using perfcounters::tools::SqlType;
+  {
+    // A store as the first schema version wrote it, with one run.
+    auto raw = perfcounters::tools::IsPostgresUrl(db_)
+                   ? perfcounters::tools::OpenPostgresStore(db_)
+                   : perfcounters::tools::OpenSqliteStore(db_);
+    ASSERT_TRUE(raw.ok()) << raw.status();
+    ASSERT_TRUE(perfcounters::tools::PrepareSchema(**raw, 1).ok());
+    for (const char* sql :
+         {"INSERT INTO runs (digest, machine, commit_sha, branch, time, "
+          "source, context, added) VALUES ('old', 'ci / 2 CPUs / 3000 MHz', "
+          "'c0', 'main', '2026-11-30T09:00:00Z', 'old.json', '{}', "
+          "'2026-11-30T09:00:00Z')",
+          "INSERT INTO benchmarks (name) VALUES ('BM_a')",
+          "INSERT INTO metrics (name) VALUES ('instructions')",
+          "INSERT INTO points (benchmark_id, metric_id, run_id, value, lo, hi, "
+          "samples, not_counted, from_aggregate) SELECT b.id, m.id, r.id, "
+          "1000, 1000, 1000, 1, 0, 0 FROM benchmarks b, metrics m, runs r"}) {
+      ASSERT_TRUE((*raw)->Exec(sql).ok()) << sql;
+    }
+    // Version 1 has no coverage column.
+    EXPECT_FALSE((*raw)->Exec("SELECT coverage FROM points").ok());
+  }
+  const std::string f = Write("mig.json", MultiplexedRunJson(1000.2, 60));
+  const RunResult r = RunTool(absl::StrCat("history add --db ", Quote(db_),
+                                           " --branch main ", Quote(f)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto store = perfcounters::tools::OpenHistoryStore(db_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::string version;
+  ASSERT_TRUE((*store)
+                  ->Query("SELECT value FROM perfcounters_meta WHERE key = "
+                          "'schema_version'",
+                          {}, {SqlType::kText},
+                          [&](const auto& row) {
+                            version = std::get<std::string>(row[0]);
+                          })
+                  .ok());
+  EXPECT_EQ(version, absl::StrCat(perfcounters::tools::kHistorySchemaVersion));
+  // The old run is kept (no coverage: none was stored), the new one has
+  // its coverage.
+  const RunResult csv = RunTool(absl::StrCat(
+      "history export --format csv --metric instructions --db ", Quote(db_)));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr("2026-11-30T09:00:00Z,c0,"));
+  EXPECT_THAT(csv.out, HasSubstr(",1000,1\n"));
+  EXPECT_THAT(csv.out, HasSubstr(",1000.2,0.4\n"));
+}
+
+TEST_P(HistoryTest, IdentityDefaultsComeFromTheCiEnvironment) {
+  const std::string f = Write("env1.json", RunJson(1000, 1));
+  const std::string g = Write("env2.json", RunJson(1000, 2));
+  RunResult r =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f)), "",
+              "env -u CI_COMMIT_SHA -u CI_COMMIT_REF_NAME GITHUB_SHA=abc123 "
+              "GITHUB_REF_NAME=feature");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(g)), "",
+              "env -u GITHUB_SHA -u GITHUB_REF_NAME CI_COMMIT_SHA=def456 "
+              "CI_COMMIT_REF_NAME=release");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r =
+      RunTool(absl::StrCat("history export --format csv --metric "
+                           "instructions --db ",
+                           Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The time is the run's date; the machine its host, CPUs and MHz.
+  EXPECT_THAT(r.out, HasSubstr("2026-11-30T10:00:00Z,abc123,ci / 2 CPUs / "
+                               "3000 MHz,feature,1000"));
+  EXPECT_THAT(r.out, HasSubstr("2026-11-30T10:00:00Z,def456,ci / 2 CPUs / "
+                               "3000 MHz,release,1000"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,
                          ::testing::Values("sqlite", "postgresql"));
 

@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
+#include "support/as_nobody.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "support/tool_runner.h"
@@ -218,12 +219,14 @@ double ContextSwitchesOfTrue(const std::string& tool, int cpu) {
 // counts (before, it woke at the exec: 1 switch in 18 of 20 runs). Both
 // tools count `true` pinned to one CPU, run by run alternately, 30 runs
 // each. Both count about 1 per run (the exiting task's last switch) plus
-// noise from other processes: on a 2-core machine at load 15, under TSan,
-// ours was 3 to 13 over perf's in rounds of 30 (a slower tool leaves `true`
-// more time to be preempted). So the allowance is 10 per round, up to 5
-// rounds are made and one within it passes: a tool that adds a switch per
-// run is ~30 over in every round.
+// noise from other processes; on a busy 2-core machine a round of 30
+// missed an allowance of 2 in about 1 of 3 rounds, so the allowance is 5,
+// up to 5 rounds are made and one within it passes (a tool that adds a
+// switch per run is ~30 over in every round).
 TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(
+      "the instrumented command runs longer on the child's CPU after "
+      "starting it (seen: 4 to 18 switches over perf's per 30 runs)");
   PERFCOUNTERS_REQUIRE_PERF(perf);
   const int cpu = SomeCpu();
   bool within = false;
@@ -237,7 +240,7 @@ TEST(StatVsPerf, CausesNoMoreContextSwitchesThanPerf) {
         "context-switches of `true` on CPU %d over 30 runs: ours "
         "%.0f, perf %.0f\n",
         cpu, ours, theirs);
-    within = ours <= theirs + 10;
+    within = ours <= theirs + 5;
   }
   EXPECT_TRUE(within) << "more context switches than perf in 5 rounds";
 }
@@ -337,8 +340,8 @@ using ::perfcounters::testing::kParanoid;
 using ::perfcounters::testing::ReadParanoid;
 using ::perfcounters::testing::ScopedParanoid;
 
-constexpr char kAsNobody[] =
-    "setpriv --reuid=65534 --regid=65534 --clear-groups";
+// The shell prefix that runs a program as nobody (no capabilities).
+const std::string kAsNobody = ::perfcounters::testing::AsNobodyCommand();
 
 class StatUnprivileged : public ::testing::TestWithParam<int> {};
 
@@ -365,10 +368,6 @@ double NobodyPageFaults(long pages, std::string* err) {
 // told for the same event), not the permission checked first.
 TEST(StatUnprivilegedReason, FallbackFailureShowsTheRealReason) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set paranoid and drop";
-  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
-      0) {
-    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
-  }
   auto line_of = [](const std::string& err, const std::string& event) {
     for (absl::string_view line : absl::StrSplit(err, '\n')) {
       if (absl::StrContains(line, " " + event)) return std::string(line);
@@ -394,23 +393,29 @@ TEST(StatUnprivilegedReason, FallbackFailureShowsTheRealReason) {
 }
 
 // perf stat falls back to user space only when the kernel refuses kernel
-// counting; so does stat, and says so. At 3 this (upstream) kernel behaves
-// as at 2 (Debian's patch would refuse everything).
+// counting; so does stat, and says so. At 3 an upstream kernel behaves as
+// at 2; Debian's patch (the emulated arm64 machine's kernel) refuses every
+// event to an unprivileged user, and then stat says not supported, with
+// the sysctl as the reason, and counts nothing.
 TEST_P(StatUnprivileged, CountsUserSpaceOnlyAndSaysSo) {
   PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kShadowFaults);
   if (geteuid() != 0) {
     GTEST_SKIP() << "needs root to set kernel.perf_event_paranoid and to "
                     "drop to nobody";
   }
-  if (std::system((std::string(kAsNobody) + " true >/dev/null 2>&1").c_str()) !=
-      0) {
-    // The emulated arm64 machine's busybox setpriv has no --reuid.
-    GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
-  }
   const std::optional<std::string> before = ReadParanoid();
   {
     ScopedParanoid paranoid(GetParam());
     ASSERT_TRUE(paranoid.ok()) << "cannot write " << kParanoid;
+    if (GetParam() == 3) {
+      const RunResult r = RunTool("stat -e page-faults -- true", kAsNobody);
+      if (absl::StrContains(r.err, "<not supported>")) {
+        EXPECT_THAT(r.err, HasSubstr("perf_event_paranoid")) << r.err;
+        EXPECT_THAT(r.err, Not(HasSubstr("counting user space only")));
+        std::printf("level 3 refuses every event here:\n%s\n", r.err.c_str());
+        return;
+      }
+    }
     std::string err;
     const double none = NobodyPageFaults(0, &err);
     EXPECT_THAT(err, HasSubstr(absl::StrCat(

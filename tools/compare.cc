@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "oom_safe_map.h"
@@ -101,10 +102,20 @@ SideStats& Slot(MetricList& list, absl::string_view name) {
   return list.back().second;
 }
 
-void AddSample(SideStats& s, const EntryCounter* v) {
+// The coverage of counter `name` in `e`, empty when it has none (full).
+std::optional<double> CoverageOf(const RunEntry& e, uint32_t name) {
+  for (const auto& [n, c] : e.coverages) {
+    if (n == name) return c;
+  }
+  return std::nullopt;
+}
+
+void AddSample(SideStats& s, const EntryCounter* v,
+               const std::optional<double>& coverage) {
   s.present = true;
   if (v->counted) {
     s.samples.push_back(v->value);
+    s.coverage = LowerCoverage(s.coverage, coverage);
   } else {
     ++s.not_counted;
   }
@@ -153,6 +164,9 @@ void AddDerivedMetrics(const BenchmarkFile& file,
       const std::vector<MetricValue> v = ComputeMetrics({d}, inputs);
       if (!v.empty() && v.front().counted) {
         derived.samples.push_back(v.front().value);
+        derived.coverage = LowerCoverage(
+            derived.coverage, LowerCoverage(CoverageOf(*e, num->name),
+                                            CoverageOf(*e, den->name)));
       } else {
         ++derived.not_counted;
       }
@@ -185,10 +199,11 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
       // A metric of the table the file carries (benchmark_ext writes "ipc",
       // "cpi:u", ...): under compare's name for it (IPC).
       if (const TableMetric t = FindTableMetric(name); t.metric != nullptr) {
-        AddSample(Slot(list, CompareMetricName(*t.metric, t.modifiers)), &c);
+        AddSample(Slot(list, CompareMetricName(*t.metric, t.modifiers)), &c,
+                  CoverageOf(*e, c.name));
         continue;
       }
-      AddSample(Slot(list, name), &c);
+      AddSample(Slot(list, name), &c, CoverageOf(*e, c.name));
     }
   }
   AddDerivedMetrics(file, entries, aggregate, list);
@@ -390,6 +405,53 @@ std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
   return absl::StrJoin(reasons, "; ");
 }
 
+bool Estimated(const std::optional<double>& coverage) {
+  return coverage && *coverage < kTrustedCoverage;
+}
+
+std::string CoverageNote(const std::optional<double>& coverage) {
+  if (!Estimated(coverage)) return "";
+  return absl::StrFormat(
+      "multiplexed: on the PMU %.1f%% of the batch, an "
+      "estimate",
+      *coverage * 100);
+}
+
+std::optional<double> LowerCoverage(const std::optional<double>& a,
+                                    const std::optional<double>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+std::vector<GeomeanSummary> Geomeans(
+    const std::vector<BenchmarkComparison>& benchmarks) {
+  // Metrics in order of first appearance.
+  std::vector<std::string> order;
+  OomSafeMap<std::string, std::pair<double, size_t>> sums;
+  for (const BenchmarkComparison& bc : benchmarks) {
+    if (bc.pairing != Pairing::kBoth) continue;
+    for (const MetricComparison& m : bc.metrics) {
+      if (!m.base.median || !m.next.median || *m.base.median <= 0 ||
+          *m.next.median <= 0) {
+        continue;
+      }
+      auto [it, inserted] = sums.try_emplace(m.metric, 0.0, 0);
+      if (inserted) order.push_back(m.metric);
+      it->second.first += std::log(*m.next.median / *m.base.median);
+      ++it->second.second;
+    }
+  }
+  std::vector<GeomeanSummary> out;
+  for (const std::string& metric : order) {
+    const auto& [sum, count] = sums[metric];
+    out.push_back(GeomeanSummary{
+        metric, count,
+        (std::exp(sum / static_cast<double>(count)) - 1.0) * 100.0});
+  }
+  return out;
+}
+
 Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                    const CompareOptions& options) {
   Comparison out;
@@ -449,28 +511,7 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
     if (it == bi.by_name.end()) compare_pair(nullptr, &ng);
   }
 
-  // Geometric means, metrics in order of first appearance.
-  std::vector<std::string> order;
-  OomSafeMap<std::string, std::pair<double, size_t>> sums;
-  for (const BenchmarkComparison& bc : out.benchmarks) {
-    if (bc.pairing != Pairing::kBoth) continue;
-    for (const MetricComparison& m : bc.metrics) {
-      if (!m.base.median || !m.next.median || *m.base.median <= 0 ||
-          *m.next.median <= 0) {
-        continue;
-      }
-      auto [it, inserted] = sums.try_emplace(m.metric, 0.0, 0);
-      if (inserted) order.push_back(m.metric);
-      it->second.first += std::log(*m.next.median / *m.base.median);
-      ++it->second.second;
-    }
-  }
-  for (const std::string& metric : order) {
-    const auto& [sum, count] = sums[metric];
-    out.geomean.push_back(GeomeanSummary{
-        metric, count,
-        (std::exp(sum / static_cast<double>(count)) - 1.0) * 100.0});
-  }
+  out.geomean = Geomeans(out.benchmarks);
   return out;
 }
 

@@ -83,7 +83,28 @@ struct SideStats {
   // True when the value comes from an aggregate entry (median or mean),
   // because the file has no per-repetition entries for this benchmark.
   bool from_aggregate = false;
+  // The lowest multiplexing coverage ("<label>.coverage"; a derived
+  // metric: of its inputs) of the counted samples; empty when every one
+  // was on the PMU the whole time (or the metric is a time).
+  std::optional<double> coverage;
 };
+
+// A counted value whose coverage is below this was multiplexed: scaled
+// from part of the batch, an estimate (off by several % when the batch
+// spans few rotations, docs/counters.md), not a count to trust as exact.
+inline constexpr double kTrustedCoverage = 1.0;
+
+// Whether `coverage` (empty: on the PMU the whole time) is below
+// kTrustedCoverage.
+bool Estimated(const std::optional<double>& coverage);
+
+// "multiplexed: on the PMU 40.0% of the batch, an estimate", or "" when
+// !Estimated(coverage).
+std::string CoverageNote(const std::optional<double>& coverage);
+
+// The lower of two coverages (empty: full).
+std::optional<double> LowerCoverage(const std::optional<double>& a,
+                                    const std::optional<double>& b);
 
 // What a change of one metric rests on (see Significant()).
 enum class Evidence {
@@ -142,6 +163,11 @@ struct GeomeanSummary {
   size_t benchmarks = 0;
   double change_pct = 0;
 };
+
+// The geometric-mean summaries of `benchmarks` (those found on both sides),
+// metrics in order of first appearance.
+std::vector<GeomeanSummary> Geomeans(
+    const std::vector<BenchmarkComparison>& benchmarks);
 
 // A file's `perfcounters.unavailable` context entry (why events were not
 // counted), read with the core's ParseUnavailableContext.

@@ -8,7 +8,8 @@
 // as such (never 0): gbench writes a NaN counter as a bare `NaN` token, and
 // perfcounters' benchmark integration writes "<label>.not_counted": 1 (see
 // docs/benchmark_ext.md); `null` and "<not counted>" strings mean the same.
-// "<label>.coverage" keys are skipped. One reader: nlohmann-json's SAX
+// "<label>.coverage" keys are kept beside the counters (RunEntry::coverages).
+// One reader: nlohmann-json's SAX
 // parser over the input in 1 MB chunks, building the entries as it goes, so
 // that memory is what the result takes (no copy of the text, no document
 // tree) and errors carry exact positions from the same pass.
@@ -19,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -73,6 +75,11 @@ struct RunEntry {
   std::string skip_message;
   // Every other numeric field, in file order.
   std::vector<EntryCounter> counters;
+  // "<label>.coverage" (benchmark_ext's multiplexing coverage of a counted
+  // <label>, in [0, 1]): (index into BenchmarkFile::counter_names, value).
+  // Only multiplexed counters have one; the rest were on the PMU the whole
+  // time.
+  std::vector<std::pair<uint32_t, double>> coverages;
   // The sampled profile ("perfcounters_profile", profile_data.h), if the
   // row carries one.
   std::shared_ptr<const BenchmarkProfile> profile;
@@ -93,6 +100,9 @@ struct BenchmarkFile {
   // "context" fields kept as text (e.g. "date", "host_name",
   // "executable"); numbers are rendered as text.
   std::vector<std::pair<std::string, std::string>> context;
+  // "context" members that are arrays or objects (gbench's "caches",
+  // "load_avg"), as compact JSON text.
+  std::vector<std::pair<std::string, std::string>> context_json;
   // Counter names, interned: EntryCounter::name indexes this.
   std::vector<std::string> counter_names;
   std::vector<RunEntry> entries;

@@ -213,7 +213,14 @@ class Handler {
 
   // The value of an entry's "perfcounters_profile" member is collected
   // whole and read by ReadProfile() when it ends.
+  // So is a member of the context that is an array or an object (gbench's
+  // "caches", "load_avg"), kept as its JSON text.
   bool StartCapture() {
+    if (depth_ == 2 && in_context_) {
+      capture_.emplace();
+      context_key_ = key_;
+      return true;
+    }
     if (depth_ != 3 || !in_entry_ || key_ != "perfcounters_profile") {
       return false;
     }
@@ -229,6 +236,13 @@ class Handler {
     return capture_->Done() ? FinishCapture() : true;
   }
   bool FinishCapture() {
+    if (context_key_) {
+      out_.context_json.emplace_back(*std::move(context_key_),
+                                     capture_->result().dump());
+      context_key_.reset();
+      capture_.reset();
+      return true;
+    }
     std::vector<std::string> warnings;
     absl::StatusOr<BenchmarkProfile> profile = ReadProfile(
         capture_->result(), absl::StrCat(EntryPath(), ".perfcounters_profile"),
@@ -432,7 +446,15 @@ class Handler {
     // perfcounters' benchmark integration (docs/benchmark_ext.md): a
     // "<label>.not_counted": 1 marks <label> not counted; "<label>.coverage"
     // is the multiplexing coverage of a counted <label>, not a metric.
-    if (absl::EndsWith(key_, ".coverage")) return true;
+    if (absl::EndsWith(key_, ".coverage")) {
+      // Kept beside the counters (RunEntry::coverages); anything but a
+      // number in [0, 1] is no coverage.
+      if (kind == Kind::kNumber && number >= 0 && number <= 1) {
+        entry_.coverages.emplace_back(
+            Intern(absl::string_view(key_).substr(0, key_.size() - 9)), number);
+      }
+      return true;
+    }
     EntryCounter counter;
     if (absl::EndsWith(key_, ".not_counted")) {
       if (kind != Kind::kNumber || number == 0) return true;
@@ -574,6 +596,8 @@ class Handler {
   // (run_name, repetition or aggregate) -> index of its first entry.
   OomSafeMap<std::string, size_t> seen_;
   std::optional<JsonValueBuilder> capture_;
+  // The context member being captured, if it is one.
+  std::optional<std::string> context_key_;
   std::string error_;
 };
 

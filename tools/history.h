@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "gbench_json.h"
 #include "history_store.h"
@@ -75,6 +77,9 @@ struct SeriesPoint {
   // The range of the run's repetitions (value when there was one).
   double lo = 0;
   double hi = 0;
+  // The lowest multiplexing coverage of the run's repetitions; empty when
+  // on the PMU the whole time (or a time, or stored before coverage was).
+  std::optional<double> coverage;
 };
 
 struct Series {
@@ -98,12 +103,16 @@ struct SeriesQuery {
 absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
                                                const SeriesQuery& query);
 
-// The last `limit` points of one series (run order), before the run
-// `exclude_digest` (the run being checked, when it is stored already).
-absl::StatusOr<std::vector<SeriesPoint>> ReadRecentPoints(
-    HistoryStore& store, const std::string& benchmark,
-    const std::string& metric, const std::string& machine,
-    const std::string& branch, size_t limit, const std::string& exclude_digest);
+// The points of each (benchmark, metric) series of `benchmarks` on
+// `machine` and `branch` (empty: every branch) among the latest `lookback`
+// runs there, but the run `exclude_digest` (the run being checked, when it
+// is stored already); run order. One query per benchmark.
+using RecentHistory = absl::flat_hash_map<std::pair<std::string, std::string>,
+                                          std::vector<SeriesPoint>>;
+absl::StatusOr<RecentHistory> ReadRecentHistory(
+    HistoryStore& store, const std::vector<std::string>& benchmarks,
+    const std::string& machine, const std::string& branch, size_t lookback,
+    const std::string& exclude_digest);
 
 }  // namespace perfcounters::tools
 

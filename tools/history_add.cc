@@ -112,16 +112,28 @@ void MaybeStop(size_t written) {
   }
 }
 
-// The values of an entry as (metric, value or not counted).
-std::vector<std::pair<std::string, std::optional<double>>> EntryValues(
-    const BenchmarkFile& file, const RunEntry& e) {
-  std::vector<std::pair<std::string, std::optional<double>>> out;
-  if (e.real_time_ns)
-    out.emplace_back(std::string("real_time"), e.real_time_ns);
-  if (e.cpu_time_ns) out.emplace_back(std::string("cpu_time"), e.cpu_time_ns);
+// One value of an entry: empty when not counted; coverage empty when on
+// the PMU the whole time (or a time).
+struct EntryValue {
+  std::string metric;
+  std::optional<double> value;
+  std::optional<double> coverage;
+};
+
+std::vector<EntryValue> EntryValues(const BenchmarkFile& file,
+                                    const RunEntry& e) {
+  std::vector<EntryValue> out;
+  if (e.real_time_ns) out.push_back({"real_time", e.real_time_ns, {}});
+  if (e.cpu_time_ns) out.push_back({"cpu_time", e.cpu_time_ns, {}});
   for (const EntryCounter& c : e.counters) {
-    out.emplace_back(file.counter_names[c.name],
-                     c.counted ? std::optional<double>(c.value) : std::nullopt);
+    EntryValue v{file.counter_names[c.name], std::nullopt, std::nullopt};
+    if (c.counted) {
+      v.value = c.value;
+      for (const auto& [name, coverage] : e.coverages) {
+        if (name == c.name) v.coverage = coverage;
+      }
+    }
+    out.push_back(std::move(v));
   }
   return out;
 }
@@ -149,22 +161,23 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
                             ? e.repetition_index
                             : ordinal[e.run_name];
     if (iteration) ++ordinal[e.run_name];
-    for (const auto& [name, value] : EntryValues(file, e)) {
-      absl::StatusOr<int64_t> mid = metrics.Id(name);
+    for (const EntryValue& v : EntryValues(file, e)) {
+      absl::StatusOr<int64_t> mid = metrics.Id(v.metric);
       if (!mid.ok()) return mid.status();
       absl::Status w =
           iteration
               ? store.Exec(
                     "INSERT INTO samples (run_id, benchmark_id, metric_id, "
-                    "repetition, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-                    "DO NOTHING",
-                    {result.run_id, *bid, *mid, rep, Nullable(value)})
+                    "repetition, value, coverage) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT DO NOTHING",
+                    {result.run_id, *bid, *mid, rep, Nullable(v.value),
+                     Nullable(v.coverage)})
               : store.Exec(
                     "INSERT INTO aggregates (run_id, benchmark_id, "
-                    "metric_id, aggregate, value) VALUES (?, ?, ?, ?, ?) ON "
-                    "CONFLICT DO NOTHING",
+                    "metric_id, aggregate, value, coverage) VALUES (?, ?, ?, "
+                    "?, ?, ?) ON CONFLICT DO NOTHING",
                     {result.run_id, *bid, *mid, e.aggregate_name,
-                     Nullable(value)});
+                     Nullable(v.value), Nullable(v.coverage)});
       if (!w.ok()) return w;
       ++(iteration ? result.samples : result.aggregates);
       MaybeStop(++written);
@@ -232,6 +245,9 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
   const std::string digest = RunDigest(text);
   nlohmann::json context = nlohmann::json::object();
   for (const auto& [k, v] : file.context) context[k] = v;
+  for (const auto& [k, v] : file.context_json) {
+    context[k] = nlohmann::json::parse(v, nullptr, /*allow_exceptions=*/false);
+  }
   const std::string added =
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   const std::vector<BenchmarkMetrics> summary = Summarize(file);
@@ -277,12 +293,13 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
         }
         if (absl::Status e = store.Exec(
                 "INSERT INTO points (benchmark_id, metric_id, run_id, value, "
-                "lo, hi, samples, not_counted, from_aggregate) VALUES (?, ?, "
-                "?, ?, ?, ?, ?, ?, ?)",
+                "lo, hi, samples, not_counted, from_aggregate, coverage) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 {*bid, *mid, result.run_id, Nullable(side.median), Nullable(lo),
                  Nullable(hi), static_cast<int64_t>(side.samples.size()),
                  static_cast<int64_t>(side.not_counted),
-                 int64_t{side.from_aggregate ? 1 : 0}});
+                 int64_t{side.from_aggregate ? 1 : 0},
+                 Nullable(side.coverage)});
             !e.ok()) {
           return e;
         }

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -82,23 +81,30 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
                    options.branch.empty() ? ", every branch" : ", branch ",
                    options.branch, ")");
   out.next_source = run.source;
-  std::vector<std::pair<double, size_t>> logs;
-  std::vector<std::string> order;
-  for (BenchmarkMetrics& b : Summarize(run)) {
+  std::vector<BenchmarkMetrics> summary = Summarize(run);
+  std::vector<std::string> names;
+  names.reserve(summary.size());
+  for (const BenchmarkMetrics& b : summary) names.push_back(b.name);
+  absl::StatusOr<RecentHistory> history = ReadRecentHistory(
+      store, names, options.machine, options.branch, options.lookback, digest);
+  if (!history.ok()) return history.status();
+  static const std::vector<SeriesPoint> kNone;
+  for (BenchmarkMetrics& b : summary) {
     BenchmarkComparison bc;
     bc.name = b.name;
     bc.next_problem = b.problem;
     for (auto& [metric, next] : b.metrics) {
-      absl::StatusOr<std::vector<SeriesPoint>> points =
-          ReadRecentPoints(store, b.name, metric, options.machine,
-                           options.branch, options.lookback, digest);
-      if (!points.ok()) return points.status();
+      const auto it = history->find(std::make_pair(b.name, metric));
+      const std::vector<SeriesPoint>& points =
+          it == history->end() ? kNone : it->second;
       SideStats base;
-      base.present = !points->empty();
+      base.present = !points.empty();
       std::vector<double> values;
-      for (const SeriesPoint& p : *points) {
+      std::vector<std::optional<double>> coverages;
+      for (const SeriesPoint& p : points) {
         if (p.value) {
           values.push_back(*p.value);
+          coverages.push_back(p.coverage);
         } else {
           ++base.not_counted;
         }
@@ -112,31 +118,16 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
         first = values.size() - options.window;
       }
       base.samples.assign(values.begin() + first, values.end());
+      for (size_t i = first; i < coverages.size(); ++i) {
+        base.coverage = LowerCoverage(base.coverage, coverages[i]);
+      }
       if (!base.samples.empty()) base.median = Median(base.samples);
       bc.metrics.push_back(Judge(metric, std::move(base), std::move(next)));
     }
     out.benchmarks.push_back(std::move(bc));
   }
   // Geometric means of new / history, as compare's.
-  absl::flat_hash_map<std::string, std::pair<double, size_t>> sums;
-  for (const BenchmarkComparison& bc : out.benchmarks) {
-    for (const MetricComparison& m : bc.metrics) {
-      if (!m.base.median || !m.next.median || *m.base.median <= 0 ||
-          *m.next.median <= 0) {
-        continue;
-      }
-      auto [it, inserted] = sums.try_emplace(m.metric, 0.0, 0);
-      if (inserted) order.push_back(m.metric);
-      it->second.first += std::log(*m.next.median / *m.base.median);
-      ++it->second.second;
-    }
-  }
-  for (const std::string& metric : order) {
-    const auto& [sum, count] = sums[metric];
-    out.geomean.push_back(GeomeanSummary{
-        metric, count,
-        (std::exp(sum / static_cast<double>(count)) - 1.0) * 100.0});
-  }
+  out.geomean = Geomeans(out.benchmarks);
   return out;
 }
 
@@ -145,7 +136,7 @@ std::string RenderCheck(const Comparison& comparison,
                         const CheckOptions& options) {
   nlohmann::json json_gates = nlohmann::json::array();
   nlohmann::json json_rows = nlohmann::json::array();
-  std::string rows_text;
+  std::string rows_text, estimates;
   const bool md = format == Format::kMarkdown;
   auto p_text = [](const MetricComparison& m) -> std::string {
     if (m.evidence == Evidence::kExact) return "exact";
@@ -169,7 +160,24 @@ std::string RenderCheck(const Comparison& comparison,
                                   : nlohmann::json();
       row["p_value"] =
           m.p_value ? nlohmann::json(*m.p_value) : nlohmann::json();
+      // Multiplexed values are estimates: said, never trusted silently.
+      row["coverage"] =
+          m.next.coverage ? nlohmann::json(*m.next.coverage) : nlohmann::json();
+      row["history_coverage"] =
+          m.base.coverage ? nlohmann::json(*m.base.coverage) : nlohmann::json();
       json_rows.push_back(row);
+      for (const auto& [side, coverage] :
+           {std::pair{"the new run", m.next.coverage},
+            std::pair{"the history", m.base.coverage}}) {
+        if (Estimated(coverage)) {
+          absl::StrAppend(&estimates, md ? "- " : "  ", bc.name, " ", m.metric,
+                          " in ", side, ": ", CoverageNote(coverage), "\n");
+        }
+      }
+      const char* mark =
+          Estimated(m.next.coverage) || Estimated(m.base.coverage)
+              ? " (multiplexed)"
+              : "";
       const std::string history =
           m.base.median ? absl::StrCat(FormatValue(m.metric, *m.base.median),
                                        " (", m.base.samples.size(), " runs)")
@@ -177,12 +185,12 @@ std::string RenderCheck(const Comparison& comparison,
       rows_text +=
           md ? absl::StrCat("| ", bc.name, " | ", m.metric, " | ", history,
                             " | ", FormatValue(m.metric, *m.next.median), " | ",
-                            FormatChange(m.change_pct), " | ", p_text(m),
-                            " |\n")
-             : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s\n", bc.name,
+                            FormatChange(m.change_pct), " | ", p_text(m), " |",
+                            mark, "\n")
+             : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s%s\n", bc.name,
                                m.metric, history,
                                FormatValue(m.metric, *m.next.median),
-                               FormatChange(m.change_pct), p_text(m));
+                               FormatChange(m.change_pct), p_text(m), mark);
     }
   }
   std::string gates_text;
@@ -231,10 +239,13 @@ std::string RenderCheck(const Comparison& comparison,
   }
   const int code = ExitCode(gates);
   if (format == Format::kJson) {
-    nlohmann::json out = {
-        {"machine", options.machine}, {"branch", options.branch},
-        {"window", options.window},   {"gates", json_gates},
-        {"rows", json_rows},          {"exit_code", code}};
+    nlohmann::json out = {{"machine", options.machine},
+                          {"branch", options.branch},
+                          {"window", options.window},
+                          {"gates", json_gates},
+                          {"rows", json_rows},
+                          {"exit_code", code},
+                          {"trusted_coverage", kTrustedCoverage}};
     return out.dump(2) + "\n";
   }
   const std::string header =
@@ -245,7 +256,13 @@ std::string RenderCheck(const Comparison& comparison,
   return absl::StrCat(md ? "### perfcounters history check\n\n" : "",
                       "history: ", comparison.base_source,
                       "\nnew run: ", comparison.next_source, "\n\n", gates_text,
-                      "\n", header, rows_text, "\nverdict: ",
+                      "\n", header, rows_text,
+                      estimates.empty()
+                          ? ""
+                          : absl::StrCat("\nestimates (their verdicts rest on "
+                                         "scaled counts):\n",
+                                         estimates),
+                      "\nverdict: ",
                       code == 0   ? "passed"
                       : code == 1 ? "FAILED (a gate was violated)"
                                   : "ERROR (a gate checked nothing or matched "

@@ -302,8 +302,15 @@ std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
       values.push_back(*p.value);
       points.push_back(&p);
     }
-    for (const ChangePoint& cp : FindChangePoints(values, options)) {
-      out.push_back({&s, points[cp.index], cp});
+    const std::vector<ChangePoint> cps = FindChangePoints(values, options);
+    for (size_t k = 0; k < cps.size(); ++k) {
+      SeriesChange c{&s, points[cps[k].index], cps[k], std::nullopt};
+      const size_t lo = k == 0 ? 0 : cps[k - 1].index;
+      const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : points.size();
+      for (size_t i = lo; i < hi; ++i) {
+        c.coverage = LowerCoverage(c.coverage, points[i]->coverage);
+      }
+      out.push_back(c);
     }
   }
   return out;
@@ -323,7 +330,9 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
                      {"before", c.change.mean_before},
                      {"after", c.change.mean_after},
                      {"change_percent", c.change.ChangePercent()},
-                     {"p_value", c.change.p}});
+                     {"p_value", c.change.p},
+                     {"coverage", c.coverage ? nlohmann::json(*c.coverage)
+                                             : nlohmann::json()}});
     }
     return out.dump(2) + "\n";
   }
@@ -340,7 +349,9 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
     const std::string& m = c.series->metric;
     const std::string change =
         FormatChange(std::optional<double>(c.change.ChangePercent()));
-    const std::string p = absl::StrFormat("%.2g", c.change.p);
+    const std::string p =
+        absl::StrCat(absl::StrFormat("%.2g", c.change.p),
+                     Estimated(c.coverage) ? " (multiplexed)" : "");
     out += md ? absl::StrCat("| ", c.series->benchmark, " | ", m, " | ",
                              c.series->machine, " | ", c.series->branch, " | ",
                              c.first_after->commit, " | ", c.first_after->time,

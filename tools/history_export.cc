@@ -3,6 +3,8 @@
 // per run, a column per benchmark.metric).
 #include "history_export.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -24,6 +26,16 @@ std::string CsvField(const std::string& s) {
   return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\"\""}}), "\"");
 }
 
+// The shortest of %.15g, %.16g, %.17g that reads back as `v` (0.4, not
+// 0.40000000000000002).
+std::string ShortestDouble(double v) {
+  for (int precision : {15, 16}) {
+    const std::string text = absl::StrFormat("%.*g", precision, v);
+    if (std::strtod(text.c_str(), nullptr) == v) return text;
+  }
+  return absl::StrFormat("%.17g", v);
+}
+
 }  // namespace
 
 std::string ExportBmf(const std::vector<Series>& series) {
@@ -35,6 +47,10 @@ std::string ExportBmf(const std::vector<Series>& series) {
     const SeriesPoint& p = s.points.back();
     out[s.benchmark][s.metric] = {
         {"value", *p.value}, {"lower_value", p.lo}, {"upper_value", p.hi}};
+    if (p.coverage) {
+      out[s.benchmark][absl::StrCat(s.metric, ".coverage")] = {
+          {"value", *p.coverage}};
+    }
   }
   return out.dump(2) + "\n";
 }
@@ -49,10 +65,20 @@ std::string ExportCsv(const std::vector<Series>& series) {
   for (const Series& s : series) {
     const std::string column = absl::StrCat(s.benchmark, ".", s.metric);
     if (columns_set.insert(column).second) columns.push_back(column);
+    const bool multiplexed = std::any_of(
+        s.points.begin(), s.points.end(),
+        [](const SeriesPoint& p) { return p.coverage.has_value(); });
+    const std::string coverage_column = absl::StrCat(column, ".coverage");
+    if (multiplexed && columns_set.insert(coverage_column).second) {
+      columns.push_back(coverage_column);
+    }
     for (const SeriesPoint& p : s.points) {
       const RunKey key{p.time, p.run_id};
       runs[key] = {p.commit, s.machine, s.branch};
       if (p.value) cells[{key, column}] = *p.value;
+      if (p.value && multiplexed) {
+        cells[{key, coverage_column}] = p.coverage.value_or(1.0);
+      }
     }
   }
   std::string out = "time,commit,machine,branch";
@@ -66,7 +92,7 @@ std::string ExportCsv(const std::vector<Series>& series) {
       out += ",";
       // Not counted or absent: an empty cell, never 0.
       if (auto it = cells.find({key, c}); it != cells.end()) {
-        absl::StrAppend(&out, absl::StrFormat("%.17g", it->second));
+        absl::StrAppend(&out, ShortestDouble(it->second));
       }
     }
     out += "\n";

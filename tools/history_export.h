@@ -3,6 +3,7 @@
 #ifndef PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
 #define PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,14 @@
 namespace perfcounters::tools {
 
 // Bencher Metric Format JSON: {benchmark: {metric: {value, lower_value,
-// upper_value}}} of each series' latest counted point.
+// upper_value}}} of each series' latest counted point; a multiplexed one
+// adds the measure "<metric>.coverage" ({value}).
 std::string ExportBmf(const std::vector<Series>& series);
 
 // CSV for Apache Otava: time,commit,machine,branch, then a column per
-// benchmark.metric; a row per run; not counted cells empty.
+// benchmark.metric (and benchmark.metric.coverage for a series with a
+// multiplexed point: 1 where not multiplexed); a row per run; not counted
+// cells empty.
 std::string ExportCsv(const std::vector<Series>& series);
 
 // One change point of one series, as `history changes` lists it.
@@ -25,6 +29,10 @@ struct SeriesChange {
   // The first run after the change (its index among the counted points).
   const SeriesPoint* first_after = nullptr;
   ChangePoint change;
+  // The lowest multiplexing coverage of the points before and after it
+  // (the segments the change was tested on); empty when none was
+  // multiplexed.
+  std::optional<double> coverage;
 };
 
 // The change points of every series (counted points only).

@@ -1,4 +1,7 @@
 // history_read.cc: reading series back from the history store (history.h).
+// The runs' attributes are read once; points are read without a join, in
+// the points table's key order (benchmark, metric, run), so that a
+// series' points arrive together.
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -13,6 +16,17 @@
 namespace perfcounters::tools {
 namespace {
 
+struct RunInfo {
+  std::string commit;
+  std::string time;
+  std::string machine;
+  std::string branch;
+  // The same for runs of the same machine and branch.
+  int64_t group = 0;
+};
+
+using RunMap = absl::flat_hash_map<int64_t, RunInfo>;
+
 absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> Names(
     HistoryStore& store, const char* table) {
   absl::flat_hash_map<int64_t, std::string> names;
@@ -25,24 +39,92 @@ absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> Names(
   return names;
 }
 
-SeriesPoint PointFrom(const std::vector<SqlValue>& r, size_t first) {
+// The runs on `machine` and `branch` (empty: any), but `exclude_digest`;
+// with `limit` > 0 only the latest `limit` of them.
+absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
+                                const std::string& branch,
+                                const std::string& exclude_digest,
+                                size_t limit) {
+  std::string sql =
+      "SELECT id, commit_sha, time, machine, branch FROM runs WHERE digest "
+      "<> ?";
+  std::vector<SqlValue> params = {exclude_digest};
+  if (!machine.empty()) {
+    sql += " AND machine = ?";
+    params.emplace_back(machine);
+  }
+  if (!branch.empty()) {
+    sql += " AND branch = ?";
+    params.emplace_back(branch);
+  }
+  if (limit > 0) {
+    sql += " ORDER BY time DESC, id DESC LIMIT ?";
+    params.emplace_back(static_cast<int64_t>(limit));
+  }
+  RunMap runs;
+  absl::flat_hash_map<std::pair<std::string, std::string>, int64_t> groups;
+  absl::Status s = store.Query(
+      sql, params,
+      {SqlType::kInt, SqlType::kText, SqlType::kText, SqlType::kText,
+       SqlType::kText},
+      [&](const std::vector<SqlValue>& r) {
+        RunInfo& run = runs[std::get<int64_t>(r[0])];
+        run.commit = std::get<std::string>(r[1]);
+        run.time = std::get<std::string>(r[2]);
+        run.machine = std::get<std::string>(r[3]);
+        run.branch = std::get<std::string>(r[4]);
+        run.group = groups
+                        .try_emplace({run.machine, run.branch},
+                                     static_cast<int64_t>(groups.size()))
+                        .first->second;
+      });
+  if (!s.ok()) return s;
+  return runs;
+}
+
+std::optional<double> OptionalDouble(const SqlValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  return std::nullopt;
+}
+
+// A point from (run_id, value, lo, hi, coverage) at r[first...].
+SeriesPoint PointFrom(const std::vector<SqlValue>& r, size_t first,
+                      const RunInfo& run) {
   SeriesPoint p;
   p.run_id = std::get<int64_t>(r[first]);
-  p.commit = std::get<std::string>(r[first + 1]);
-  p.time = std::get<std::string>(r[first + 2]);
-  if (const auto* v = std::get_if<double>(&r[first + 3])) {
-    p.value = *v;
-    p.lo = *v;
-    p.hi = *v;
-    if (const auto* lo = std::get_if<double>(&r[first + 4])) p.lo = *lo;
-    if (const auto* hi = std::get_if<double>(&r[first + 5])) p.hi = *hi;
+  p.commit = run.commit;
+  p.time = run.time;
+  p.value = OptionalDouble(r[first + 1]);
+  if (p.value) {
+    p.lo = OptionalDouble(r[first + 2]).value_or(*p.value);
+    p.hi = OptionalDouble(r[first + 3]).value_or(*p.value);
+    p.coverage = OptionalDouble(r[first + 4]);
   }
   return p;
 }
 
-const std::vector<SqlType> kPointTypes = {SqlType::kInt,    SqlType::kText,
-                                          SqlType::kText,   SqlType::kDouble,
-                                          SqlType::kDouble, SqlType::kDouble};
+// The columns PointFrom() reads, after benchmark_id and metric_id.
+constexpr const char* kPointColumns =
+    "SELECT benchmark_id, metric_id, run_id, value, lo, hi, coverage FROM "
+    "points";
+const std::vector<SqlType> kPointTypes = {
+    SqlType::kInt,    SqlType::kInt,    SqlType::kInt,   SqlType::kDouble,
+    SqlType::kDouble, SqlType::kDouble, SqlType::kDouble};
+
+void SortPoints(std::vector<SeriesPoint>& points) {
+  std::sort(points.begin(), points.end(),
+            [](const SeriesPoint& a, const SeriesPoint& b) {
+              return std::tie(a.time, a.run_id) < std::tie(b.time, b.run_id);
+            });
+}
+
+int64_t IdOf(const absl::flat_hash_map<int64_t, std::string>& names,
+             const std::string& name) {
+  for (const auto& [id, n] : names) {
+    if (n == name) return id;
+  }
+  return -1;
+}
 
 }  // namespace
 
@@ -54,65 +136,60 @@ absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
   absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> metrics =
       Names(store, "metrics");
   if (!metrics.ok()) return metrics.status();
+  absl::StatusOr<RunMap> runs =
+      ReadRuns(store, query.machine, query.branch, "", 0);
+  if (!runs.ok()) return runs.status();
 
-  std::string sql =
-      "SELECT p.benchmark_id, p.metric_id, r.machine, r.branch, r.id, "
-      "r.commit_sha, r.time, p.value, p.lo, p.hi FROM points p JOIN runs r ON "
-      "r.id = p.run_id WHERE 1 = 1";
-  std::vector<SqlValue> params;
-  if (!query.machine.empty()) {
-    sql += " AND r.machine = ?";
-    params.emplace_back(query.machine);
-  }
-  if (!query.branch.empty()) {
-    sql += " AND r.branch = ?";
-    params.emplace_back(query.branch);
-  }
-  if (!query.metric.empty()) {
-    int64_t id = -1;
-    for (const auto& [k, v] : *metrics) {
-      if (v == query.metric) id = k;
+  // The benchmarks asked for: all (one scan), or those the filter matches
+  // (a scan of each one's key range).
+  std::vector<int64_t> wanted;
+  if (query.benchmark) {
+    for (const auto& [id, name] : *benchmarks) {
+      if (query.benchmark->Matches(name)) wanted.push_back(id);
     }
-    sql += " AND p.metric_id = ?";
-    params.emplace_back(id);
+    std::sort(wanted.begin(), wanted.end());
   }
-  // Series keyed by (benchmark, metric, machine, branch).
-  using Key = std::tuple<int64_t, int64_t, std::string, std::string>;
+  std::string sql = kPointColumns;
+  std::vector<SqlValue> params;
+  if (query.benchmark) sql += " WHERE benchmark_id = ?";
+  if (!query.metric.empty()) {
+    sql += query.benchmark ? " AND metric_id = ?" : " WHERE metric_id = ?";
+    params.emplace_back(IdOf(*metrics, query.metric));
+  }
+  // Series keyed by (benchmark, metric, machine and branch).
+  using Key = std::tuple<int64_t, int64_t, int64_t>;
   absl::flat_hash_map<Key, size_t> index;
   std::vector<Series> out;
-  absl::flat_hash_map<int64_t, bool> wanted;
-  std::vector<SqlType> types = {SqlType::kInt, SqlType::kInt, SqlType::kText,
-                                SqlType::kText};
-  types.insert(types.end(), kPointTypes.begin(), kPointTypes.end());
-  absl::Status s =
-      store.Query(sql, params, types, [&](const std::vector<SqlValue>& r) {
-        const int64_t bid = std::get<int64_t>(r[0]);
-        if (query.benchmark) {
-          auto [it, inserted] = wanted.try_emplace(bid, false);
-          if (inserted)
-            it->second = query.benchmark->Matches((*benchmarks)[bid]);
-          if (!it->second) return;
-        }
-        Key key{bid, std::get<int64_t>(r[1]), std::get<std::string>(r[2]),
-                std::get<std::string>(r[3])};
-        auto [it, inserted] = index.try_emplace(key, out.size());
-        if (inserted) {
-          Series series;
-          series.benchmark = (*benchmarks)[bid];
-          series.metric = (*metrics)[std::get<int64_t>(r[1])];
-          series.machine = std::get<std::string>(r[2]);
-          series.branch = std::get<std::string>(r[3]);
-          out.push_back(std::move(series));
-        }
-        out[it->second].points.push_back(PointFrom(r, 4));
-      });
-  if (!s.ok()) return s;
-  for (Series& series : out) {
-    std::sort(series.points.begin(), series.points.end(),
-              [](const SeriesPoint& a, const SeriesPoint& b) {
-                return std::tie(a.time, a.run_id) < std::tie(b.time, b.run_id);
-              });
+  auto row = [&](const std::vector<SqlValue>& r) {
+    const auto run = runs->find(std::get<int64_t>(r[2]));
+    if (run == runs->end()) return;
+    const int64_t bid = std::get<int64_t>(r[0]);
+    const int64_t mid = std::get<int64_t>(r[1]);
+    const Key key{bid, mid, run->second.group};
+    auto [it, inserted] = index.try_emplace(key, out.size());
+    if (inserted) {
+      Series series;
+      series.benchmark = (*benchmarks)[bid];
+      series.metric = (*metrics)[mid];
+      series.machine = run->second.machine;
+      series.branch = run->second.branch;
+      out.push_back(std::move(series));
+    }
+    out[it->second].points.push_back(PointFrom(r, 2, run->second));
+  };
+  if (query.benchmark) {
+    for (int64_t bid : wanted) {
+      std::vector<SqlValue> p = {bid};
+      p.insert(p.end(), params.begin(), params.end());
+      if (absl::Status s = store.Query(sql, p, kPointTypes, row); !s.ok()) {
+        return s;
+      }
+    }
+  } else if (absl::Status s = store.Query(sql, params, kPointTypes, row);
+             !s.ok()) {
+    return s;
   }
+  for (Series& series : out) SortPoints(series.points);
   std::sort(out.begin(), out.end(), [](const Series& a, const Series& b) {
     return std::tie(a.benchmark, a.metric, a.machine, a.branch) <
            std::tie(b.benchmark, b.metric, b.machine, b.branch);
@@ -120,31 +197,34 @@ absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
   return out;
 }
 
-absl::StatusOr<std::vector<SeriesPoint>> ReadRecentPoints(
-    HistoryStore& store, const std::string& benchmark,
-    const std::string& metric, const std::string& machine,
-    const std::string& branch, size_t limit,
+absl::StatusOr<RecentHistory> ReadRecentHistory(
+    HistoryStore& store, const std::vector<std::string>& benchmarks,
+    const std::string& machine, const std::string& branch, size_t lookback,
     const std::string& exclude_digest) {
-  std::string sql =
-      "SELECT r.id, r.commit_sha, r.time, p.value, p.lo, p.hi FROM points p "
-      "JOIN runs r ON r.id = p.run_id WHERE p.benchmark_id = (SELECT id FROM "
-      "benchmarks WHERE name = ?) AND p.metric_id = (SELECT id FROM metrics "
-      "WHERE name = ?) AND r.machine = ? AND r.digest <> ?";
-  std::vector<SqlValue> params = {benchmark, metric, machine, exclude_digest};
-  if (!branch.empty()) {
-    sql += " AND r.branch = ?";
-    params.emplace_back(branch);
+  absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> metrics =
+      Names(store, "metrics");
+  if (!metrics.ok()) return metrics.status();
+  absl::StatusOr<RunMap> runs =
+      ReadRuns(store, machine, branch, exclude_digest, lookback);
+  if (!runs.ok()) return runs.status();
+  RecentHistory out;
+  if (runs->empty()) return out;
+  const std::string sql =
+      absl::StrCat(kPointColumns,
+                   " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE "
+                   "name = ?)");
+  for (const std::string& name : benchmarks) {
+    absl::Status s = store.Query(
+        sql, {name}, kPointTypes, [&](const std::vector<SqlValue>& r) {
+          const auto run = runs->find(std::get<int64_t>(r[2]));
+          if (run == runs->end()) return;
+          out[{name, (*metrics)[std::get<int64_t>(r[1])]}].push_back(
+              PointFrom(r, 2, run->second));
+        });
+    if (!s.ok()) return s;
   }
-  sql += " ORDER BY r.time DESC, r.id DESC LIMIT ?";
-  params.emplace_back(static_cast<int64_t>(limit));
-  std::vector<SeriesPoint> points;
-  absl::Status s = store.Query(sql, params, kPointTypes,
-                               [&](const std::vector<SqlValue>& r) {
-                                 points.push_back(PointFrom(r, 0));
-                               });
-  if (!s.ok()) return s;
-  std::reverse(points.begin(), points.end());
-  return points;
+  for (auto& [key, points] : out) SortPoints(points);
+  return out;
 }
 
 }  // namespace perfcounters::tools

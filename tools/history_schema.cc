@@ -50,10 +50,18 @@ const std::vector<std::string>& SchemaV1() {
   return *statements;
 }
 
-// Migrations: kMigrations[v - 1] takes a store from version v to v + 1.
-// (Version 1 is the first; there is none yet.)
+// Migrations: Migrations()[v - 1] takes a store from version v to v + 1. A
+// new store is created at version 1 and migrated like an old one, so that
+// both take the same path.
 const std::vector<std::vector<std::string>>& Migrations() {
-  static const auto* steps = new std::vector<std::vector<std::string>>{};
+  static const auto* steps = new std::vector<std::vector<std::string>>{
+      // 1 -> 2: the multiplexing coverage of each value ("<label>.coverage";
+      // NULL: on the PMU the whole time, or not a counter). Values stored
+      // before have none.
+      {"ALTER TABLE points ADD COLUMN coverage DOUBLE PRECISION",
+       "ALTER TABLE samples ADD COLUMN coverage DOUBLE PRECISION",
+       "ALTER TABLE aggregates ADD COLUMN coverage DOUBLE PRECISION"},
+  };
   return *steps;
 }
 
@@ -116,14 +124,14 @@ absl::Status InTransaction(HistoryStore& store,
   return s;
 }
 
-absl::Status PrepareSchema(HistoryStore& store) {
+absl::Status PrepareSchema(HistoryStore& store, int64_t target) {
   absl::StatusOr<bool> has_meta = HasMetaTable(store);
   if (!has_meta.ok()) return has_meta.status();
   if (*has_meta) {
     absl::StatusOr<int64_t> version = StoredVersion(store);
     if (!version.ok()) return version.status();
     if (*version > kHistorySchemaVersion) return TooNew(store, *version);
-    if (*version == kHistorySchemaVersion) return absl::OkStatus();
+    if (*version >= target) return absl::OkStatus();
   }
   // Create or migrate, one writer at a time.
   return InTransaction(store, [&]() -> absl::Status {
@@ -149,6 +157,7 @@ absl::Status PrepareSchema(HistoryStore& store) {
         });
     if (!read.ok()) return read;
     if (version > kHistorySchemaVersion) return TooNew(store, version);
+    if (version >= target) return absl::OkStatus();  // another writer did it
     if (version == 0) {
       for (const std::string& sql : SchemaV1()) {
         if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
@@ -157,7 +166,7 @@ absl::Status PrepareSchema(HistoryStore& store) {
       }
       version = 1;
     }
-    for (; version < kHistorySchemaVersion; ++version) {
+    for (; version < target; ++version) {
       for (const std::string& sql : Migrations()[version - 1]) {
         if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
           return s;
@@ -172,7 +181,7 @@ absl::Status PrepareSchema(HistoryStore& store) {
     return store.Exec(
         "INSERT INTO perfcounters_meta (key, value) VALUES "
         "('schema_version', ?)",
-        {absl::StrCat(kHistorySchemaVersion)});
+        {absl::StrCat(target)});
   });
 }
 

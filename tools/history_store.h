@@ -55,7 +55,8 @@ class HistoryStore {
 };
 
 // The schema version this build writes, and reads.
-inline constexpr int64_t kHistorySchemaVersion = 1;
+// Version 2 added each value's multiplexing coverage.
+inline constexpr int64_t kHistorySchemaVersion = 2;
 
 // Opens (creating it when it is a file that does not exist) the store `db`
 // and migrates its schema forward. A store of a newer schema version is
@@ -79,8 +80,10 @@ absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenPostgresStore(
     const std::string& url);
 
-// Creates or migrates the schema (history_schema.cc).
-absl::Status PrepareSchema(HistoryStore& store);
+// Creates or migrates the schema (history_schema.cc) to `version` (tests
+// make an older store with a smaller one), in one transaction.
+absl::Status PrepareSchema(HistoryStore& store,
+                           int64_t version = kHistorySchemaVersion);
 
 // Runs `body` in one write transaction: committed when it returns OK,
 // rolled back otherwise.

@@ -21,10 +21,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "pass_counting.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/profile.h"
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
+#include "profiler_pass.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -116,7 +118,18 @@ class Collector : public benchmark::BenchmarkReporter {
                      std::string(error.message()).c_str());
         return;
       }
-      if (p.event.empty()) return;  // no Measure loop ran
+      if (p.event.empty()) {
+        // No timed region was sampled: said, never left out silently.
+        std::fprintf(
+            stderr, "perfcounters: note: %s: no profile: %s\n",
+            run.benchmark_name().c_str(),
+            ProfilerPassAvailable()
+                ? "its timed loop did not run"
+                : "it does not use perfcounters::Measure, and this Google "
+                  "Benchmark (older than 1.9) has no ProfilerManager to "
+                  "sample a plain `for (auto _ : state)` loop in");
+        return;
+      }
       if (!symbolizer_.has_value()) {
         absl::StatusOr<Symbolizer> s = Symbolizer::ForThisProcess();
         if (!s.ok()) {
@@ -147,7 +160,23 @@ void Merge(absl::StatusOr<Profile> p) {
   }
 }
 
+// gbench's extra run (its ProfilerManager, 1.9 and newer) of a benchmark
+// without Measure: its timed loop, on the main thread, with the
+// repetition's iteration count. Start() comes after gbench's setup and the
+// benchmark's code before its loop, Stop() before the code after it.
+class PassSampler : public PassClient {
+ public:
+  void Start() override { ProfileBegin(); }
+  void Stop() override { ProfileEnd(); }
+};
+
 }  // namespace
+
+void ProfileDiscard() {
+  if (!t_in_region) return;
+  t_in_region = false;
+  (void)t_profiler->Take();
+}
 
 void ProfileBegin() {
   if (!g_profiling.load(std::memory_order_relaxed) || t_in_region) return;
@@ -255,7 +284,8 @@ std::string ProfileFlagsHelp() {
   return R"(perfcounters: a sampled profile of each benchmark's timed region
   --perf_profile=EVENT|auto
         Run the selected benchmarks once more, before the measured pass,
-        sampling the timed region of perfcounters::Measure loops on EVENT
+        sampling the timed region of perfcounters::Measure loops (and of
+        plain loops in gbench 1.9's ProfilerManager run) on EVENT
         (our grammar: cycles, instructions, cpu-clock, ...; user space
         unless :k/:uk); auto = cycles where they count, else cpu-clock.
         The measured pass is unchanged. Each row gets a hot: line; the
@@ -301,6 +331,11 @@ void RunWithProfiles(const ProfileFlags& flags,
   } else {
     *probe = Profiler();  // closed again: each thread opens its own
     g_options = o;
+    // Benchmarks without Measure are sampled in gbench's extra run (where
+    // the linked gbench has one).
+    static PassSampler pass_sampler;
+    static const bool pass_added = AddPassClient(&pass_sampler);
+    (void)pass_added;
     g_profiling.store(true);
     Collector collector(&summaries);
     Collector quiet_file(&summaries);
@@ -311,6 +346,9 @@ void RunWithProfiles(const ProfileFlags& flags,
     }
     g_profiling.store(false);
     t_profiler.reset();
+    // The counts of gbench's extra runs in the profile pass belong to no
+    // reported row: the measured pass's rows take only their own.
+    (void)TakePassResults();
     for (const auto& [name, s] : summaries) {
       if (flags.out_dir.empty()) break;
       absl::Status st =

@@ -4,7 +4,10 @@
 // With --perf_profile the selected benchmarks run twice: first a silent
 // pass in which a Profiler per benchmark thread samples only the timed
 // region of perfcounters::Measure loops (not gbench's setup, not the code
-// before or after the loop, not PauseTiming()..ResumeTiming()); then the
+// before or after the loop, not PauseTiming()..ResumeTiming()), and of
+// plain `for (auto _ : state)` loops in gbench's extra run (its
+// ProfilerManager, 1.9 and newer: one thread, the repetition's iteration
+// count); then the
 // measured pass, exactly as without the flag, whose console rows get a
 // `hot:` line and whose --benchmark_out JSON rows the profile member.
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
@@ -52,6 +55,9 @@ void ProfileBegin();
 void ProfileEnd();
 void ProfilePause();
 void ProfileResume();
+// Ends the calling thread's timed region and drops its samples (a Measure
+// loop in gbench's extra run, which skips its body).
+void ProfileDiscard();
 
 }  // namespace perfcounters::bench_internal
 

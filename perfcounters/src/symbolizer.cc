@@ -6,7 +6,9 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -169,19 +171,73 @@ struct ScopeIndex {
   }
 };
 
+// What DwarfFrames reads once and keeps: per compilation unit its scopes,
+// per module the pc ranges of its compilation units, sorted by address.
+struct DwarfIndexes {
+  struct CuRange {
+    Dwarf_Addr low = 0, high = 0;
+    Dwarf_Die* cu = nullptr;
+    Dwarf_Addr bias = 0;
+  };
+  absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>,
+                      std::unique_ptr<ScopeIndex>>
+      scopes;
+  absl::flat_hash_map<Dwfl_Module*, std::vector<CuRange>> cu_ranges;
+  void clear() {
+    scopes.clear();
+    cu_ranges.clear();
+  }
+};
+
+// The compilation unit covering `addr`, and its module's bias, from the
+// CUs' own DW_AT_low_pc/high_pc/ranges, read once per module. Not
+// dwfl_module_addrdie: it finds a CU through .debug_aranges, which clang
+// does not emit (unless -gdwarf-aranges), and takes an address in a gap
+// between the aranges for the CU before the gap, so in a binary where only
+// GCC's CUs have aranges it names clang's code from the wrong CU.
+Dwarf_Die* CuAt(Dwfl_Module* mod, Dwarf_Addr addr, Dwarf_Addr* bias,
+                DwarfIndexes* indexes) {
+  auto [it, inserted] = indexes->cu_ranges.try_emplace(mod);
+  std::vector<DwarfIndexes::CuRange>& ranges = it->second;
+  if (inserted) {
+    Dwarf_Die* cu = nullptr;
+    Dwarf_Addr cu_bias = 0;
+    while ((cu = dwfl_module_nextcu(mod, cu, &cu_bias)) != nullptr) {
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      ptrdiff_t pos = 0;
+      while ((pos = dwarf_ranges(cu, pos, &base, &low, &high)) > 0) {
+        if (low < high) ranges.push_back({low, high, cu, cu_bias});
+      }
+    }
+    std::sort(ranges.begin(), ranges.end(),
+              [](const DwarfIndexes::CuRange& a,
+                 const DwarfIndexes::CuRange& b) { return a.low < b.low; });
+  }
+  if (ranges.empty()) return nullptr;
+  // Every CU of a module has the module's bias.
+  const Dwarf_Addr pc = addr - ranges.front().bias;
+  auto after = std::upper_bound(
+      ranges.begin(), ranges.end(), pc,
+      [](Dwarf_Addr v, const DwarfIndexes::CuRange& r) { return v < r.low; });
+  if (after == ranges.begin()) return nullptr;
+  const DwarfIndexes::CuRange& r = *std::prev(after);
+  if (pc >= r.high) return nullptr;
+  *bias = r.bias;
+  return r.cu;
+}
+
 // The frames from debug info at `addr`; empty when no CU or no function
 // scope covers it. Names as `addr2line -f -i` gives them: the innermost
 // frame's line from the line table, each inlined call's caller with the
 // call's file and line.
-std::vector<SourceFrame> DwarfFrames(
-    Dwfl_Module* mod, Dwarf_Addr addr,
-    absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>,
-                        std::unique_ptr<ScopeIndex>>* indexes) {
+std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr,
+                                     DwarfIndexes* indexes) {
   std::vector<SourceFrame> frames;
   Dwarf_Addr bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &bias);
+  Dwarf_Die* cu = CuAt(mod, addr, &bias, indexes);
   if (cu == nullptr) return frames;
-  std::unique_ptr<ScopeIndex>& index = (*indexes)[{mod, dwarf_dieoffset(cu)}];
+  std::unique_ptr<ScopeIndex>& index =
+      indexes->scopes[{mod, dwarf_dieoffset(cu)}];
   if (index == nullptr) {
     index = std::make_unique<ScopeIndex>();
     index->Walk(cu, -1);
@@ -193,12 +249,13 @@ std::vector<SourceFrame> DwarfFrames(
   inner.inlined = dwarf_tag(&node->die) == DW_TAG_inlined_subroutine;
   inner.function = inner.inlined ? DieName(&node->die)
                                  : OutOfLineName(mod, &node->die, addr, bias);
-  if (Dwfl_Line* line = dwfl_module_getsrc(mod, addr); line != nullptr) {
+  // The CU's own line table (dwfl_module_getsrc would look the CU up by
+  // address again, through the aranges).
+  if (Dwarf_Line* line = dwarf_getsrc_die(cu, addr - bias); line != nullptr) {
     int lineno = 0;
-    const char* file =
-        dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
+    const char* file = dwarf_linesrc(line, nullptr, nullptr);
     if (file != nullptr) inner.file = file;
-    inner.line = lineno;
+    if (dwarf_lineno(line, &lineno) == 0) inner.line = lineno;
   }
   frames.push_back(std::move(inner));
   Dwarf_Files* files = nullptr;
@@ -252,10 +309,8 @@ struct Symbolizer::Impl {
   absl::flat_hash_map<uint64_t, Location> cache;
 #if PERFCOUNTERS_HAVE_LIBDW
   Dwfl* dwfl = nullptr;
-  // Per compilation unit, read at its first address.
-  absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>,
-                      std::unique_ptr<ScopeIndex>>
-      indexes;
+  // Per compilation unit and per module, read at their first address.
+  DwarfIndexes indexes;
   ~Impl() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }

@@ -1,9 +1,11 @@
-// profile_bench: the benchmarks benchmark_ext_profile_test runs with
-// --perf_profile. Each loop calls two noinline functions whose work is in a
-// 3:1 ratio (the same loop body, 3x and 1x the trips: the same ratio of
-// instructions, and of CPU time); a setup function runs before the loop and
-// a third one only between PauseTiming and ResumeTiming, so neither may get
-// a sample; an always-inline helper must appear as an inlined frame.
+// profile_bench: the benchmarks benchmark_ext_profile_test and
+// benchmark_ext_profile_exact_test run with --perf_profile (built with -g,
+// so that every build type has the line tables and inlined frames). Each loop
+// calls two noinline functions whose work is in a 3:1 ratio (the same loop
+// body, 3x and 1x the trips: the same ratio of instructions, and of CPU time);
+// a setup function runs before the loop and a third one only between
+// PauseTiming and ResumeTiming, so neither may get a sample; an always-inline
+// helper must appear as an inlined frame.
 #include <cstdint>
 
 #include "benchmark/benchmark.h"
@@ -69,10 +71,101 @@ static void BM_Inlined(benchmark::State& state) {
 BENCHMARK(BM_Inlined);
 BENCHMARK(BM_Inlined)->Name("BM odd/<name> with spaces")->Threads(2);
 
-// A benchmark without Measure: no profile, no hot: line.
-static void BM_PlainLoop(benchmark::State& state) {
-  for (auto _ : state) profiled::OnePart();
+// BM_ThreeToOne written the usual way, without Measure: sampled in gbench's
+// extra run (its ProfilerManager, gbench 1.9 and newer); older versions
+// cannot sample it and say so.
+static void BM_PlainThreeToOne(benchmark::State& state) {
+  profiled::SetupOnly();
+  for (auto _ : state) {
+    profiled::ThreeParts();
+    profiled::OnePart();
+    perfcounters::PauseTiming(state);
+    profiled::PausedOnly();
+    perfcounters::ResumeTiming(state);
+  }
+  profiled::SetupOnly();
 }
-BENCHMARK(BM_PlainLoop);
+BENCHMARK(BM_PlainThreeToOne);
+
+// For the emulated arm64 machine, where instructions are counted exactly:
+// the same shape with bodies of a fixed number of instructions, 300,000 and
+// 100,000 per call: inline asm written into each function itself (not a
+// shared inline helper, which would be the innermost, inlined frame of
+// every sample), independent of the optimizer.
+//
+// PROFILED_HUNDREDS(n): n trips of 98 nops and a 2-instruction count-down.
+#if defined(__aarch64__)
+#define PROFILED_HUNDREDS(n)                            \
+  do {                                                  \
+    uint64_t trips_ = (n);                              \
+    __asm__ volatile(                                   \
+        "1: .rept 98\n nop\n .endr\n subs %0, %0, #1\n" \
+        " b.ne 1b\n"                                    \
+        : "+r"(trips_)                                  \
+        :                                               \
+        : "cc");                                        \
+  } while (0)
+#elif defined(__x86_64__)
+#define PROFILED_HUNDREDS(n)                                         \
+  do {                                                               \
+    uint64_t trips_ = (n);                                           \
+    __asm__ volatile("1: .rept 98\n nop\n .endr\n dec %0\n jnz 1b\n" \
+                     : "+r"(trips_)                                  \
+                     :                                               \
+                     : "cc");                                        \
+  } while (0)
+#else
+#define PROFILED_HUNDREDS(n) PROFILED_WORK(100 * (n))
+#endif
+
+namespace profiled {
+
+constexpr uint64_t kHundreds = 1000;  // 100,000 instructions
+
+__attribute__((noinline)) void ExactThree() {
+  PROFILED_HUNDREDS(3 * kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactOne() {
+  PROFILED_HUNDREDS(kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactSetup() {
+  PROFILED_HUNDREDS(4 * kHundreds);
+  Done();
+}
+__attribute__((noinline)) void ExactPaused() {
+  PROFILED_HUNDREDS(4 * kHundreds);
+  Done();
+}
+__attribute__((always_inline)) inline void ExactInlinedHelper() {
+  PROFILED_HUNDREDS(kHundreds);
+}
+__attribute__((noinline)) void ExactCallsInlined() {
+  ExactInlinedHelper();
+  Done();
+}
+
+}  // namespace profiled
+
+// A fixed iteration count: the counters per iteration are compared
+// between runs with and without --perf_profile.
+static void BM_ExactThreeToOne(benchmark::State& state) {
+  profiled::ExactSetup();
+  for (auto _ : perfcounters::Measure(state)) {
+    profiled::ExactThree();
+    profiled::ExactOne();
+    perfcounters::PauseTiming(state);
+    profiled::ExactPaused();
+    perfcounters::ResumeTiming(state);
+  }
+  profiled::ExactSetup();
+}
+BENCHMARK(BM_ExactThreeToOne)->Iterations(200);
+
+static void BM_ExactInlined(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) profiled::ExactCallsInlined();
+}
+BENCHMARK(BM_ExactInlined)->Iterations(200);
 
 PERFCOUNTERS_BENCHMARK_MAIN();

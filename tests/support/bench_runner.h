@@ -28,6 +28,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/as_nobody.h"
 
 extern char** environ;
 
@@ -35,9 +36,6 @@ namespace perfcounters::testing {
 
 inline constexpr char kBench[] = "perfcounters_e2e_bench";
 inline constexpr char kOwnMainBench[] = "perfcounters_own_main_bench";
-
-// Runs a program as another user (RunOptions::as_nobody).
-inline constexpr char kSetpriv[] = "/usr/bin/setpriv";
 
 // gbench's short runs: enough iterations, fast in the emulated machine.
 inline constexpr char kMinTime[] = "--benchmark_min_time=0.05";
@@ -120,8 +118,10 @@ struct RunOptions {
   std::string binary = kBench;
   // The soft RLIMIT_NOFILE the benchmark starts with.
   std::optional<rlim_t> nofile;
-  // Run as nobody:nogroup without supplementary groups (setpriv), so
-  // without capabilities. Needs root.
+  // The soft RLIMIT_MEMLOCK the benchmark starts with.
+  std::optional<rlim_t> memlock;
+  // Run as nobody:nogroup without supplementary groups, so without
+  // capabilities (perfcounters_as_nobody). Needs root.
   bool as_nobody = false;
 };
 
@@ -154,7 +154,7 @@ inline Result RunBench(std::vector<std::string> args,
 
   std::vector<std::string> argv_s;
   if (options.as_nobody) {
-    argv_s = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+    argv_s = {AsNobodyPath()};
   }
   argv_s.push_back(bench);
   for (std::string& a : args) argv_s.push_back(std::move(a));
@@ -182,18 +182,23 @@ inline Result RunBench(std::vector<std::string> args,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  // The child inherits the limit in force when it is spawned.
-  rlimit saved{};
-  getrlimit(RLIMIT_NOFILE, &saved);
-  if (options.nofile.has_value()) {
-    rlimit lowered = saved;
-    lowered.rlim_cur = *options.nofile;
-    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  // The child inherits the limits in force when it is spawned.
+  const std::pair<int, std::optional<rlim_t>> limits[] = {
+      {RLIMIT_NOFILE, options.nofile}, {RLIMIT_MEMLOCK, options.memlock}};
+  rlimit saved[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    getrlimit(limits[i].first, &saved[i]);
+    if (!limits[i].second.has_value()) continue;
+    rlimit lowered = saved[i];
+    lowered.rlim_cur = *limits[i].second;
+    EXPECT_EQ(setrlimit(limits[i].first, &lowered), 0);
   }
   pid_t pid = 0;
   const int rc =
       posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  if (options.nofile.has_value()) setrlimit(RLIMIT_NOFILE, &saved);
+  for (int i = 0; i < 2; ++i) {
+    if (limits[i].second.has_value()) setrlimit(limits[i].first, &saved[i]);
+  }
   posix_spawn_file_actions_destroy(&actions);
   EXPECT_EQ(rc, 0) << "posix_spawn " << argv[0];
   if (rc != 0) return result;
