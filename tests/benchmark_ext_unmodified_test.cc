@@ -149,7 +149,12 @@ TEST(BenchmarkUnmodified, ProfilesChangeNoCounter) {
     }
     EXPECT_TOUCHED_PAGE_FAULTS(PerIteration(a, "page-faults"), 16.0, 0.5)
         << a.dump();
-    EXPECT_EQ(PerIteration(a, "page-faults"), PerIteration(b, "page-faults"))
+    // Exactly equal; under a sanitizer its shadow memory's own faults vary
+    // from run to run (seen under TSan: 55.03125 and 55.0 per iteration).
+    const double slack =
+        ::perfcounters::testing::kSanitizer != nullptr ? 0.5 : 0.0;
+    EXPECT_NEAR(PerIteration(a, "page-faults"), PerIteration(b, "page-faults"),
+                slack)
         << name << "\nwithout: " << a.dump() << "\nwith: " << b.dump();
     EXPECT_EQ(a["iterations"], b["iterations"]);
   }
