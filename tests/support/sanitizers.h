@@ -44,8 +44,10 @@ inline constexpr const char* kSanitizer = "ThreadSanitizer";
 inline constexpr double kMaxFaultsPerTouchedPage = 6.0;
 #elif defined(PERFCOUNTERS_TESTS_ASAN)
 inline constexpr const char* kSanitizer = "AddressSanitizer";
-// Measured: about 1.125 per page (one shadow page covers 8 pages).
-inline constexpr double kMaxFaultsPerTouchedPage = 2.0;
+// Measured: about 1.125 per page over many pages with GCC's (one shadow
+// page covers 8 pages); 9 to 12 for 4 fresh pages with clang 14's, whose
+// allocator poisons and unpoisons fresh shadow around each allocation.
+inline constexpr double kMaxFaultsPerTouchedPage = 3.5;
 #else
 inline constexpr const char* kSanitizer = nullptr;
 inline constexpr double kMaxFaultsPerTouchedPage = 1.0;
