@@ -68,12 +68,13 @@ endif()
 #     Inside the machine the clock is virtual (-icount: time = instructions),
 #     so the two sides hardly differ and the check is nearly vacuous there,
 #     yet it was nearly all of that binary's time in the machine.
-#   ProfileTest.AlwaysInlineHelperIsAnInlinedFrame, .SymbolsAgreeWithAddr2Line
-#   and .StrippedCopiesNeverNameAnotherFunction (profile_test) check the
-#     symbolizer against DWARF, addr2line and objcopy: the machine gets its
-#     programs with debug sections stripped and has no binutils.
+#   ProfileTest.AlwaysInlineHelperIsAnInlinedFrame, .SymbolsAgreeWithAddr2Line,
+#   .StrippedCopiesNeverNameAnotherFunction and
+#   .DebugInfoWithoutArangesIsStillRead (profile_test) check the symbolizer
+#     against DWARF, addr2line and objcopy: the machine gets its programs
+#     with debug sections stripped and has no binutils.
 set(PERFCOUNTERS_ARM64_GTEST_FILTER
-    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction"
+    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead"
     CACHE STRING
     "GTEST_FILTER for the test binaries in the emulated arm64 machine")
 set(_pc_filter "")
