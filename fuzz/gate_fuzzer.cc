@@ -86,7 +86,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int code = perfcounters::tools::ExitCode(results);
   if (r.matched == 0 && code != 2) std::abort();
   if (!r.violations.empty() && code == 0) std::abort();
-  if (r.checked == 0 && !options.allow_unchecked && code != 2) std::abort();
+  // A gate that checked nothing is an error (2), never a pass; with
+  // --fail-on-missing, one that left benchmarks unevaluated failed (1).
+  const bool missing_fails =
+      options.fail_on_missing && !r.not_evaluated.empty();
+  if (r.checked == 0 && !options.allow_unchecked &&
+      code != (missing_fails ? 1 : 2)) {
+    std::abort();
+  }
   perfcounters::tools::RenderOptions render;
   render.format = static_cast<perfcounters::tools::Format>((flags >> 3) % 3);
   render.only_changed = (flags & 0x20) != 0;
