@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "support/as_nobody.h"
+#include "support/thread_clock.h"
 
 extern char** environ;
 
@@ -243,7 +244,7 @@ inline double PerIteration(const nlohmann::json& entry,
 // in CI on a VM: task-clock 16164 ns, cpu_time 13826 ns, real_time 16195
 // ns). Use through EXPECT_TASK_CLOCK_IS_CPU_TIME.
 inline ::testing::AssertionResult TaskClockIsCpuTime(
-    const char* entry_text, const char* tolerance_text,
+    const char* entry_text, const char* /*tolerance_text*/,
     const nlohmann::json& entry, double tolerance) {
   if (!entry.is_object() || !entry.contains("cpu_time") ||
       !entry.contains("real_time")) {
@@ -253,16 +254,10 @@ inline ::testing::AssertionResult TaskClockIsCpuTime(
   const double task_clock = PerIteration(entry, "task-clock");
   const double cpu_ns = entry["cpu_time"].get<double>();
   const double real_ns = entry["real_time"].get<double>();
-  const double low = cpu_ns * (1 - tolerance);
-  const double high = real_ns * (1 + tolerance);
-  if (task_clock >= low && task_clock <= high) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "task-clock of " << entry_text << " is " << task_clock
-         << " ns per iteration, outside [cpu_time - " << tolerance_text
-         << ", real_time + " << tolerance_text << "] = [" << low << ", " << high
-         << "]: " << entry.dump();
+  return ClockWithin(
+             (std::string("task-clock per iteration of ") + entry_text).c_str(),
+             task_clock, cpu_ns, real_ns, tolerance)
+         << " in " << entry.dump();
 }
 
 #define EXPECT_TASK_CLOCK_IS_CPU_TIME(entry, tolerance)                   \
