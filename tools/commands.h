@@ -1,104 +1,45 @@
-// commands.h: the subcommands of the `perfcounters` command, each a function
-// from parsed arguments to an exit code. main.cc parses the command line
-// (CLI11) and calls these.
+// commands.h: the subcommands of the `perfcounters` command. Each
+// *_command.cc adds its own CLI11 subcommand and options to the application
+// (Add*Command) and returns a Command; main.cc parses the command line and
+// runs the one that was given.
 #ifndef PERFCOUNTERS_TOOLS_COMMANDS_H_
 #define PERFCOUNTERS_TOOLS_COMMANDS_H_
 
-#include <cstddef>
-#include <string>
-#include <vector>
+#include <functional>
+#include <optional>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace perfcounters::tools {
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
-// compare: a gate was violated.
+// compare, report, history check: a gate was violated.
 inline constexpr int kExitGateViolated = 1;
 // Bad usage or unreadable input (every subcommand).
 inline constexpr int kExitUsage = 2;
 
-// Arguments of `perfcounters compare`.
-struct CompareArgs {
-  std::string base;
-  std::string next;
-  std::vector<std::string> gates;
-  std::string filter;
-  std::string format = "table";
-  std::string color = "auto";
-  bool fail_on_missing = false;
-  bool allow_unchecked = false;
-  double alpha = 0.05;
-  bool only_changed = false;
-  size_t max_rows = 0;
-  // Empty: standard output.
-  std::string output;
-  double max_input_mb = 512;
-};
-int RunCompare(const CompareArgs& args);
+// Called after the command line is parsed: runs the subcommand when it was
+// the one given and returns its exit code; nullopt when it was not given.
+using Command = std::function<std::optional<int>()>;
 
-// Arguments of `perfcounters report`.
-struct ReportArgs {
-  std::vector<std::string> runs;
-  // Instead of runs: the trend charts of this history store.
-  std::string db;
-  std::string benchmark;
-  std::string output;
-  std::string title = "perfcounters report";
-  // Gates on the first vs the last run, shown at the top of the page.
-  std::vector<std::string> gates;
-  double alpha = 0.05;
-  bool fail_on_missing = false;
-  bool allow_unchecked = false;
-  double max_input_mb = 512;
-};
-int RunReport(const ReportArgs& args);
-
-// Arguments of `perfcounters list`.
-struct ListArgs {
-  std::string pattern;
-  bool json = false;
-  bool tracepoints = false;        // list tracepoints (from tracefs)
-  bool check_tracepoints = false;  // and open each (slow: tens of ms each)
-  // Only the vendor events (libpfm4's table for this CPU).
-  bool vendor = false;
-  // Use this libpfm4 table instead of the detected one (e.g. "icl").
-  std::string table;
-};
-int RunList(const ListArgs& args);
-// `list`'s PATTERN against one text: a case-insensitive substring, or a glob
-// with * ? [ ] (FNM_CASEFOLD); an empty pattern matches everything.
-bool MatchesListPattern(const std::string& text, const std::string& pattern);
-
-// vendor_list.cc: the vendor events of `list` (a text section after perf's
-// events, or alone, also as JSON, when `section` is false), and --table for
-// list/encode (false after printing why the table cannot be used).
-int PrintVendorEvents(const ListArgs& args, bool section);
-bool ChooseVendorTable(const std::string& table, const char* command);
-
-// Arguments of `perfcounters encode`.
-struct EncodeArgs {
-  std::vector<std::string> events;
-  // Resolve vendor names with this libpfm4 table (e.g. "skl").
-  std::string table;
-};
-int RunEncode(const EncodeArgs& args);
-
-// Arguments of `perfcounters stat`.
-struct StatArgs {
-  std::string events =
-      "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
-      "instructions,branches,branch-misses";
-  int repeat = 1;
-  std::string separator;
-  bool json = false;        // one JSON object (stdout, or -o)
-  bool json_lines = false;  // perf's -j: a JSON object per event
-  std::string output;       // -o FILE: the counts go there
-  std::vector<std::string> command;
-};
-int RunStat(const StatArgs& args);
-
-// The help text that lists the gate syntax (shown by `compare --help`).
-extern const char kGateHelp[];
+// compare_command.cc: `compare BASE.json NEW.json`.
+Command AddCompareCommand(CLI::App& app);
+// report_command.cc: `report RUN.json... -o FILE` (or --db DB).
+Command AddReportCommand(CLI::App& app);
+// list_command.cc: `list [PATTERN]`.
+Command AddListCommand(CLI::App& app);
+// encode_command.cc: `encode EVENT...`.
+Command AddEncodeCommand(CLI::App& app);
+// stat_command.cc: `stat OPTIONS [--] COMMAND...`. The options end at the
+// first argument that is not one (or at "--"), as perf stat reads its
+// command line: `*argc` is cut to the arguments CLI11 is to parse, and the
+// rest becomes the command to run.
+Command AddStatCommand(CLI::App& app, int* argc, char** argv);
+// history_commands.cc: `history add|check|changes|export`.
+Command AddHistoryCommands(CLI::App& app);
 
 }  // namespace perfcounters::tools
 

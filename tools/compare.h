@@ -377,31 +377,7 @@ std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates, Format format,
                    bool color);
 
-// ---- Shared by `compare` and `report`.
-
-// Parses gate texts against the metrics of `comparison` (ParseGate) and
-// evaluates them (EvaluateGates); nullopt after printing a bad gate's error
-// as "perfcounters COMMAND: ...".
-std::optional<std::vector<GateResult>> RunGates(
-    const char* command, const std::vector<std::string>& texts,
-    const Comparison& comparison, const GateOptions& options);
-
-// Writes `text` to `path` (WriteOutputFile: "-" is standard output, never
-// over one of `inputs`); false after printing why not as
-// "perfcounters COMMAND: ...".
-bool WriteOutput(const char* command, const std::string& path,
-                 const std::string& text,
-                 const std::vector<std::string>& inputs);
-
-// Prints `file`'s warnings to stderr as "perfcounters COMMAND: warning:".
-void PrintWarnings(const char* command, const BenchmarkFile& file);
-
-// `file`'s warnings, each prefixed with its source.
-std::vector<std::string> WarningLines(const BenchmarkFile& file);
-
-// Prints to stderr why each gate that is neither passed nor failed is so.
-void PrintGateErrors(const char* command,
-                     const std::vector<GateResult>& results);
+// ---- Formatting, shared by the outputs of compare and report.
 
 // "+1.23%", "+inf%", or "n/a" without a change.
 std::string FormatChange(const std::optional<double>& change);

@@ -1,120 +1,41 @@
 // compare_command.cc: `perfcounters compare BASE.json NEW.json`.
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "compare.h"
+#include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"
 
 namespace perfcounters::tools {
+namespace {
 
-const char kGateHelp[] =
-    R"(Gates (--fail-on, repeatable): the condition that FAILS the run.
-  [FILTER:]METRIC OP VALUE      OP: <  <=  >  >=
-  VALUE with %   change of the new median relative to the base median
-  VALUE without  absolute limit on the new median (times need ns/us/ms/s)
-  METRIC         real_time, cpu_time, a derived metric of the core
-                 library's table whose inputs are in the files (IPC, cpi,
-                 branch-miss-rate, cache-miss-rate, ...; docs/tools.md lists
-                 them; IPC:u from instructions:u/cycles:u), or any counter
-                 in the files (cycles, instructions:u, page-faults...)
-  FILTER         regular expression searched in benchmark names (RE2),
-                 =NAME for exactly the benchmark NAME, or @geomean for
-                 the geometric-mean summary
-Examples:
-  --fail-on 'IPC<-2%'                 IPC dropped by more than 2%
-  --fail-on 'instructions>+0.5%'      instructions grew by more than 0.5%
-  --fail-on 'IPC<1.2'                 IPC below 1.2
-  --fail-on 'cpu_time>1.5ms'          cpu_time above 1.5 ms
-  --fail-on 'BM_sort.*:IPC<-2%'       only benchmarks matching BM_sort.*
-  --fail-on '@geomean:cpu_time>+1%'   overall cpu_time up by more than 1%
-  --fail-on '=BM_f<std::vector<int>>/8:IPC<-2%'   exactly this benchmark
-  --fail-on 'IPC:u<-2%'               IPC of instructions:u / cycles:u
-  --fail-on 'branch-miss-rate>+5%'    branch-misses/branches up by > 5%
-Noise: with repetitions a relative gate trips only when the change is also
-significant: U test p < --alpha (0.05), or for exact counters (repetitions
-agreeing within 0.01 %) ranges that do not overlap. With 3 repetitions a
-side p cannot go below 0.1: use >= 4 (5 recommended). With one sample a
-side the verdict rests on that sample (the output says so).
-A gate that checks nothing, or whose FILTER matches no benchmark, is an
-error (exit 2; --allow-unchecked-gates accepts the former).
-Exit codes: 0 no gate violated, 1 a gate violated, 2 bad usage or input.
-Statistics: medians over repetitions (or the median/mean aggregate when a
-file has only aggregates); p is the two-sided Mann-Whitney U test, exact
-without ties when a side has <= 8 values, else the normal approximation
-with tie and continuity correction; shown when both sides have >= 2 values.)";
-
-void PrintWarnings(const char* command, const BenchmarkFile& file) {
-  for (const std::string& w : file.warnings) {
-    std::fprintf(stderr, "perfcounters %s: warning: %s: %s\n", command,
-                 EscapeControlBytes(file.source).c_str(), w.c_str());
-  }
-  if (file.warning_count > file.warnings.size()) {
-    std::fprintf(stderr, "perfcounters %s: warning: %s: %zu more warnings\n",
-                 command, EscapeControlBytes(file.source).c_str(),
-                 file.warning_count - file.warnings.size());
-  }
-}
-
-std::vector<std::string> WarningLines(const BenchmarkFile& file) {
-  std::vector<std::string> lines;
-  for (const std::string& w : file.warnings) {
-    lines.push_back(absl::StrCat(file.source, ": ", w));
-  }
-  if (file.warning_count > file.warnings.size()) {
-    lines.push_back(absl::StrCat(file.source, ": ",
-                                 file.warning_count - file.warnings.size(),
-                                 " more warnings"));
-  }
-  return lines;
-}
-
-std::optional<std::vector<GateResult>> RunGates(
-    const char* command, const std::vector<std::string>& texts,
-    const Comparison& comparison, const GateOptions& options) {
-  const std::vector<std::string> metrics = MetricNames(comparison);
-  std::vector<Gate> gates;
-  for (const std::string& text : texts) {
-    absl::StatusOr<Gate> gate = ParseGate(text, metrics);
-    if (!gate.ok()) {
-      std::fprintf(stderr, "perfcounters %s: %s\n", command,
-                   EscapeControlBytes(gate.status().message()).c_str());
-      return std::nullopt;
-    }
-    gates.push_back(*std::move(gate));
-  }
-  return EvaluateGates(comparison, gates, options);
-}
-
-bool WriteOutput(const char* command, const std::string& path,
-                 const std::string& text,
-                 const std::vector<std::string>& inputs) {
-  const absl::Status written = WriteOutputFile(path, text, inputs);
-  if (!written.ok()) {
-    std::fprintf(stderr, "perfcounters %s: %s\n", command,
-                 std::string(written.message()).c_str());
-  }
-  return written.ok();
-}
-
-void PrintGateErrors(const char* command,
-                     const std::vector<GateResult>& results) {
-  for (const GateResult& r : results) {
-    if (r.status == GateStatus::kPassed || r.status == GateStatus::kFailed) {
-      continue;
-    }
-    std::fprintf(stderr, "perfcounters %s: gate %s: %s\n", command,
-                 ShortForMessage(r.gate).c_str(),
-                 EscapeControlBytes(r.message).c_str());
-  }
-}
+// Arguments of `perfcounters compare`.
+struct CompareArgs {
+  std::string base;
+  std::string next;
+  GateArgs gate;
+  std::string filter;
+  std::string format = "table";
+  std::string color = "auto";
+  bool only_changed = false;
+  size_t max_rows = 0;
+  // Empty: standard output.
+  std::string output;
+  double max_input_mb = 512;
+};
 
 int RunCompare(const CompareArgs& args) {
   CompareOptions options;
@@ -128,7 +49,7 @@ int RunCompare(const CompareArgs& args) {
     options.filter = *std::move(filter);
   }
   RenderOptions render;
-  render.alpha = args.alpha;
+  render.alpha = args.gate.options.alpha;
   render.only_changed = args.only_changed;
   render.max_rows = args.max_rows;
   if (args.format == "table") {
@@ -203,10 +124,7 @@ int RunCompare(const CompareArgs& args) {
     return kExitUsage;
   }
   const std::optional<std::vector<GateResult>> results =
-      RunGates("compare", args.gates, comparison,
-               {.alpha = args.alpha,
-                .fail_on_missing = args.fail_on_missing,
-                .allow_unchecked = args.allow_unchecked});
+      RunGates("compare", args.gate.gates, comparison, args.gate.options);
   if (!results) return kExitUsage;
   if (!WriteOutput("compare", to_stdout ? "-" : args.output,
                    Render(comparison, *results, render),
@@ -215,6 +133,46 @@ int RunCompare(const CompareArgs& args) {
   }
   PrintGateErrors("compare", *results);
   return ExitCode(*results);
+}
+
+}  // namespace
+
+Command AddCompareCommand(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmp = app.add_subcommand(
+      "compare",
+      "Compare two Google Benchmark JSON files: times, every counter, "
+      "derived metrics (IPC, cpi, miss rates, ...)");
+  cmp->add_option("BASE", args->base, "baseline JSON file")->required();
+  cmp->add_option("NEW", args->next, "new JSON file")->required();
+  AddGateOptions(*cmp, args->gate,
+                 "gate that fails the run, e.g. 'IPC<-2%' (repeatable)",
+                 "significance level of the U test a relative gate's change "
+                 "must also pass (with repetitions)");
+  cmp->add_option("--filter", args->filter,
+                  "only benchmarks whose name matches this regex (RE2 syntax)");
+  cmp->add_option("--format", args->format, "table, markdown or json")
+      ->capture_default_str();
+  cmp->add_option("--color", args->color, "auto, always or never")
+      ->capture_default_str();
+  cmp->add_flag("--only-changed", args->only_changed,
+                "table and markdown: only significant changes of >= 1 % "
+                "(0.1 % for exact counters) and gate violations");
+  cmp->add_option("--max-rows", args->max_rows,
+                  "table and markdown: at most N rows (0: no limit)")
+      ->capture_default_str();
+  cmp->add_option("-o,--output", args->output,
+                  "write the output to this file (replaced whole, never an "
+                  "input; - is stdout)");
+  cmp->add_option("--max-input-mb", args->max_input_mb,
+                  "refuse input files larger than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1e6));
+  cmp->footer(kGateHelp);
+  return [cmp, args]() -> std::optional<int> {
+    if (!cmp->parsed()) return std::nullopt;
+    return RunCompare(*args);
+  };
 }
 
 }  // namespace perfcounters::tools

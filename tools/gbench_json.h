@@ -132,6 +132,12 @@ inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
 absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(
     const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes);
 
+// Prints `file`'s warnings to stderr as "perfcounters COMMAND: warning:".
+void PrintWarnings(const char* command, const BenchmarkFile& file);
+
+// `file`'s warnings, each prefixed with its source.
+std::vector<std::string> WarningLines(const BenchmarkFile& file);
+
 // Reads a whole regular file or pipe into memory, with the same checks.
 absl::StatusOr<std::string> ReadFileToString(
     const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes);

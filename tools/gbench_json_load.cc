@@ -169,4 +169,29 @@ std::string ShortForMessage(absl::string_view text, size_t max) {
                       EscapeControlBytes(text.substr(tail)));
 }
 
+void PrintWarnings(const char* command, const BenchmarkFile& file) {
+  for (const std::string& w : file.warnings) {
+    std::fprintf(stderr, "perfcounters %s: warning: %s: %s\n", command,
+                 EscapeControlBytes(file.source).c_str(), w.c_str());
+  }
+  if (file.warning_count > file.warnings.size()) {
+    std::fprintf(stderr, "perfcounters %s: warning: %s: %zu more warnings\n",
+                 command, EscapeControlBytes(file.source).c_str(),
+                 file.warning_count - file.warnings.size());
+  }
+}
+
+std::vector<std::string> WarningLines(const BenchmarkFile& file) {
+  std::vector<std::string> lines;
+  for (const std::string& w : file.warnings) {
+    lines.push_back(absl::StrCat(file.source, ": ", w));
+  }
+  if (file.warning_count > file.warnings.size()) {
+    lines.push_back(absl::StrCat(file.source, ": ",
+                                 file.warning_count - file.warnings.size(),
+                                 " more warnings"));
+  }
+  return lines;
+}
+
 }  // namespace perfcounters::tools

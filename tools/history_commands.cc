@@ -1,6 +1,4 @@
 // history_commands.cc: the `perfcounters history` subcommands.
-#include "history_commands.h"
-
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,10 +9,12 @@
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "compare.h"
+#include "gate_options.h"
 #include "history.h"
 #include "history_check.h"
 #include "history_export.h"
 #include "nlohmann/json.hpp"
+#include "output_file.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -207,7 +207,7 @@ void AddChangePointOptions(CLI::App* c, HistoryArgs& a) {
 
 }  // namespace
 
-std::function<std::optional<int>()> AddHistoryCommands(CLI::App& app) {
+Command AddHistoryCommands(CLI::App& app) {
   auto args = std::make_shared<HistoryArgs>();
   HistoryArgs& a = *args;
   CLI::App* history = app.add_subcommand(

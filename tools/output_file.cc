@@ -123,4 +123,15 @@ absl::Status WriteOutputFile(const std::string& path,
   return absl::OkStatus();
 }
 
+bool WriteOutput(const char* command, const std::string& path,
+                 const std::string& text,
+                 const std::vector<std::string>& inputs) {
+  const absl::Status written = WriteOutputFile(path, text, inputs);
+  if (!written.ok()) {
+    std::fprintf(stderr, "perfcounters %s: %s\n", command,
+                 std::string(written.message()).c_str());
+  }
+  return written.ok();
+}
+
 }  // namespace perfcounters::tools

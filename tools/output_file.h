@@ -9,6 +9,7 @@
 #define PERFCOUNTERS_TOOLS_OUTPUT_FILE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -25,6 +26,12 @@ namespace perfcounters::tools {
 absl::Status WriteOutputFile(const std::string& path,
                              absl::string_view contents,
                              absl::Span<const std::string> inputs = {});
+
+// WriteOutputFile for a command: false after printing why not to stderr as
+// "perfcounters COMMAND: ...".
+bool WriteOutput(const char* command, const std::string& path,
+                 const std::string& text,
+                 const std::vector<std::string>& inputs);
 
 }  // namespace perfcounters::tools
 

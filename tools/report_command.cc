@@ -2,21 +2,39 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "commands.h"
 #include "compare.h"
+#include "gate_options.h"
 #include "gbench_json.h"
-#include "history_commands.h"
+#include "output_file.h"
 #include "report.h"
+#include "report_trends.h"
 
 namespace perfcounters::tools {
+namespace {
+
+// Arguments of `perfcounters report`.
+struct ReportArgs {
+  std::vector<std::string> runs;
+  // Instead of runs: the trend charts of this history store.
+  std::string db;
+  std::string benchmark;
+  std::string output;
+  std::string title = "perfcounters report";
+  // Gates on the first vs the last run, shown at the top of the page.
+  GateArgs gate;
+  double max_input_mb = 512;
+};
 
 int RunReport(const ReportArgs& args) {
   if (!args.db.empty() || !args.benchmark.empty()) {
-    if (args.db.empty() || !args.runs.empty() || !args.gates.empty()) {
+    if (args.db.empty() || !args.runs.empty() || !args.gate.gates.empty()) {
       std::fprintf(stderr,
                    "perfcounters report: give RUN files, or --db DB "
                    "[--benchmark REGEX] (trend charts of a history store), "
@@ -49,8 +67,8 @@ int RunReport(const ReportArgs& args) {
   }
   ReportOptions options;
   options.title = args.title;
-  options.alpha = args.alpha;
-  if (!args.gates.empty()) {
+  options.alpha = args.gate.options.alpha;
+  if (!args.gate.gates.empty()) {
     if (runs.size() < 2) {
       std::fprintf(stderr,
                    "perfcounters report: --fail-on needs two runs or more "
@@ -58,10 +76,8 @@ int RunReport(const ReportArgs& args) {
       return kExitUsage;
     }
     std::optional<std::vector<GateResult>> results =
-        RunGates("report", args.gates, Compare(runs.front(), runs.back()),
-                 {.alpha = args.alpha,
-                  .fail_on_missing = args.fail_on_missing,
-                  .allow_unchecked = args.allow_unchecked});
+        RunGates("report", args.gate.gates, Compare(runs.front(), runs.back()),
+                 args.gate.options);
     if (!results) return kExitUsage;
     options.gates = *std::move(results);
   }
@@ -75,6 +91,39 @@ int RunReport(const ReportArgs& args) {
   }
   PrintGateErrors("report", options.gates);
   return ExitCode(options.gates);
+}
+
+}  // namespace
+
+Command AddReportCommand(CLI::App& app) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* rep = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page with SVG charts of time and every "
+      "counter per benchmark across runs");
+  rep->add_option("RUN", args->runs, "Google Benchmark JSON files, in order");
+  rep->add_option("--db", args->db,
+                  "instead of RUNs: trend charts of this history store "
+                  "(file or postgresql:// URL)");
+  rep->add_option("--benchmark", args->benchmark,
+                  "with --db: only benchmarks matching this regex");
+  rep->add_option("-o,--output", args->output,
+                  "the HTML file to write (replaced whole, never an input; - "
+                  "is stdout)")
+      ->required();
+  rep->add_option("--title", args->title, "page title")->capture_default_str();
+  AddGateOptions(*rep, args->gate,
+                 "gate on the first vs the last run, as compare's; the "
+                 "results head the page and set the exit code (repeatable)",
+                 "significance level (U test) for gates and changes");
+  rep->add_option("--max-input-mb", args->max_input_mb,
+                  "refuse input files larger than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1e6));
+  return [rep, args]() -> std::optional<int> {
+    if (!rep->parsed()) return std::nullopt;
+    return RunReport(*args);
+  };
 }
 
 }  // namespace perfcounters::tools

@@ -2,6 +2,8 @@
 // page with a trend chart (SVG) per benchmark and metric of the store:
 // the value of each run in run order, the range of its repetitions, and
 // the change points (history_changes.h) marked with their change.
+#include "report_trends.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,8 +15,8 @@
 #include "commands.h"
 #include "compare.h"
 #include "history.h"
-#include "history_commands.h"
 #include "history_export.h"
+#include "output_file.h"
 #include "report_html.h"
 
 namespace perfcounters::tools {

@@ -40,11 +40,14 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "output_file.h"
@@ -56,6 +59,19 @@
 
 namespace perfcounters::tools {
 namespace {
+
+// Arguments of `perfcounters stat`.
+struct StatArgs {
+  std::string events =
+      "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+      "instructions,branches,branch-misses";
+  int repeat = 1;
+  std::string separator;
+  bool json = false;        // one JSON object (stdout, or -o)
+  bool json_lines = false;  // perf's -j: a JSON object per event
+  std::string output;       // -o FILE: the counts go there
+  std::vector<std::string> command;
+};
 
 // The signal that asked stat to stop (0: none) and the child to forward it
 // to (0: none running). Set and read from the signal handler.
@@ -283,8 +299,6 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   return out;
 }
 
-}  // namespace
-
 int RunStat(const StatArgs& args) {
   if (args.command.empty()) {
     std::fprintf(stderr, "perfcounters stat: no command to run\n");
@@ -379,6 +393,72 @@ int RunStat(const StatArgs& args) {
     return 128 + result.interrupted_by;
   }
   return result.ExitCode();
+}
+
+// `perfcounters stat OPTIONS [--] COMMAND...`: the options end at the first
+// argument that is not an option (or at "--"); everything from there on is
+// the command's, as perf stat reads its command line. Returns how many of
+// argv's arguments CLI11 gets; the command goes to `command`.
+int SplitStatCommandLine(int argc, char** argv,
+                         std::vector<std::string>& command) {
+  if (argc < 2 || std::strcmp(argv[1], "stat") != 0) return argc;
+  constexpr std::string_view kShortWithValue = "erxo";
+  const std::vector<std::string_view> long_with_value = {
+      "--events", "--repeat", "--field-separator", "--output"};
+  int i = 2;
+  while (i < argc) {
+    const std::string_view a = argv[i];
+    if (a == "--") {
+      for (int j = i + 1; j < argc; ++j) command.emplace_back(argv[j]);
+      return i;
+    }
+    if (a.size() < 2 || a[0] != '-') break;  // the command
+    if (a[1] == '-') {
+      bool takes_value = false;
+      for (std::string_view name : long_with_value) takes_value |= a == name;
+      i += takes_value ? 2 : 1;
+    } else {
+      // -e LIST, -eLIST, -x, (a value) or a flag such as -j.
+      i += kShortWithValue.find(a[1]) != std::string_view::npos && a.size() == 2
+               ? 2
+               : 1;
+    }
+  }
+  if (i > argc) return argc;  // a value is missing: CLI11 says so
+  for (int j = i; j < argc; ++j) command.emplace_back(argv[j]);
+  return i;
+}
+
+}  // namespace
+
+Command AddStatCommand(CLI::App& app, int* argc, char** argv) {
+  auto args = std::make_shared<StatArgs>();
+  CLI::App* st = app.add_subcommand(
+      "stat", "Count a command like perf stat (children included)");
+  st->add_option("-e,--events", args->events, "events in perf's -e grammar")
+      ->capture_default_str();
+  st->add_option("-r,--repeat", args->repeat,
+                 "run the command N times; mean and spread")
+      ->capture_default_str();
+  st->add_option("-x,--field-separator", args->separator,
+                 "CSV-like output with this separator (as perf -x)");
+  st->add_flag("-j,--json-output", args->json_lines,
+               "perf's JSON lines: one JSON object per event");
+  st->add_flag("--json", args->json,
+               "one JSON object, on stdout after the command has finished");
+  st->add_option("-o,--output", args->output,
+                 "write the counts to this file (as perf -o)");
+  st->footer(
+      "Usage: perfcounters stat [OPTIONS] [--] COMMAND [ARGS...]. Options end "
+      "at the first argument that is not one: the rest is the "
+      "command's. Counts go to stderr (as perf stat), --json to stdout, -o "
+      "FILE to FILE. Exit code: the command's (128+N when a signal killed "
+      "it); 2 when it cannot be executed or the arguments are bad.");
+  *argc = SplitStatCommandLine(*argc, argv, args->command);
+  return [st, args]() -> std::optional<int> {
+    if (!st->parsed()) return std::nullopt;
+    return RunStat(*args);
+  };
 }
 
 }  // namespace perfcounters::tools

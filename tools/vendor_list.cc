@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "commands.h"
+#include "list_command.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/vendor_events.h"
 

@@ -1,16 +1,21 @@
-// events_commands.cc: `perfcounters list` and `perfcounters encode`, over the
-// core library's grammar, generic event tables, sysfs PMUs and encoder.
+// list_command.cc: `perfcounters list`, over the core library's grammar,
+// generic event tables, sysfs PMUs and tracefs (vendor events:
+// vendor_list.cc).
+#include "list_command.h"
+
 #include <fnmatch.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -18,7 +23,6 @@
 #include "commands.h"
 #include "gbench_json.h"
 #include "nlohmann/json.hpp"
-#include "perfcounters/encode.h"
 #include "perfcounters/event.h"
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/generic_events.h"
@@ -138,6 +142,8 @@ bool MatchesListPattern(const std::string& text, const std::string& pattern) {
   return absl::StrContains(absl::AsciiStrToLower(text),
                            absl::AsciiStrToLower(pattern));
 }
+
+namespace {
 
 int RunList(const ListArgs& args) {
   if (absl::Status s = CheckPattern(args.pattern); !s.ok()) {
@@ -272,35 +278,33 @@ int RunList(const ListArgs& args) {
   return PrintVendorEvents(args, /*section=*/true);
 }
 
-int RunEncode(const EncodeArgs& args) {
-  if (!ChooseVendorTable(args.table, "encode")) return kExitUsage;
-  std::string out;
-  ParseOptions options;
-  options.tool_events = true;
-  for (const std::string& text : args.events) {
-    absl::StatusOr<std::vector<GroupSpec>> groups =
-        ParseEventList(text, options);
-    if (!groups.ok()) {
-      std::fprintf(stderr, "perfcounters encode: %s\n",
-                   std::string(groups.status().message()).c_str());
-      return kExitUsage;
-    }
-    for (const GroupSpec& g : *groups) {
-      for (const EventSpec& e : g.events) {
-        absl::StrAppend(
-            &out, "# ", e.label,
-            e.text != e.label ? absl::StrCat(" (", e.text, ")") : "",
-            g.user_group ? "  [group member]" : "",
-            e.vendor_table.empty()
-                ? ""
-                : absl::StrCat("  [libpfm4 table ", e.vendor_table, "]"),
-            "\n", EncodeAttr(e.attr));
-        if (!out.empty() && out.back() != '\n') out += '\n';
-      }
-    }
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+}  // namespace
+
+Command AddListCommand(CLI::App& app) {
+  auto args = std::make_shared<ListArgs>();
+  CLI::App* lst = app.add_subcommand(
+      "list",
+      "List every event known here, each tried: available, or why not "
+      "(tracepoints only with --check)");
+  lst->add_option("PATTERN", args->pattern,
+                  "substring, or glob with * ? [ ] (case-insensitive), matched "
+                  "against names, aliases and descriptions");
+  lst->add_flag("--json", args->json, "JSON output");
+  lst->add_flag("--tracepoints", args->tracepoints,
+                "also list every tracepoint (from tracefs, not opened)");
+  lst->add_flag("--check", args->check_tracepoints,
+                "list the tracepoints and open each, with progress on stderr "
+                "(slow: the kernel takes tens of ms to close one)");
+  lst->add_flag("--vendor", args->vendor,
+                "only the vendor events (libpfm4's table for this CPU), "
+                "with descriptions and umasks");
+  lst->add_option("--table", args->table,
+                  "list this libpfm4 table's vendor events instead "
+                  "(e.g. skl, icl, amd64_fam19h_zen3)");
+  return [lst, args]() -> std::optional<int> {
+    if (!lst->parsed()) return std::nullopt;
+    return RunList(*args);
+  };
 }
 
 }  // namespace perfcounters::tools
