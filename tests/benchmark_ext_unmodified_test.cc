@@ -10,7 +10,6 @@
 // in gbench's extra run. In the emulated arm64 machine, where user-space
 // instructions are counted exactly, a plain loop around exactly 100
 // instructions reads exactly what Measure reads for the same loop.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -175,6 +174,7 @@ TEST(BenchmarkUnmodified, ProfilesChangeNoCounter) {
       << profiled.json_text;
 }
 
+#ifdef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
 // The least per-iteration `instructions:u` of `name`'s iteration rows (an
 // interrupt inside a user-space read, whose seqlock then retries, only ever
 // adds instructions); NaN when no row has it.
@@ -187,12 +187,13 @@ double LeastInstructions(const Result& r, const std::string& name) {
   }
   return least;
 }
+#endif
 
 // Exact, in the emulated arm64 machine: 100 `nop`s per iteration plus the
 // loop's own 2 instructions (optimized), 1000 iterations, counted in gbench's
 // extra run for the plain loop and in Measure's own run for the other; the
 // calibration leaves under 0.1 per iteration (100 per batch) in both, so
-// both read 102.0 +- 0.1 and agree within 0.1. The arm64 CTest test
+// both read 102.0 +- 0.1 and agree within 0.1 (optimized). The CTest test
 // arm64.gbench-v1.9.5.benchmark_ext_unmodified_test runs this against a
 // gbench with a ProfilerManager (PERFCOUNTERS_REQUIRE_PROFILER_MANAGER=1
 // there: a build without one fails instead of skipping).
@@ -220,13 +221,15 @@ TEST(BenchmarkUnmodified, ExtraRunCountsTheInstructionsMeasureCounts) {
               pass, measured);
   ASSERT_FALSE(std::isnan(pass)) << r.json_text;
   ASSERT_FALSE(std::isnan(measured)) << r.json_text;
-  EXPECT_NEAR(pass, measured, 0.1) << r.json_text;
 #ifdef __OPTIMIZE__
+  EXPECT_NEAR(pass, measured, 0.1) << r.json_text;
   EXPECT_NEAR(pass, 102.0, 0.1) << r.json_text;
   EXPECT_NEAR(measured, 102.0, 0.1) << r.json_text;
 #else
-  // Unoptimized loops cost more than 2 instructions: at least the 100.
+  // Unoptimized, gbench's loop and Measure's are different code of more
+  // than 2 instructions each: at least the 100 in both.
   EXPECT_GE(pass, 100.0) << r.json_text;
+  EXPECT_GE(measured, 100.0) << r.json_text;
 #endif
 #endif
 }
