@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "benchmark/benchmark.h"
 #include "compare.h"
+#include "compare_output.h"
 #include "gbench_json.h"
 #include "generated_json.h"
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "benchmark/benchmark.h"
 #include "compare.h"
+#include "compare_gates.h"
 #include "gbench_json.h"
 #include "history.h"
 #include "history_check.h"

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compare.h"
+#include "compare_output.h"
 #include "gbench_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

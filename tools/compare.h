@@ -1,7 +1,8 @@
 // compare.h: `perfcounters compare` without the command line: pairing the
-// benchmarks of two Google Benchmark JSON files, per-metric statistics
-// (median, change in %, Mann-Whitney U p-value, geometric-mean summary) and
-// CI gates (`IPC<-2%`, `instructions>+0.5%`, `cpu_time>1.5ms`, ...).
+// benchmarks of two Google Benchmark JSON files and per-metric comparison
+// (median, change in %, Mann-Whitney U p-value: statistics.h,
+// geometric-mean summary). Gates on a comparison: compare_gates.h; its
+// output: compare_output.h.
 //
 // Metrics are real_time and cpu_time (nanoseconds, whatever time_unit the
 // files use), every counter found in either file, and every metric of the
@@ -26,6 +27,7 @@
 #include "name_filter.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/unavailable_context.h"
+#include "statistics.h"
 
 namespace perfcounters::tools {
 
@@ -51,24 +53,6 @@ enum class Better { kLower, kHigher, kUnknown };
 // (higher_is_better: IPC, retiring); times, cycles, instructions, misses,
 // faults are better lower; *_per_second better higher.
 Better BetterDirection(absl::string_view metric);
-
-// How a p-value was computed.
-enum class PMethod { kNone, kExact, kNormal };
-
-// Two-sided Mann-Whitney U test. Exact distribution when there are no ties
-// and the smaller sample has at most 8 values (SciPy's method="auto");
-// otherwise the normal approximation with tie correction and continuity
-// correction. Needs >= 1 value on each side; returns p in [0, 1].
-struct MannWhitneyResult {
-  double u = 0;  // U statistic of the first sample
-  double p = 1;
-  PMethod method = PMethod::kNone;
-};
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
-                               const std::vector<double>& b);
-
-// Median of `values` (non-empty); the mean of the middle two for even sizes.
-double Median(std::vector<double> values);
 
 // One side of one metric of one benchmark.
 struct SideStats {
@@ -160,11 +144,6 @@ struct MetricComparison {
 // (nothing to test: the verdict rests on one sample each); kNone: false.
 bool Significant(const MetricComparison& m, double alpha);
 
-// The smallest two-sided p the U test can give with n1 and n2 distinct
-// values (2 / C(n1 + n2, n1)): 0.1 for 3 vs 3, 0.029 for 4 vs 4, 0.0079
-// for 5 vs 5. With fewer than 4 repetitions a side it is >= 0.05.
-double MinimumP(size_t n1, size_t n2);
-
 // Which files a benchmark was found in.
 enum class Pairing { kBoth, kBaseOnly, kNewOnly };
 
@@ -244,191 +223,6 @@ std::vector<std::string> MetricNames(const Comparison& comparison);
 // The metrics that have a median on both sides for at least one benchmark
 // (what a relative gate can check).
 std::vector<std::string> MeasuredMetrics(const Comparison& comparison);
-
-// ---- Gates.
-
-// A CI gate: the condition that FAILS the run.
-//   [FILTER:]METRIC OP VALUE
-// OP is <, <=, > or >=. VALUE ending in % is a change relative to base
-// (IPC<-2%: IPC dropped more than 2%); otherwise it is an absolute limit on
-// the new median (cpu_time>1.5ms, IPC<1.2), with a unit (ns, us, ms, s)
-// required for real_time/cpu_time. FILTER is a regular expression searched
-// in benchmark names (like --benchmark_filter), `=NAME` for exactly the
-// benchmark NAME (no regular expression: templates, brackets, + and * as
-// written), or `@geomean` for the geometric-mean summary (relative gates
-// only). The comparison is the last < or > of the text, so FILTER may
-// contain < and > (BM_f<std::vector<int>>/8:IPC<-2%).
-struct Gate {
-  std::string text;
-  std::string filter_text;
-  std::optional<NameFilter> filter;
-  // For FILTER `=NAME`: NAME.
-  std::optional<std::string> exact_name;
-  bool geomean = false;
-  std::string metric;
-  enum class Op { kLess, kLessEqual, kGreater, kGreaterEqual } op = Op::kLess;
-  bool relative = false;
-  // Percent for relative gates; for absolute gates in the metric's unit
-  // (nanoseconds for times).
-  double threshold = 0;
-
-  // True when `value` satisfies the failure condition.
-  bool Violated(double value) const;
-  // Whether the gate applies to benchmark `name`.
-  bool Applies(absl::string_view name) const;
-};
-
-// Parses a gate. `known_metrics` are the metric names of the comparison:
-// the metric must be one of them; since counter names may contain ':'
-// (cycles:u), FILTER ends at the first ':' after which a known metric name
-// follows. An unknown metric is an error listing the known ones (and
-// naming IPC:u when IPC was asked for and only IPC:u exists).
-absl::StatusOr<Gate> ParseGate(absl::string_view text,
-                               const std::vector<std::string>& known_metrics);
-
-// A benchmark (or the geomean) whose change or value met a gate's
-// condition.
-struct GateViolation {
-  std::string benchmark;  // "@geomean" for the summary
-  std::string metric;
-  // The value compared with the threshold (a change in % or a median).
-  double value = 0;
-  // What the change rests on (kNone for absolute and @geomean gates).
-  Evidence evidence = Evidence::kNone;
-  std::optional<double> p;
-  // Smallest p these sample sizes allow (kUTest only).
-  double min_p = 0;
-  // A compared side's value is Flagged(): an estimate.
-  bool estimated = false;
-};
-
-// A benchmark a gate applies to but could not be checked on, and why.
-struct GateSkip {
-  std::string benchmark;
-  std::string reason;
-};
-
-// How a gate ended; the exit status follows from these (ExitCode()).
-enum class GateStatus {
-  kPassed,     // checked >= 1 pair, nothing violated
-  kFailed,     // violated (exit 1)
-  kMissing,    // not evaluated somewhere and --fail-on-missing (exit 1)
-  kUnchecked,  // checked nothing (exit 2, unless allowed)
-  kNoMatch,    // its FILTER matches no benchmark (exit 2)
-};
-
-// What one gate found.
-struct GateResult {
-  std::string gate;
-  std::string metric;
-  bool relative = false;
-  // Benchmarks the gate's filter matched (in either file).
-  size_t matched = 0;
-  // (benchmark, metric) pairs with a value to compare.
-  size_t checked = 0;
-  std::vector<GateViolation> violations;
-  // Changes beyond the threshold that were not significant (p >= alpha, or
-  // overlapping exact ranges): they do not fail the run.
-  std::vector<GateViolation> not_significant;
-  std::vector<GateSkip> not_evaluated;
-  // Checked pairs whose verdict rests on one sample a side.
-  size_t one_sample = 0;
-  // Checked pairs whose compared value (either side for a relative gate,
-  // the new one for an absolute gate) is Flagged(): an estimate.
-  size_t estimated = 0;
-  GateStatus status = GateStatus::kPassed;
-  // For kUnchecked/kNoMatch: why, with the metrics the data has; for an
-  // allowed unchecked gate, that it was allowed.
-  std::string message;
-};
-
-// How gates are evaluated.
-struct GateOptions {
-  // A relative gate with repetitions trips only when the change is
-  // Significant() at this level.
-  double alpha = 0.05;
-  // A gate not evaluated on some benchmark fails the run.
-  bool fail_on_missing = false;
-  // A gate that checked nothing passes (with a note) instead of exit 2.
-  bool allow_unchecked = false;
-};
-
-// Evaluates every gate on every benchmark it applies to and sets each
-// result's status.
-std::vector<GateResult> EvaluateGates(const Comparison& comparison,
-                                      const std::vector<Gate>& gates,
-                                      const GateOptions& options = {});
-
-// The exit status the gate results mean: 2 when a gate checked nothing (not
-// allowed) or matched no benchmark, else 1 when one failed, else 0.
-int ExitCode(const std::vector<GateResult>& results);
-
-// The short name of a status: passed, FAILED, ...
-const char* StatusName(GateStatus status);
-
-// ---- Output.
-
-// Output formats of `perfcounters compare`.
-enum class Format { kTable, kMarkdown, kJson };
-
-// GitHub's limit on a comment's length.
-inline constexpr size_t kMarkdownLimit = 65536;
-
-// How Render() writes.
-struct RenderOptions {
-  Format format = Format::kTable;
-  // ANSI colours (kTable only).
-  bool color = false;
-  // Table and markdown: only rows whose change is Significant() and at
-  // least 1 % (or violates a gate).
-  bool only_changed = false;
-  // Table and markdown: at most this many benchmark rows (0: no limit);
-  // what is left out is counted.
-  size_t max_rows = 0;
-  // Markdown: at most this many characters (rows that do not fit are left
-  // out and counted).
-  size_t max_chars = kMarkdownLimit - 1536;
-  // Significance level (what "changed" means, shown in notes).
-  double alpha = 0.05;
-  // Input warnings (shown in the JSON and markdown).
-  std::vector<std::string> warnings;
-};
-
-// Renders the comparison and the gate results; the verdict it states is
-// ExitCode(gates).
-std::string Render(const Comparison& comparison,
-                   const std::vector<GateResult>& gates,
-                   const RenderOptions& options);
-// The same with default options.
-std::string Render(const Comparison& comparison,
-                   const std::vector<GateResult>& gates, Format format,
-                   bool color);
-
-// ---- Formatting, shared by the outputs of compare and report.
-
-// "+1.23%", "+inf%", or "n/a" without a change.
-std::string FormatChange(const std::optional<double>& change);
-
-// The p column: the U test's p ("0.008", "<0.001"), "exact" for exact
-// counters, "n=1" where a side has one sample, "" without a change.
-std::string FormatP(const MetricComparison& m);
-
-// A change that matters: Significant() and at least 1 % (0.1 % for exact
-// counters).
-bool Changed(const MetricComparison& m, double alpha);
-
-// +1 when the change is a regression, -1 an improvement, 0 when the
-// metric's better direction is unknown or there is no change.
-int ChangeDirection(const MetricComparison& m);
-
-// Whether a metric's values are times in nanoseconds: real_time, cpu_time,
-// task-clock and cpu-clock (any modifiers).
-bool IsTimeValued(absl::string_view metric);
-
-// Formats a value of `metric` for people: times with a unit (1.23 us),
-// counts with 4 significant digits and SI suffix (12.35M), IPC and ratios
-// with 3 decimals.
-std::string FormatValue(absl::string_view metric, double value);
 
 }  // namespace perfcounters::tools
 

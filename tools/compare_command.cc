@@ -15,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"

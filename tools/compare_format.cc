@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compare.h"
+#include "compare_output.h"
 
 namespace perfcounters::tools {
 namespace {

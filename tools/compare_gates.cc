@@ -1,6 +1,8 @@
 // compare_gates.cc: the CI gates of `perfcounters compare` (see compare.h):
 // parsing `[FILTER:]METRIC OP VALUE`, evaluating gates on a comparison with
 // the significance rule, and the statuses the exit code follows from.
+#include "compare_gates.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "compare_output_internal.h"
 #include "nlohmann/json.hpp"
 

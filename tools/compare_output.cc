@@ -1,6 +1,8 @@
 // compare_output.cc: the table, Markdown and JSON outputs of
 // `perfcounters compare`. Every output states the verdict ExitCode() gives,
 // and benchmark names are printed with control bytes escaped.
+#include "compare_output.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -14,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "compare.h"
+#include "compare_gates.h"
 #include "compare_output_internal.h"
 #include "oom_safe_map.h"
 

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 
 namespace perfcounters::tools::compare_internal {
 

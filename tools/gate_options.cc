@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "compare_gates.h"
 #include "gbench_json.h"
 
 namespace perfcounters::tools {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "compare_gates.h"
 
 namespace CLI {
 class App;

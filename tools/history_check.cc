@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "nlohmann/json.hpp"
 
 namespace perfcounters::tools {

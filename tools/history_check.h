@@ -12,6 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "history.h"
 #include "history_changes.h"
 

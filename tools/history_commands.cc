@@ -9,6 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "gate_options.h"
 #include "history.h"
 #include "history_check.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "compare_gates.h"
 #include "gbench_json.h"
 
 namespace perfcounters::tools {

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "commands.h"
 #include "compare.h"
+#include "compare_gates.h"
 #include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"

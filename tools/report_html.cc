@@ -12,6 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 
 namespace perfcounters::tools::report_internal {
 namespace {

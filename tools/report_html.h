@@ -12,6 +12,7 @@
 
 #include "absl/strings/string_view.h"
 #include "compare.h"
+#include "compare_gates.h"
 #include "gbench_json.h"
 
 namespace perfcounters::tools::report_internal {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "compare.h"
+#include "compare_output.h"
 #include "history.h"
 #include "history_export.h"
 #include "output_file.h"
