@@ -9,7 +9,6 @@
 // PERFCOUNTERS_UPDATE_GOLDEN=1 (natively; in the emulated machine the
 // masked output is printed on a mismatch). The other tests check the parts
 // of the presentation one by one.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +30,7 @@
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
 #include "support/hw.h"
+#include "support/subprocess.h"
 
 namespace {
 
@@ -39,19 +38,13 @@ using ::perfcounters::Plan;
 using ::perfcounters::bench_internal::GroupUnavailable;
 using ::perfcounters::bench_internal::ReasonLine;
 using ::perfcounters::bench_internal::TidyForConsole;
+using ::perfcounters::testing::ReadFile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kEvents[] =
     "--perf_counters=cycles,instructions,task-clock,page-faults";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // pages_bench: at its build path (natively, and mirrored in the emulated
 // machine), else next to this test binary.
@@ -77,7 +70,7 @@ struct Output {
 };
 
 // Runs pages_bench with `args`, --benchmark_min_time=0.01 and a JSON file
-// output. Arguments must not contain a single quote.
+// output.
 Output RunExample(const std::vector<std::string>& args) {
   Output o;
   const std::string bench = FindExample();
@@ -85,20 +78,23 @@ Output RunExample(const std::vector<std::string>& args) {
   if (bench.empty()) return o;
   char dir_template[] = "/tmp/pc_console_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  std::string command = "env -u PERFCOUNTERS_EVENTS '" + bench + "'";
-  for (const std::string& a : args) command += " '" + a + "'";
-  command += " --benchmark_min_time=0.01 '--benchmark_out=" + dir +
-             "/out.json' --benchmark_out_format=json >'" + dir +
-             "/stdout' 2>'" + dir + "/stderr'";
-  const int status = std::system(command.c_str());
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  o.out = ReadFile(dir + "/stdout");
-  o.err = ReadFile(dir + "/stderr");
-  o.json = nlohmann::json::parse(ReadFile(dir + "/out.json"), nullptr,
+  const std::string json_path = dir + "/out.json";
+  perfcounters::testing::Command command;
+  command.argv = {bench};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  command.argv.insert(command.argv.end(), {"--benchmark_min_time=0.01",
+                                           "--benchmark_out=" + json_path,
+                                           "--benchmark_out_format=json"});
+  command.unset_env = {"PERFCOUNTERS_EVENTS"};
+  perfcounters::testing::RunResult run =
+      perfcounters::testing::RunCommand(command);
+  EXPECT_NE(run.code, -1) << run.err;
+  o.exit_code = run.code;
+  o.out = std::move(run.out);
+  o.err = std::move(run.err);
+  o.json = nlohmann::json::parse(ReadFile(json_path), nullptr,
                                  /*allow_exceptions=*/false);
-  for (const char* f : {"/stdout", "/stderr", "/out.json"}) {
-    unlink((dir + f).c_str());
-  }
+  unlink(json_path.c_str());
   rmdir(dir.c_str());
   return o;
 }

@@ -30,6 +30,7 @@ using ::testing::HasSubstr;
 using testing::Result;
 using testing::RunBench;
 using testing::RunOptions;
+using testing::RunResult;
 
 constexpr char kProfileBench[] = "perfcounters_profile_bench";
 
@@ -231,22 +232,6 @@ TEST(BenchmarkExtProfileTest, UnprivilegedAtParanoid2AndRefusedAt3) {
   }
 }
 
-// `command`'s exit status (as pclose returns it) and output.
-struct Shell {
-  int status = -1;
-  std::string out;
-};
-Shell RunShell(const std::string& command) {
-  Shell r;
-  FILE* f = popen((command + " 2>&1").c_str(), "r");
-  if (f == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-  r.status = pclose(f);
-  return r;
-}
-
 // gbench's own reader of its JSON, tools/compare.py (from the Google
 // Benchmark source snapshots CI has), reads files whose rows carry
 // profiles: the member is one it ignores.
@@ -270,17 +255,18 @@ TEST(BenchmarkExtProfileTest, GbenchCompareReadsProfiledFiles) {
   }
   const std::string python =
       access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-  const Shell probe = RunShell(python + " -c 'import numpy, scipy'");
-  if (probe.status != 0) {
+  const RunResult probe =
+      testing::RunCommand({.argv = {python, "-c", "import numpy, scipy"}});
+  if (probe.code != 0) {
     GTEST_SKIP() << "needs python3 with numpy and scipy (python3-scipy), "
                     "which compare.py imports: "
-                 << probe.out;
+                 << probe.out << probe.err;
   }
   const std::string dir = TempDir();
-  const Shell untar =
-      RunShell("tar xzf '" + archive + "' -C '" + dir +
-               "' --strip-components=1 --wildcards '*/tools/*'");
-  ASSERT_EQ(untar.status, 0) << untar.out;
+  const RunResult untar = testing::RunCommand(
+      {.argv = {"tar", "xzf", archive, "-C", dir, "--strip-components=1",
+                "--wildcards", "*/tools/*"}});
+  ASSERT_EQ(untar.code, 0) << untar.out << untar.err;
   std::vector<std::string> files;
   for (int i = 0; i < 2; ++i) {
     Result r = RunBench({"--perf_profile=cpu-clock",
@@ -296,14 +282,15 @@ TEST(BenchmarkExtProfileTest, GbenchCompareReadsProfiledFiles) {
     std::fwrite(r.json_text.data(), 1, r.json_text.size(), f);
     std::fclose(f);
   }
-  const Shell cmp =
-      RunShell(python + " '" + dir + "/tools/compare.py' " +
-               "--no-color benchmarks '" + files[0] + "' '" + files[1] + "'");
-  EXPECT_EQ(cmp.status, 0) << cmp.out;
-  EXPECT_THAT(cmp.out, HasSubstr("BM_Inlined"));
-  EXPECT_THAT(cmp.out, HasSubstr("BM_ThreeToOne"));
-  EXPECT_THAT(cmp.out, ::testing::Not(HasSubstr("Traceback")));
-  RunShell("rm -rf '" + dir + "'");
+  const RunResult cmp = testing::RunCommand(
+      {.argv = {python, dir + "/tools/compare.py", "--no-color", "benchmarks",
+                files[0], files[1]}});
+  const std::string cmp_output = cmp.out + cmp.err;
+  EXPECT_EQ(cmp.code, 0) << cmp_output;
+  EXPECT_THAT(cmp_output, HasSubstr("BM_Inlined"));
+  EXPECT_THAT(cmp_output, HasSubstr("BM_ThreeToOne"));
+  EXPECT_THAT(cmp_output, ::testing::Not(HasSubstr("Traceback")));
+  testing::RunCommand({.argv = {"rm", "-rf", dir}});
 }
 
 // A sampler the kernel refuses is a warning that says why; the benchmarks
@@ -322,8 +309,9 @@ TEST(BenchmarkExtProfileTest, RefusedSamplerNeverBreaksTheRun) {
   // The ring beyond the locked-memory limits: perf_event_mlock_kb 0 and
   // RLIMIT_MEMLOCK 0 for a user without CAP_IPC_LOCK.
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
-  if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups true "
-                  ">/dev/null 2>&1") != 0) {
+  if (testing::RunCommand({.argv = {"setpriv", "--reuid=65534", "--regid=65534",
+                                    "--clear-groups", "true"}})
+          .code != 0) {
     GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }
   testing::ScopedParanoid paranoid(2);  // the user may sample at all

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +26,7 @@
 #include "perfcounters/attr.h"
 #include "perfcounters/paths.h"
 #include "perfcounters/perf_names.h"
+#include "support/subprocess.h"
 
 namespace perfcounters {
 namespace {
@@ -345,16 +345,9 @@ TEST(EncodeAttrRealTracefsTest, SchedSwitchIsNamed) {
 // Runs `perf <arguments> true` and returns the first perf_event_attr block
 // perf printed with -vv, or "" when perf could not be run.
 std::string PerfAttrBlock(const std::string& arguments) {
-  std::string command = "perf " + arguments + " true 2>&1 >/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  std::string output;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    output.append(buffer, n);
-  }
-  pclose(pipe);
+  // perf -vv prints the attributes on stderr.
+  const std::string output =
+      testing::RunShellLine("perf " + arguments + " true").err;
   size_t begin = output.find("perf_event_attr:\n");
   if (begin == std::string::npos) return "";
   size_t end = output.find("----", begin);
@@ -403,7 +396,7 @@ Attr PerfStatDefaults() {
 }
 
 TEST(EncodeAttrPerfTest, MatchesPerfStatVerbose) {
-  if (system("perf stat -e cs true >/dev/null 2>&1") != 0) {
+  if (testing::RunShellLine("perf stat -e cs true").code != 0) {
     GTEST_SKIP() << "perf (Debian package linux-perf) is not installed or "
                     "cannot count here";
   }
@@ -454,7 +447,7 @@ TEST(EncodeAttrPerfTest, MatchesPerfStatVerbose) {
 }
 
 TEST(EncodeAttrPerfTest, MatchesPerfRecordVerbose) {
-  if (system("perf stat -e cs true >/dev/null 2>&1") != 0) {
+  if (testing::RunShellLine("perf stat -e cs true").code != 0) {
     GTEST_SKIP() << "perf (Debian package linux-perf) is not installed or "
                     "cannot count here";
   }

@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -26,6 +25,7 @@
 #include "support/as_nobody.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
+#include "support/subprocess.h"
 
 // The profiled functions have external linkage, so that their debug info
 // carries linkage names: binutils' addr2line then names them exactly (for a
@@ -109,17 +109,6 @@ std::string SelfExe() {
   return n > 0 ? std::string(buf, n) : std::string();
 }
 
-std::string Run(const std::string& command) {
-  std::string out;
-  FILE* f = popen(command.c_str(), "r");
-  if (f == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-  pclose(f);
-  return out;
-}
-
 // The oracle: binutils' addr2line for GCC's debug info, LLVM's own
 // llvm-addr2line (same flags, same output) for clang's: binutils 2.40 drops
 // clang's inlined frames (inside ThreadCpuNs() inlined into SpinThree() it
@@ -138,10 +127,14 @@ constexpr const char* kAddr2Line = "addr2line";
 // first (inlined frames, then their callers).
 std::map<uint64_t, std::vector<std::string>> Addr2Line(
     const std::string& module, const std::vector<uint64_t>& offsets) {
-  std::string cmd = absl::StrCat(kAddr2Line, " -f -C -i -a -e '", module, "'");
-  for (uint64_t o : offsets) absl::StrAppend(&cmd, " 0x", absl::Hex(o));
+  testing::Command cmd;
+  cmd.argv = {kAddr2Line, "-f", "-C", "-i", "-a", "-e", module};
+  for (uint64_t o : offsets)
+    cmd.argv.push_back(absl::StrCat("0x", absl::Hex(o)));
+  const testing::RunResult run = testing::RunCommand(cmd);
+  EXPECT_EQ(run.code, 0) << run.err;
   std::map<uint64_t, std::vector<std::string>> out;
-  std::vector<std::string> lines = absl::StrSplit(Run(cmd), '\n');
+  std::vector<std::string> lines = absl::StrSplit(run.out, '\n');
   uint64_t current = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
@@ -249,8 +242,7 @@ TEST(ProfileTest, CallChainsThroughFramePointers) {
 }
 
 TEST(ProfileTest, SymbolsAgreeWithAddr2Line) {
-  if (std::system(
-          absl::StrCat("command -v ", kAddr2Line, " >/dev/null").c_str()) !=
+  if (testing::RunShellLine(absl::StrCat("command -v ", kAddr2Line)).code !=
       0) {
     GTEST_SKIP() << kAddr2Line << " is not installed (the oracle for this "
                  << "compiler's debug info)";
@@ -293,10 +285,9 @@ size_t CheckStripped(const Profile& profile, const std::string& flag) {
   const std::string exe = SelfExe();
   const std::string copy =
       absl::StrCat(::testing::TempDir(), "/stripped_", getpid());
-  EXPECT_EQ(
-      std::system(
-          absl::StrCat("objcopy ", flag, " '", exe, "' '", copy, "'").c_str()),
-      0);
+  const testing::RunResult objcopy =
+      testing::RunCommand({.argv = {"objcopy", flag, exe, copy}});
+  EXPECT_EQ(objcopy.code, 0) << objcopy.err;
   absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
   absl::StatusOr<Symbolizer> stripped = Symbolizer::ForFile(copy);
   EXPECT_TRUE(full.ok() && stripped.ok()) << stripped.status();
@@ -334,11 +325,9 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
   const std::string exe = SelfExe();
   const std::string copy =
       absl::StrCat(::testing::TempDir(), "/no_aranges_", getpid());
-  ASSERT_EQ(
-      std::system(absl::StrCat("objcopy --remove-section=.debug_aranges '", exe,
-                               "' '", copy, "'")
-                      .c_str()),
-      0);
+  const testing::RunResult objcopy = testing::RunCommand(
+      {.argv = {"objcopy", "--remove-section=.debug_aranges", exe, copy}});
+  ASSERT_EQ(objcopy.code, 0) << objcopy.err;
   absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
   absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);
   ASSERT_TRUE(full.ok() && bare.ok()) << bare.status();

@@ -195,8 +195,7 @@ TEST_F(CompareOutput, DevicesEndlessPipesAndHugeFilesAreRefused) {
       " && { printf '{\"benchmarks\": ['; yes ' '; } | timeout 60 ",
       Quote(testing::ToolPath()),
       " compare /proc/self/fd/0 base.json --max-input-mb 1 2>err.txt");
-  const int status = std::system(cmd.c_str());
-  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(testing::RunShell(cmd).code, 2);
   EXPECT_THAT(Slurp(dir_ + "/err.txt"),
               HasSubstr("/proc/self/fd/0: more than 1048576 bytes (the limit, "
                         "--max-input-mb) and still going"));
@@ -279,12 +278,7 @@ TEST_F(CompareOutput, FullDiskKeepsTheOldFile) {
       Run({"report", "base.json", "new.json", "-o", "tmpfs/out.txt"});
   const std::string after = Slurp(mnt + "/out.txt");
   // No temporary file is left behind either.
-  std::string left;
-  if (FILE* ls = popen(("ls -A " + Quote(mnt)).c_str(), "r")) {
-    char buf[256];
-    while (fgets(buf, sizeof buf, ls)) left += buf;
-    pclose(ls);
-  }
+  const std::string left = testing::RunShell("ls -A " + Quote(mnt)).out;
   umount(mnt.c_str());
   EXPECT_EQ(left, "out.txt\n");
   EXPECT_EQ(c.code, 2);

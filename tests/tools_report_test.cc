@@ -37,8 +37,7 @@ using perfcounters::tools::testing::Slurp;
 const std::string& kData = perfcounters::tools::testing::kTestdata;
 
 int Shell(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return perfcounters::tools::testing::RunShell(cmd).code;
 }
 
 RunResult Tool(const std::string& args, const std::string& dir) {

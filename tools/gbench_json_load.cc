@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
 #include "gbench_json_internal.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -79,9 +80,7 @@ absl::Status TooLong(const std::string& path, uint64_t max_bytes) {
 absl::StatusOr<std::string> ReadFileToString(const std::string& path,
                                              uint64_t max_bytes) {
   struct stat st;
-  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
-  if (!opened.ok()) return opened.status();
-  FILE* f = *opened;
+  ASSIGN_OR_RETURN(FILE * f, OpenInput(path, max_bytes, &st));
   std::string data;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     data.resize(static_cast<size_t>(st.st_size));
@@ -109,9 +108,7 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
 absl::StatusOr<BenchmarkFile> LoadBenchmarkJson(const std::string& path,
                                                 uint64_t max_bytes) {
   struct stat st;
-  absl::StatusOr<FILE*> opened = OpenInput(path, max_bytes, &st);
-  if (!opened.ok()) return opened.status();
-  FILE* f = *opened;
+  ASSIGN_OR_RETURN(FILE * f, OpenInput(path, max_bytes, &st));
   gbench_json_internal::JsonSource input(
       [f](char* data, size_t size, int* error) {
         const size_t n = std::fread(data, 1, size, f);

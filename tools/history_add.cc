@@ -19,6 +19,7 @@
 #include "compare.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -66,23 +67,15 @@ class NameIds {
 
   absl::StatusOr<int64_t> Id(const std::string& name) {
     if (auto it = ids_.find(name); it != ids_.end()) return it->second;
-    if (absl::Status s = store_.Exec(
-            absl::StrCat("INSERT INTO ", table_,
-                         " (name) VALUES (?) ON CONFLICT (name) DO NOTHING"),
-            {name});
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(store_.Exec(
+        absl::StrCat("INSERT INTO ", table_,
+                     " (name) VALUES (?) ON CONFLICT (name) DO NOTHING"),
+        {name}));
     int64_t id = -1;
-    if (absl::Status s = store_.Query(
-            absl::StrCat("SELECT id FROM ", table_, " WHERE name = ?"), {name},
-            {SqlType::kInt},
-            [&](const std::vector<SqlValue>& r) {
-              id = std::get<int64_t>(r[0]);
-            });
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(store_.Query(
+        absl::StrCat("SELECT id FROM ", table_, " WHERE name = ?"), {name},
+        {SqlType::kInt},
+        [&](const std::vector<SqlValue>& r) { id = std::get<int64_t>(r[0]); }));
     ids_[name] = id;
     return id;
   }
@@ -155,30 +148,27 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
     if (e.error_occurred || e.skipped) continue;
     const bool iteration = e.run_type == RunType::kIteration;
     if (iteration && repetitions[e.run_name] < 2) continue;
-    absl::StatusOr<int64_t> bid = benchmarks.Id(e.run_name);
-    if (!bid.ok()) return bid.status();
+    ASSIGN_OR_RETURN(int64_t bid, benchmarks.Id(e.run_name));
     const int64_t rep = iteration && e.repetition_index >= 0
                             ? e.repetition_index
                             : ordinal[e.run_name];
     if (iteration) ++ordinal[e.run_name];
     for (const EntryValue& v : EntryValues(file, e)) {
-      absl::StatusOr<int64_t> mid = metrics.Id(v.metric);
-      if (!mid.ok()) return mid.status();
-      absl::Status w =
+      ASSIGN_OR_RETURN(int64_t mid, metrics.Id(v.metric));
+      RETURN_IF_ERROR(
           iteration
               ? store.Exec(
                     "INSERT INTO samples (run_id, benchmark_id, metric_id, "
                     "repetition, value, coverage) VALUES (?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT DO NOTHING",
-                    {result.run_id, *bid, *mid, rep, Nullable(v.value),
+                    {result.run_id, bid, mid, rep, Nullable(v.value),
                      Nullable(v.coverage)})
               : store.Exec(
                     "INSERT INTO aggregates (run_id, benchmark_id, "
                     "metric_id, aggregate, value, coverage) VALUES (?, ?, ?, "
                     "?, ?, ?) ON CONFLICT DO NOTHING",
-                    {result.run_id, *bid, *mid, e.aggregate_name,
-                     Nullable(v.value), Nullable(v.coverage)});
-      if (!w.ok()) return w;
+                    {result.run_id, bid, mid, e.aggregate_name,
+                     Nullable(v.value), Nullable(v.coverage)}));
       ++(iteration ? result.samples : result.aggregates);
       MaybeStop(++written);
     }
@@ -254,7 +244,7 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
 
   absl::Status s = InTransaction(store, [&]() -> absl::Status {
     bool found = false;
-    absl::Status q = store.Query(
+    RETURN_IF_ERROR(store.Query(
         "INSERT INTO runs (digest, machine, commit_sha, branch, time, source, "
         "context, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) "
         "DO NOTHING RETURNING id",
@@ -263,8 +253,7 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
         {SqlType::kInt}, [&](const std::vector<SqlValue>& r) {
           result.run_id = std::get<int64_t>(r[0]);
           found = true;
-        });
-    if (!q.ok()) return q;
+        }));
     if (!found) {
       result.already_stored = true;
       return store.Query("SELECT id FROM runs WHERE digest = ?", {digest},
@@ -273,17 +262,15 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
                          });
     }
     NameIds benchmarks(store, "benchmarks"), metrics(store, "metrics");
-    if (absl::Status l = benchmarks.Load(); !l.ok()) return l;
-    if (absl::Status l = metrics.Load(); !l.ok()) return l;
+    RETURN_IF_ERROR(benchmarks.Load());
+    RETURN_IF_ERROR(metrics.Load());
     size_t written = 0;
     // The series' points, derived metrics included.
     for (const BenchmarkMetrics& b : summary) {
-      absl::StatusOr<int64_t> bid = benchmarks.Id(b.name);
-      if (!bid.ok()) return bid.status();
+      ASSIGN_OR_RETURN(int64_t bid, benchmarks.Id(b.name));
       for (const auto& [name, side] : b.metrics) {
         if (!side.present) continue;
-        absl::StatusOr<int64_t> mid = metrics.Id(name);
-        if (!mid.ok()) return mid.status();
+        ASSIGN_OR_RETURN(int64_t mid, metrics.Id(name));
         std::optional<double> lo, hi;
         if (!side.samples.empty()) {
           const auto [l, h] =
@@ -291,18 +278,14 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
           lo = *l;
           hi = *h;
         }
-        if (absl::Status e = store.Exec(
-                "INSERT INTO points (benchmark_id, metric_id, run_id, value, "
-                "lo, hi, samples, not_counted, from_aggregate, coverage) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {*bid, *mid, result.run_id, Nullable(side.median), Nullable(lo),
-                 Nullable(hi), static_cast<int64_t>(side.samples.size()),
-                 static_cast<int64_t>(side.not_counted),
-                 int64_t{side.from_aggregate ? 1 : 0},
-                 Nullable(side.coverage)});
-            !e.ok()) {
-          return e;
-        }
+        RETURN_IF_ERROR(store.Exec(
+            "INSERT INTO points (benchmark_id, metric_id, run_id, value, "
+            "lo, hi, samples, not_counted, from_aggregate, coverage) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            {bid, mid, result.run_id, Nullable(side.median), Nullable(lo),
+             Nullable(hi), static_cast<int64_t>(side.samples.size()),
+             static_cast<int64_t>(side.not_counted),
+             int64_t{side.from_aggregate ? 1 : 0}, Nullable(side.coverage)}));
         ++result.points;
         if (!side.median) ++result.not_counted;
         MaybeStop(++written);

@@ -14,6 +14,7 @@
 #include "compare_gates.h"
 #include "compare_output.h"
 #include "nlohmann/json.hpp"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -87,18 +88,18 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
   std::vector<std::string> names;
   names.reserve(summary.size());
   for (const BenchmarkMetrics& b : summary) names.push_back(b.name);
-  absl::StatusOr<RecentHistory> history = ReadRecentHistory(
-      store, names, options.machine, options.branch, options.lookback, digest);
-  if (!history.ok()) return history.status();
+  ASSIGN_OR_RETURN(RecentHistory history,
+                   ReadRecentHistory(store, names, options.machine,
+                                     options.branch, options.lookback, digest));
   static const std::vector<SeriesPoint> kNone;
   for (BenchmarkMetrics& b : summary) {
     BenchmarkComparison bc;
     bc.name = b.name;
     bc.next_problem = b.problem;
     for (auto& [metric, next] : b.metrics) {
-      const auto it = history->find(std::make_pair(b.name, metric));
+      const auto it = history.find(std::make_pair(b.name, metric));
       const std::vector<SeriesPoint>& points =
-          it == history->end() ? kNone : it->second;
+          it == history.end() ? kNone : it->second;
       SideStats base;
       base.present = !points.empty();
       std::vector<double> values;

@@ -17,6 +17,7 @@
 #include "history_export.h"
 #include "nlohmann/json.hpp"
 #include "output_file.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -143,8 +144,7 @@ int RunCheck(const HistoryArgs& a) {
 }
 
 absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
-  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
-  if (!store.ok()) return store.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store, OpenHistoryStore(a.db));
   SeriesQuery q;
   q.metric = a.metric;
   q.machine = a.machine;
@@ -157,7 +157,7 @@ absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
     }
     q.benchmark = *std::move(f);
   }
-  return ReadSeries(**store, q);
+  return ReadSeries(*store, q);
 }
 
 int RunChanges(const HistoryArgs& a) {

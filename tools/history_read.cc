@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "history.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -30,12 +31,11 @@ using RunMap = absl::flat_hash_map<int64_t, RunInfo>;
 absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> Names(
     HistoryStore& store, const char* table) {
   absl::flat_hash_map<int64_t, std::string> names;
-  absl::Status s = store.Query(
+  RETURN_IF_ERROR(store.Query(
       absl::StrCat("SELECT id, name FROM ", table), {},
       {SqlType::kInt, SqlType::kText}, [&](const std::vector<SqlValue>& r) {
         names[std::get<int64_t>(r[0])] = std::get<std::string>(r[1]);
-      });
-  if (!s.ok()) return s;
+      }));
   return names;
 }
 
@@ -63,7 +63,7 @@ absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
   }
   RunMap runs;
   absl::flat_hash_map<std::pair<std::string, std::string>, int64_t> groups;
-  absl::Status s = store.Query(
+  RETURN_IF_ERROR(store.Query(
       sql, params,
       {SqlType::kInt, SqlType::kText, SqlType::kText, SqlType::kText,
        SqlType::kText},
@@ -77,8 +77,7 @@ absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
                         .try_emplace({run.machine, run.branch},
                                      static_cast<int64_t>(groups.size()))
                         .first->second;
-      });
-  if (!s.ok()) return s;
+      }));
   return runs;
 }
 
@@ -130,21 +129,16 @@ int64_t IdOf(const absl::flat_hash_map<int64_t, std::string>& names,
 
 absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
                                                const SeriesQuery& query) {
-  absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> benchmarks =
-      Names(store, "benchmarks");
-  if (!benchmarks.ok()) return benchmarks.status();
-  absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> metrics =
-      Names(store, "metrics");
-  if (!metrics.ok()) return metrics.status();
-  absl::StatusOr<RunMap> runs =
-      ReadRuns(store, query.machine, query.branch, "", 0);
-  if (!runs.ok()) return runs.status();
+  ASSIGN_OR_RETURN(auto benchmarks, Names(store, "benchmarks"));
+  ASSIGN_OR_RETURN(auto metrics, Names(store, "metrics"));
+  ASSIGN_OR_RETURN(RunMap runs,
+                   ReadRuns(store, query.machine, query.branch, "", 0));
 
   // The benchmarks asked for: all (one scan), or those the filter matches
   // (a scan of each one's key range).
   std::vector<int64_t> wanted;
   if (query.benchmark) {
-    for (const auto& [id, name] : *benchmarks) {
+    for (const auto& [id, name] : benchmarks) {
       if (query.benchmark->Matches(name)) wanted.push_back(id);
     }
     std::sort(wanted.begin(), wanted.end());
@@ -154,23 +148,23 @@ absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
   if (query.benchmark) sql += " WHERE benchmark_id = ?";
   if (!query.metric.empty()) {
     sql += query.benchmark ? " AND metric_id = ?" : " WHERE metric_id = ?";
-    params.emplace_back(IdOf(*metrics, query.metric));
+    params.emplace_back(IdOf(metrics, query.metric));
   }
   // Series keyed by (benchmark, metric, machine and branch).
   using Key = std::tuple<int64_t, int64_t, int64_t>;
   absl::flat_hash_map<Key, size_t> index;
   std::vector<Series> out;
   auto row = [&](const std::vector<SqlValue>& r) {
-    const auto run = runs->find(std::get<int64_t>(r[2]));
-    if (run == runs->end()) return;
+    const auto run = runs.find(std::get<int64_t>(r[2]));
+    if (run == runs.end()) return;
     const int64_t bid = std::get<int64_t>(r[0]);
     const int64_t mid = std::get<int64_t>(r[1]);
     const Key key{bid, mid, run->second.group};
     auto [it, inserted] = index.try_emplace(key, out.size());
     if (inserted) {
       Series series;
-      series.benchmark = (*benchmarks)[bid];
-      series.metric = (*metrics)[mid];
+      series.benchmark = benchmarks[bid];
+      series.metric = metrics[mid];
       series.machine = run->second.machine;
       series.branch = run->second.branch;
       out.push_back(std::move(series));
@@ -181,13 +175,10 @@ absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
     for (int64_t bid : wanted) {
       std::vector<SqlValue> p = {bid};
       p.insert(p.end(), params.begin(), params.end());
-      if (absl::Status s = store.Query(sql, p, kPointTypes, row); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(store.Query(sql, p, kPointTypes, row));
     }
-  } else if (absl::Status s = store.Query(sql, params, kPointTypes, row);
-             !s.ok()) {
-    return s;
+  } else {
+    RETURN_IF_ERROR(store.Query(sql, params, kPointTypes, row));
   }
   for (Series& series : out) SortPoints(series.points);
   std::sort(out.begin(), out.end(), [](const Series& a, const Series& b) {
@@ -201,27 +192,23 @@ absl::StatusOr<RecentHistory> ReadRecentHistory(
     HistoryStore& store, const std::vector<std::string>& benchmarks,
     const std::string& machine, const std::string& branch, size_t lookback,
     const std::string& exclude_digest) {
-  absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> metrics =
-      Names(store, "metrics");
-  if (!metrics.ok()) return metrics.status();
-  absl::StatusOr<RunMap> runs =
-      ReadRuns(store, machine, branch, exclude_digest, lookback);
-  if (!runs.ok()) return runs.status();
+  ASSIGN_OR_RETURN(auto metrics, Names(store, "metrics"));
+  ASSIGN_OR_RETURN(RunMap runs,
+                   ReadRuns(store, machine, branch, exclude_digest, lookback));
   RecentHistory out;
-  if (runs->empty()) return out;
+  if (runs.empty()) return out;
   const std::string sql =
       absl::StrCat(kPointColumns,
                    " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE "
                    "name = ?)");
   for (const std::string& name : benchmarks) {
-    absl::Status s = store.Query(
+    RETURN_IF_ERROR(store.Query(
         sql, {name}, kPointTypes, [&](const std::vector<SqlValue>& r) {
-          const auto run = runs->find(std::get<int64_t>(r[2]));
-          if (run == runs->end()) return;
-          out[{name, (*metrics)[std::get<int64_t>(r[1])]}].push_back(
+          const auto run = runs.find(std::get<int64_t>(r[2]));
+          if (run == runs.end()) return;
+          out[{name, metrics[std::get<int64_t>(r[1])]}].push_back(
               PointFrom(r, 2, run->second));
-        });
-    if (!s.ok()) return s;
+        }));
   }
   for (auto& [key, points] : out) SortPoints(points);
   return out;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "history_store.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -75,7 +76,7 @@ std::string ForBackend(const HistoryStore& store, const std::string& sql) {
 absl::StatusOr<bool> HasMetaTable(HistoryStore& store) {
   const bool sqlite = std::string(store.Backend()) == "sqlite";
   int64_t count = 0;
-  absl::Status s = store.Query(
+  RETURN_IF_ERROR(store.Query(
       sqlite ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
                "name = 'perfcounters_meta'"
              : "SELECT count(*) FROM information_schema.tables WHERE "
@@ -83,19 +84,17 @@ absl::StatusOr<bool> HasMetaTable(HistoryStore& store) {
                "current_schema()",
       {}, {SqlType::kInt}, [&](const std::vector<SqlValue>& row) {
         count = std::get<int64_t>(row[0]);
-      });
-  if (!s.ok()) return s;
+      }));
   return count > 0;
 }
 
 absl::StatusOr<int64_t> StoredVersion(HistoryStore& store) {
   std::string text;
-  absl::Status s = store.Query(
+  RETURN_IF_ERROR(store.Query(
       "SELECT value FROM perfcounters_meta WHERE key = 'schema_version'", {},
       {SqlType::kText}, [&](const std::vector<SqlValue>& row) {
         if (const auto* v = std::get_if<std::string>(&row[0])) text = *v;
-      });
-  if (!s.ok()) return s;
+      }));
   int64_t version = 0;
   if (!absl::SimpleAtoi(text, &version) || version < 1) {
     return absl::DataLossError(absl::StrCat("store ", store.Name(),
@@ -117,7 +116,7 @@ absl::Status TooNew(const HistoryStore& store, int64_t version) {
 
 absl::Status InTransaction(HistoryStore& store,
                            const std::function<absl::Status()>& body) {
-  if (absl::Status s = store.Begin(); !s.ok()) return s;
+  RETURN_IF_ERROR(store.Begin());
   absl::Status s = body();
   if (s.ok()) s = store.Commit();
   if (!s.ok()) store.Rollback();
@@ -125,59 +124,43 @@ absl::Status InTransaction(HistoryStore& store,
 }
 
 absl::Status PrepareSchema(HistoryStore& store, int64_t target) {
-  absl::StatusOr<bool> has_meta = HasMetaTable(store);
-  if (!has_meta.ok()) return has_meta.status();
-  if (*has_meta) {
-    absl::StatusOr<int64_t> version = StoredVersion(store);
-    if (!version.ok()) return version.status();
-    if (*version > kHistorySchemaVersion) return TooNew(store, *version);
-    if (*version >= target) return absl::OkStatus();
+  ASSIGN_OR_RETURN(bool has_meta, HasMetaTable(store));
+  if (has_meta) {
+    ASSIGN_OR_RETURN(int64_t version, StoredVersion(store));
+    if (version > kHistorySchemaVersion) return TooNew(store, version);
+    if (version >= target) return absl::OkStatus();
   }
   // Create or migrate, one writer at a time.
   return InTransaction(store, [&]() -> absl::Status {
     if (std::string(store.Backend()) == "postgresql") {
-      if (absl::Status s = store.Exec("SELECT pg_advisory_xact_lock(7243028)");
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(store.Exec("SELECT pg_advisory_xact_lock(7243028)"));
     }
-    if (absl::Status s = store.Exec(
-            "CREATE TABLE IF NOT EXISTS perfcounters_meta (key TEXT PRIMARY "
-            "KEY, value TEXT NOT NULL)");
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(store.Exec(
+        "CREATE TABLE IF NOT EXISTS perfcounters_meta (key TEXT PRIMARY "
+        "KEY, value TEXT NOT NULL)"));
     int64_t version = 0;
-    absl::Status read = store.Query(
+    RETURN_IF_ERROR(store.Query(
         "SELECT value FROM perfcounters_meta WHERE key = 'schema_version'", {},
         {SqlType::kText}, [&](const std::vector<SqlValue>& row) {
           if (const auto* v = std::get_if<std::string>(&row[0])) {
             if (!absl::SimpleAtoi(*v, &version)) version = 0;
           }
-        });
-    if (!read.ok()) return read;
+        }));
     if (version > kHistorySchemaVersion) return TooNew(store, version);
     if (version >= target) return absl::OkStatus();  // another writer did it
     if (version == 0) {
       for (const std::string& sql : SchemaV1()) {
-        if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
-          return s;
-        }
+        RETURN_IF_ERROR(store.Exec(ForBackend(store, sql)));
       }
       version = 1;
     }
     for (; version < target; ++version) {
       for (const std::string& sql : Migrations()[version - 1]) {
-        if (absl::Status s = store.Exec(ForBackend(store, sql)); !s.ok()) {
-          return s;
-        }
+        RETURN_IF_ERROR(store.Exec(ForBackend(store, sql)));
       }
     }
-    if (absl::Status s = store.Exec(
-            "DELETE FROM perfcounters_meta WHERE key = 'schema_version'");
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(store.Exec(
+        "DELETE FROM perfcounters_meta WHERE key = 'schema_version'"));
     return store.Exec(
         "INSERT INTO perfcounters_meta (key, value) VALUES "
         "('schema_version', ?)",
@@ -187,10 +170,10 @@ absl::Status PrepareSchema(HistoryStore& store, int64_t target) {
 
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenHistoryStore(
     const std::string& db) {
-  absl::StatusOr<std::unique_ptr<HistoryStore>> store =
-      IsPostgresUrl(db) ? OpenPostgresStore(db) : OpenSqliteStore(db);
-  if (!store.ok()) return store.status();
-  if (absl::Status s = PrepareSchema(**store); !s.ok()) return s;
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<HistoryStore> store,
+      IsPostgresUrl(db) ? OpenPostgresStore(db) : OpenSqliteStore(db));
+  RETURN_IF_ERROR(PrepareSchema(*store));
   return store;
 }
 

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "history_store.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -110,36 +111,35 @@ class SqliteStore final : public HistoryStore {
       absl::string_view sql, const std::vector<SqlValue>& params,
       const std::vector<SqlType>& types,
       const std::function<void(const std::vector<SqlValue>&)>& row) override {
-    absl::StatusOr<sqlite3_stmt*> stmt = Prepare(sql);
-    if (!stmt.ok()) return stmt.status();
-    if (absl::Status s = Bind(*stmt, params); !s.ok()) return s;
+    ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(sql));
+    RETURN_IF_ERROR(Bind(stmt, params));
     std::vector<SqlValue> values(types.size());
     while (true) {
-      const int rc = sqlite3_step(*stmt);
+      const int rc = sqlite3_step(stmt);
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
         const absl::Status error = Error(rc, "a statement failed");
-        sqlite3_reset(*stmt);
+        sqlite3_reset(stmt);
         return error;
       }
       if (!row) continue;
       for (size_t i = 0; i < types.size(); ++i) {
         const int c = static_cast<int>(i);
-        if (sqlite3_column_type(*stmt, c) == SQLITE_NULL) {
+        if (sqlite3_column_type(stmt, c) == SQLITE_NULL) {
           values[i] = std::monostate{};
         } else if (types[i] == SqlType::kInt) {
-          values[i] = static_cast<int64_t>(sqlite3_column_int64(*stmt, c));
+          values[i] = static_cast<int64_t>(sqlite3_column_int64(stmt, c));
         } else if (types[i] == SqlType::kDouble) {
-          values[i] = sqlite3_column_double(*stmt, c);
+          values[i] = sqlite3_column_double(stmt, c);
         } else {
-          const unsigned char* text = sqlite3_column_text(*stmt, c);
+          const unsigned char* text = sqlite3_column_text(stmt, c);
           values[i] = std::string(reinterpret_cast<const char*>(text),
-                                  sqlite3_column_bytes(*stmt, c));
+                                  sqlite3_column_bytes(stmt, c));
         }
       }
       row(values);
     }
-    sqlite3_reset(*stmt);
+    sqlite3_reset(stmt);
     return absl::OkStatus();
   }
 
@@ -190,12 +190,8 @@ absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
       !s.ok() && s.code() != absl::StatusCode::kPermissionDenied) {
     return s;
   }
-  if (absl::Status s = store->Exec("PRAGMA synchronous=NORMAL", {}); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = store->Exec("PRAGMA foreign_keys=ON", {}); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", {}));
+  RETURN_IF_ERROR(store->Exec("PRAGMA foreign_keys=ON", {}));
   return std::unique_ptr<HistoryStore>(std::move(store));
 }
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "gbench_json.h"
 #include "oom_safe_map.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -157,7 +158,7 @@ absl::Status ReadFunction(const json& v, const std::string& where,
       r.Number("self", f.self, ObjectReader::Range::kShare) &&
       r.Number("inclusive", f.inclusive, ObjectReader::Range::kShare) &&
       r.Bool("inlined", f.inlined);
-  if (!r.status().ok()) return r.status();
+  RETURN_IF_ERROR(r.status());
   // An offset is a number or a "0x..." string.
   if (auto it = v.find("offset"); it != v.end() && !it->is_null()) {
     if (it->is_string()) {
@@ -186,7 +187,7 @@ absl::Status ReadStack(const json& v, const std::string& where,
   r.String("stack", s.stack, /*required=*/true) &&
       r.Number("samples", samples, ObjectReader::Range::kWhole,
                /*required=*/true);
-  if (!r.status().ok()) return r.status();
+  RETURN_IF_ERROR(r.status());
   if (s.stack.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ".stack is empty; expected frames joined by ';'"));
@@ -226,27 +227,25 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
                ObjectReader::Range::kWhole);
   const json* functions = r.Array("functions");
   const json* stacks = r.Array("stacks");
-  if (!r.status().ok()) return r.status();
+  RETURN_IF_ERROR(r.status());
   r.Unknown({"event", "period", "frequency", "samples", "lost", "callchains",
              "functions", "functions_truncated", "stacks", "stacks_truncated"});
   double function_sum = 0, stack_sum = 0;
   if (functions != nullptr) {
     p.functions.resize(functions->size());
     for (size_t j = 0; j < functions->size(); ++j) {
-      absl::Status s = ReadFunction((*functions)[j],
-                                    absl::StrCat(where, ".functions[", j, "]"),
-                                    warnings, p.functions[j]);
-      if (!s.ok()) return s;
+      RETURN_IF_ERROR(ReadFunction((*functions)[j],
+                                   absl::StrCat(where, ".functions[", j, "]"),
+                                   warnings, p.functions[j]));
       function_sum += p.functions[j].samples;
     }
   }
   if (stacks != nullptr) {
     p.stacks.resize(stacks->size());
     for (size_t j = 0; j < stacks->size(); ++j) {
-      absl::Status s =
-          ReadStack((*stacks)[j], absl::StrCat(where, ".stacks[", j, "]"),
-                    warnings, p.stacks[j]);
-      if (!s.ok()) return s;
+      RETURN_IF_ERROR(ReadStack((*stacks)[j],
+                                absl::StrCat(where, ".stacks[", j, "]"),
+                                warnings, p.stacks[j]));
       stack_sum += p.stacks[j].samples;
     }
   }

@@ -56,6 +56,7 @@
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "stat.h"
+#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -201,7 +202,7 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   Fd ready_r, ready_w, go_r, go_w, err_r, err_w;
   for (auto [r, w] : {std::pair{&ready_r, &ready_w}, std::pair{&go_r, &go_w},
                       std::pair{&err_r, &err_w}}) {
-    if (absl::Status s = Pipe(*r, *w); !s.ok()) return s;
+    RETURN_IF_ERROR(Pipe(*r, *w));
   }
   const pid_t parent = getpid();
   const pid_t pid = fork();

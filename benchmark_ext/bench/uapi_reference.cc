@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "perfcounters/user_read.h"
+#include "status_macros.h"
 #include "user_read_algorithm.h"
 #include "user_read_hardware.h"
 
@@ -60,10 +61,9 @@ absl::StatusOr<UapiReference> UapiReference::Open(
   for (EventSpec& s : specs) RequestUserAccess(s.attr, /*wide=*/false);
   GroupOptions options;
   options.start_disabled = false;
-  absl::StatusOr<Group> group = Group::Open(specs, options);
-  if (!group.ok()) return group.status();
+  ASSIGN_OR_RETURN(Group group, Group::Open(specs, options));
   UapiReference r;
-  r.group_ = *std::move(group);
+  r.group_ = std::move(group);
   r.page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   for (const Event& e : r.group_->events()) {
     void* p = mmap(nullptr, r.page_size_, PROT_READ, MAP_SHARED, e.fd(), 0);

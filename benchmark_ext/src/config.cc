@@ -17,6 +17,7 @@
 #include "perfcounters/group.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -76,9 +77,8 @@ absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
                                         const MeasureOptions& options) {
   ParseOptions parse_options;
   parse_options.default_user_only = true;
-  absl::StatusOr<Request> request = ParseRequest(list, parse_options);
-  if (!request.ok()) return request.status();
-  Plan plan = MakePlan(*request, OpenAndVerify);
+  ASSIGN_OR_RETURN(Request request, ParseRequest(list, parse_options));
+  Plan plan = MakePlan(request, OpenAndVerify);
   bench_internal::Registry& registry = bench_internal::Registry::Get();
   if (!plan.unavailable.empty()) registry.MarkNotCounted();
   registry.SetConfig(plan.requested_keys.empty()

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "console.h"
 #include "perfcounters/benchmark_flags.h"
+#include "status_macros.h"
 
 namespace perfcounters::bench {
 namespace {
@@ -102,9 +103,8 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
                                               &flags.verbose)}) {
       if (ours || !MatchFlag(arg, name, &value)) continue;
       if (value.has_value()) {
-        absl::StatusOr<bool> b = ParseBool(name, *value);
-        if (!b.ok()) return b.status();
-        *target = *b;
+        ASSIGN_OR_RETURN(bool b, ParseBool(name, *value));
+        *target = b;
       } else {
         *target = true;
       }

@@ -27,6 +27,7 @@
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
 #include "profiler_pass.h"
+#include "status_macros.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -275,7 +276,7 @@ absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv) {
     }
   }
   if (!f.out_dir.empty()) {
-    if (absl::Status st = CheckWritableDir(f.out_dir); !st.ok()) return st;
+    RETURN_IF_ERROR(CheckWritableDir(f.out_dir));
   }
   return f;
 }

@@ -17,6 +17,7 @@
 #include "counter_set.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace {
@@ -93,9 +94,8 @@ const std::string& Counters::user_space_reason(size_t g) const {
 
 absl::StatusOr<Counters> Counters::Open(std::string_view events,
                                         const CountersOptions& options) {
-  absl::StatusOr<Request> request = ParseRequest(events, options.parse);
-  if (!request.ok()) return request.status();
-  return Open(MakePlan(*request, OpenAndVerify), options);
+  ASSIGN_OR_RETURN(Request request, ParseRequest(events, options.parse));
+  return Open(MakePlan(request, OpenAndVerify), options);
 }
 
 Counters Counters::Open(Plan plan, const CountersOptions& options) {

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace {
@@ -115,16 +116,15 @@ absl::StatusOr<Count> Delta(const Count& before, const Count& after) {
                      before.id, " before, ", after.id,
                      " after; pass two readings of one event"));
   }
-  absl::Status status =
+  RETURN_IF_ERROR(
       CheckForward(absl::StrCat("time_enabled of \"", after.label, "\""),
-                   before.enabled, after.enabled, kTimeHint);
-  if (!status.ok()) return status;
-  status = CheckForward(absl::StrCat("time_running of \"", after.label, "\""),
-                        before.running, after.running, kTimeHint);
-  if (!status.ok()) return status;
-  status = CheckForward(absl::StrCat("the value of \"", after.label, "\""),
-                        before.value, after.value, kValueHint);
-  if (!status.ok()) return status;
+                   before.enabled, after.enabled, kTimeHint));
+  RETURN_IF_ERROR(
+      CheckForward(absl::StrCat("time_running of \"", after.label, "\""),
+                   before.running, after.running, kTimeHint));
+  RETURN_IF_ERROR(
+      CheckForward(absl::StrCat("the value of \"", after.label, "\""),
+                   before.value, after.value, kValueHint));
   Count delta;
   delta.value = after.value - before.value;
   delta.enabled = after.enabled - before.enabled;
@@ -152,12 +152,10 @@ absl::StatusOr<GroupReading> Delta(const GroupReading& before,
                        a.label, "\" after); pass two readings of one group"));
     }
   }
-  absl::Status status = CheckForward("the group's time_enabled", before.enabled,
-                                     after.enabled, kTimeHint);
-  if (!status.ok()) return status;
-  status = CheckForward("the group's time_running", before.running,
-                        after.running, kTimeHint);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(CheckForward("the group's time_enabled", before.enabled,
+                               after.enabled, kTimeHint));
+  RETURN_IF_ERROR(CheckForward("the group's time_running", before.running,
+                               after.running, kTimeHint));
   GroupReading delta;
   delta.enabled = after.enabled - before.enabled;
   delta.running = after.running - before.running;
@@ -165,10 +163,9 @@ absl::StatusOr<GroupReading> Delta(const GroupReading& before,
   for (size_t i = 0; i < after.values.size(); ++i) {
     const GroupValue& b = before.values[i];
     const GroupValue& a = after.values[i];
-    status = CheckForward(
+    RETURN_IF_ERROR(CheckForward(
         absl::StrCat("the value of group member ", i, " \"", a.label, "\""),
-        b.value, a.value, kValueHint);
-    if (!status.ok()) return status;
+        b.value, a.value, kValueHint));
     delta.values.push_back(GroupValue{a.value - b.value, a.id, a.label});
   }
   return delta;

@@ -21,6 +21,7 @@
 #include "errno_text.h"
 #include "measure.h"
 #include "perfcounters/capabilities.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace {
@@ -88,9 +89,7 @@ absl::StatusOr<Event> Event::Open(const EventSpec& spec, const Target& target,
     return absl::Status(valid.code(),
                         absl::StrCat(spec.label, ": ", valid.message()));
   }
-  if (absl::Status valid = CheckTarget(target, spec.label); !valid.ok()) {
-    return valid;
-  }
+  RETURN_IF_ERROR(CheckTarget(target, spec.label));
   perf_event_attr kernel = spec.attr.ToKernel();
   const unsigned long flags = target.flags | PERF_FLAG_FD_CLOEXEC;
   const int fd =
@@ -113,9 +112,8 @@ absl::StatusOr<Event> Event::Open(const EventSpec& spec, const Target& target,
   }
   Event event(fd, spec.attr, spec.label, target,
               static_cast<pid_t>(syscall(SYS_gettid)));
-  absl::StatusOr<uint64_t> id = event.QueryId();
-  if (!id.ok()) return id.status();  // `event` closes the fd.
-  event.id_ = *id;
+  // On an error `event` closes the fd.
+  ASSIGN_OR_RETURN(event.id_, event.QueryId());
   return event;
 }
 
@@ -215,9 +213,8 @@ absl::Status Event::SetPeriod(uint64_t period) const {
 
 absl::StatusOr<uint64_t> Event::QueryId() const {
   uint64_t id = 0;
-  absl::Status status =
-      Ioctl(fd_, label_, "PERF_EVENT_IOC_ID", PERF_EVENT_IOC_ID, Ptr(&id));
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(
+      Ioctl(fd_, label_, "PERF_EVENT_IOC_ID", PERF_EVENT_IOC_ID, Ptr(&id)));
   return id;
 }
 
@@ -246,9 +243,8 @@ absl::StatusOr<std::vector<uint32_t>> Event::QueryBpf(uint32_t max) const {
   // struct perf_event_query_bpf ends in a flexible array of `max` ids.
   std::vector<uint32_t> buffer(2 + static_cast<size_t>(max), 0);
   buffer[0] = max;  // ids_len
-  absl::Status status = Ioctl(fd_, label_, "PERF_EVENT_IOC_QUERY_BPF",
-                              PERF_EVENT_IOC_QUERY_BPF, Ptr(buffer.data()));
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(Ioctl(fd_, label_, "PERF_EVENT_IOC_QUERY_BPF",
+                        PERF_EVENT_IOC_QUERY_BPF, Ptr(buffer.data())));
   const uint32_t count = buffer[1];  // prog_cnt
   if (count > max) {
     return absl::ResourceExhaustedError(

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "event_sources.h"
+#include "status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -87,7 +88,7 @@ class CatalogSources final : public EventSources {
 
   absl::StatusOr<std::vector<std::string>> ListTracepointDirectory(
       std::string_view category) const override {
-    if (!tracefs_.ok()) return tracefs_.status();
+    RETURN_IF_ERROR(tracefs_.status());
     const std::string dir = CategoryDir(category);
     if (!IsDirectoryEntryName(category) || !tracefs_events_.ok()) {
       return ListDirectory(dir);
@@ -99,7 +100,7 @@ class CatalogSources final : public EventSources {
 
   absl::StatusOr<std::string> ReadTracepointId(
       std::string_view category, std::string_view name) const override {
-    if (!tracefs_.ok()) return tracefs_.status();
+    RETURN_IF_ERROR(tracefs_.status());
     const std::string dir = CategoryDir(category);
     const std::string file = Cat(dir, "/", name, "/id");
     if (!IsDirectoryEntryName(category) || !IsDirectoryEntryName(name) ||

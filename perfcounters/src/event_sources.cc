@@ -3,6 +3,7 @@
 #include "event_sources.h"
 
 #include "perfcounters/tracepoint.h"
+#include "status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -19,9 +20,8 @@ absl::StatusOr<std::vector<std::string>> LiveEventSources::ListPmus() const {
 
 absl::StatusOr<std::shared_ptr<const Pmu>> LiveEventSources::LoadPmu(
     std::string_view name) const {
-  absl::StatusOr<Pmu> pmu = perfcounters::LoadPmu(name, paths_);
-  if (!pmu.ok()) return pmu.status();
-  return std::make_shared<const Pmu>(*std::move(pmu));
+  ASSIGN_OR_RETURN(Pmu pmu, perfcounters::LoadPmu(name, paths_));
+  return std::make_shared<const Pmu>(std::move(pmu));
 }
 
 bool LiveEventSources::HasCpusFile(std::string_view pmu) const {
@@ -38,9 +38,8 @@ absl::StatusOr<std::string> LiveEventSources::FindTracefs() const {
 
 absl::StatusOr<std::vector<std::string>> LiveEventSources::ListTracefsEvents()
     const {
-  absl::StatusOr<std::string> root = FindTracefs();
-  if (!root.ok()) return root.status();
-  return ListDirectory(*root + "/events");
+  ASSIGN_OR_RETURN(std::string root, FindTracefs());
+  return ListDirectory(root + "/events");
 }
 
 bool LiveEventSources::IsTracepointCategory(std::string_view category) const {
@@ -53,16 +52,14 @@ bool LiveEventSources::IsTracepointCategory(std::string_view category) const {
 
 absl::StatusOr<std::vector<std::string>>
 LiveEventSources::ListTracepointDirectory(std::string_view category) const {
-  absl::StatusOr<std::string> root = FindTracefs();
-  if (!root.ok()) return root.status();
-  return ListDirectory(Cat(*root, "/events/", category));
+  ASSIGN_OR_RETURN(std::string root, FindTracefs());
+  return ListDirectory(Cat(root, "/events/", category));
 }
 
 absl::StatusOr<std::string> LiveEventSources::ReadTracepointId(
     std::string_view category, std::string_view name) const {
-  absl::StatusOr<std::string> root = FindTracefs();
-  if (!root.ok()) return root.status();
-  return ReadTextFile(Cat(*root, "/events/", category, "/", name, "/id"));
+  ASSIGN_OR_RETURN(std::string root, FindTracefs());
+  return ReadTextFile(Cat(root, "/events/", category, "/", name, "/id"));
 }
 
 }  // namespace perfcounters::internal

@@ -9,6 +9,7 @@
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
+#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters {
@@ -45,18 +46,16 @@ class ListParser {
     while (true) {
       SkipSpace();
       if (pos_ < in_.size() && in_[pos_] == '{') {
-        absl::StatusOr<GroupSpec> group = ParseGroup();
-        if (!group.ok()) return group.status();
-        groups.push_back(*std::move(group));
+        ASSIGN_OR_RETURN(GroupSpec group, ParseGroup());
+        groups.push_back(std::move(group));
       } else {
-        absl::StatusOr<std::vector<ParsedEvent>> events = ParseItem();
-        if (!events.ok()) return events.status();
+        ASSIGN_OR_RETURN(std::vector<ParsedEvent> events, ParseItem());
         if (pos_ < in_.size() && in_[pos_] == '}') {
           return absl::InvalidArgumentError(
               Cat("unbalanced '}'", At(ctx_, pos_),
                   ": no '{' opened it; groups are written {a,b}"));
         }
-        for (ParsedEvent& event : *events) {
+        for (ParsedEvent& event : events) {
           GroupSpec group;
           group.events.push_back(Finish(event));
           groups.push_back(std::move(group));
@@ -123,9 +122,8 @@ class ListParser {
     const size_t open = pos_++;
     std::vector<ParsedEvent> members;
     while (true) {
-      absl::StatusOr<std::vector<ParsedEvent>> events = ParseItem();
-      if (!events.ok()) return events.status();
-      for (ParsedEvent& event : *events) members.push_back(std::move(event));
+      ASSIGN_OR_RETURN(std::vector<ParsedEvent> events, ParseItem());
+      for (ParsedEvent& event : events) members.push_back(std::move(event));
       if (pos_ == in_.size()) {
         return absl::InvalidArgumentError(
             Cat("unbalanced '{'", At(ctx_, open),
@@ -143,10 +141,10 @@ class ListParser {
         ++pos_;
       }
       const std::string_view mods = in_.substr(mods_offset, pos_ - mods_offset);
-      absl::Status status = internal::CheckModifiers(ctx_, mods, mods_offset);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(internal::CheckModifiers(ctx_, mods, mods_offset));
       for (ParsedEvent& member : members) {
-        status = internal::ApplyModifiers(ctx_, mods, mods_offset, member);
+        const absl::Status status =
+            internal::ApplyModifiers(ctx_, mods, mods_offset, member);
         if (!status.ok()) {
           return absl::InvalidArgumentError(
               Cat("group member ", internal::Quote(member.spec.text), ": ",
@@ -188,18 +186,18 @@ class ListParser {
 
 absl::StatusOr<EventSpec> ParseEvent(std::string_view text,
                                      const ParseOptions& options) {
-  absl::StatusOr<std::vector<GroupSpec>> groups = ParseEventList(text, options);
-  if (!groups.ok()) return groups.status();
-  if (groups->size() != 1 || groups->front().user_group) {
+  ASSIGN_OR_RETURN(std::vector<GroupSpec> groups,
+                   ParseEventList(text, options));
+  if (groups.size() != 1 || groups.front().user_group) {
     size_t events = 0;
-    for (const GroupSpec& g : *groups) events += g.events.size();
+    for (const GroupSpec& g : groups) events += g.events.size();
     return absl::InvalidArgumentError(
         Cat(internal::Quote(text), " is ",
-            groups->size() == 1 ? "a group" : "a list", " of ", events,
+            groups.size() == 1 ? "a group" : "a list", " of ", events,
             " events, but a single event was expected; parse lists and "
             "groups with ParseEventList"));
   }
-  return groups->front().events.front();
+  return groups.front().events.front();
 }
 
 absl::StatusOr<std::vector<GroupSpec>> ParseEventList(

@@ -11,6 +11,7 @@
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
+#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {
@@ -74,10 +75,9 @@ absl::StatusOr<ParsedEvent> ParseSymbol(const ParseContext& ctx,
                                               " does not fit in 64 bits",
                                               At(ctx, offset), "; ", kRawHelp));
       }
-      absl::StatusOr<uint64_t> config = ParseTermValue(Cat("0x", hex));
-      if (!config.ok()) return config.status();
+      ASSIGN_OR_RETURN(uint64_t config, ParseTermValue(Cat("0x", hex)));
       event.spec.attr.type = PERF_TYPE_RAW;
-      event.spec.attr.config = *config;
+      event.spec.attr.config = config;
       event.spec.pmu = "cpu";
       event.base_label = std::string(name);
       event.cpu_pmu = true;
@@ -218,9 +218,8 @@ absl::StatusOr<ParsedEvent> ParseBreakpoint(const ParseContext& ctx,
   event.base_label = std::string(
       mods_offset == 0 ? text : text.substr(0, mods_offset - offset - 1));
   if (mods_offset != 0) {
-    absl::Status status = CheckModifiers(ctx, mods, mods_offset);
-    if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, event);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
+    RETURN_IF_ERROR(ApplyModifiers(ctx, mods, mods_offset, event));
   }
   return event;
 }
@@ -259,9 +258,8 @@ absl::StatusOr<ParsedEvent> ParseSlashForm(const ParseContext& ctx,
   } else if (mods.empty()) {
     return event;
   }
-  absl::Status status = CheckModifiers(ctx, mods, mods_offset);
-  if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, *event);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
+  RETURN_IF_ERROR(ApplyModifiers(ctx, mods, mods_offset, *event));
   return event;
 }
 
@@ -287,11 +285,8 @@ absl::StatusOr<std::vector<ParsedEvent>> ParseTracepointGlob(
     size_t offset) {
   const std::string category_glob(parts[0]);
   const std::string name_glob(parts[1]);
-  for (absl::Status s :
-       {CheckGlob(ctx, parts[0], offset),
-        CheckGlob(ctx, parts[1], offset + parts[0].size() + 1)}) {
-    if (!s.ok()) return s;
-  }
+  RETURN_IF_ERROR(CheckGlob(ctx, parts[0], offset));
+  RETURN_IF_ERROR(CheckGlob(ctx, parts[1], offset + parts[0].size() + 1));
   absl::StatusOr<std::vector<std::string>> categories =
       ListTracepointCategories(ctx.sources);
   if (!categories.ok()) {
@@ -307,20 +302,16 @@ absl::StatusOr<std::vector<ParsedEvent>> ParseTracepointGlob(
     if (!names.ok()) continue;
     for (const std::string& name : *names) {
       if (fnmatch(name_glob.c_str(), name.c_str(), 0) != 0) continue;
-      absl::StatusOr<ParsedEvent> event =
-          ParseTracepoint(ctx, category, name, offset);
-      if (!event.ok()) return event.status();
+      ASSIGN_OR_RETURN(ParsedEvent event,
+                       ParseTracepoint(ctx, category, name, offset));
       if (parts.size() == 3) {
         const size_t mods_offset =
             offset + parts[0].size() + parts[1].size() + 2;
-        absl::Status status = CheckModifiers(ctx, parts[2], mods_offset);
-        if (status.ok()) {
-          status = ApplyModifiers(ctx, parts[2], mods_offset, *event);
-        }
-        if (!status.ok()) return status;
-        event->spec.text = Cat(event->spec.text, ":", parts[2]);
+        RETURN_IF_ERROR(CheckModifiers(ctx, parts[2], mods_offset));
+        RETURN_IF_ERROR(ApplyModifiers(ctx, parts[2], mods_offset, event));
+        event.spec.text = Cat(event.spec.text, ":", parts[2]);
       }
-      out.push_back(*std::move(event));
+      out.push_back(std::move(event));
     }
   }
   if (out.empty()) {
@@ -405,9 +396,8 @@ absl::StatusOr<ParsedEvent> ParsePerfEvent(const ParseContext& ctx,
       }
     }
     if (event.ok() && mods_offset != 0) {
-      absl::Status status = CheckModifiers(ctx, mods, mods_offset);
-      if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, *event);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
+      RETURN_IF_ERROR(ApplyModifiers(ctx, mods, mods_offset, *event));
     }
   }
   if (event.ok()) {
@@ -432,9 +422,8 @@ absl::StatusOr<std::vector<ParsedEvent>> ParseItemEvents(
       return ParseTracepointGlob(ctx, parts, offset);
     }
   }
-  absl::StatusOr<ParsedEvent> event = ParseSingleEvent(ctx, text, offset);
-  if (!event.ok()) return event.status();
-  return std::vector<ParsedEvent>{*std::move(event)};
+  ASSIGN_OR_RETURN(ParsedEvent event, ParseSingleEvent(ctx, text, offset));
+  return std::vector<ParsedEvent>{std::move(event)};
 }
 
 absl::StatusOr<ParsedEvent> ParseSingleEvent(const ParseContext& ctx,

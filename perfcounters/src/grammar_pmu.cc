@@ -9,6 +9,7 @@
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/pmu.h"
+#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {
@@ -180,8 +181,7 @@ absl::StatusOr<ParsedEvent> ParseSymbolWithTerms(const ParseContext& ctx,
   for (int pass = 0; pass < 2; ++pass) {
     for (const PmuTerm& term : *terms) {
       if (IsConfigTerm(term.name) != (pass == 0)) continue;
-      absl::Status status = ApplyTerm(ctx, none, term, term.offset, event);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(ApplyTerm(ctx, none, term, term.offset, event));
     }
   }
   return event;
@@ -210,8 +210,7 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
     mods.remove_prefix(1);
     ++mods_offset;
     if (mods.empty()) {
-      absl::Status status = CheckModifiers(ctx, mods, mods_offset);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
     }
   }
   if (mods.find('/') != std::string_view::npos) {
@@ -219,13 +218,12 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
         Cat("unexpected '/'", At(ctx, offset + text.find('/', close + 1)),
             " after the PMU terms; write pmu/term=value,.../[modifiers]"));
   }
-  absl::StatusOr<std::string> pmu_name = ResolvePmuName(ctx, pmu_text, offset);
-  if (!pmu_name.ok()) return pmu_name.status();
+  ASSIGN_OR_RETURN(std::string pmu_name, ResolvePmuName(ctx, pmu_text, offset));
   absl::StatusOr<std::shared_ptr<const Pmu>> loaded =
-      ctx.sources.LoadPmu(*pmu_name);
+      ctx.sources.LoadPmu(pmu_name);
   if (!loaded.ok()) {
     return absl::Status(loaded.status().code(),
-                        Cat("PMU '", *pmu_name, "'", At(ctx, offset), ": ",
+                        Cat("PMU '", pmu_name, "'", At(ctx, offset), ": ",
                             loaded.status().message()));
   }
   const Pmu* const pmu = loaded->get();
@@ -352,15 +350,13 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
       if (alias_index == i || IsConfigTerm((*terms)[i].name) != (pass == 0)) {
         continue;
       }
-      absl::Status status =
-          ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event);
-      if (!status.ok()) return status;
+      RETURN_IF_ERROR(
+          ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event));
     }
   }
   if (!mods.empty()) {
-    absl::Status status = CheckModifiers(ctx, mods, mods_offset);
-    if (status.ok()) status = ApplyModifiers(ctx, mods, mods_offset, event);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
+    RETURN_IF_ERROR(ApplyModifiers(ctx, mods, mods_offset, event));
   }
   return event;
 }

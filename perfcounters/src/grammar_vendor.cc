@@ -8,6 +8,7 @@
 #include "grammar_internal.h"
 #include "perfcounters/vendor_events.h"
 #include "pfm_events.h"
+#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {
@@ -115,9 +116,8 @@ absl::StatusOr<ParsedEvent> ParseVendorEvent(const ParseContext& ctx,
       mods.empty() ? std::string(text)
                    : std::string(text.substr(0, mods[0].offset - offset - 1));
   for (const Mods& m : mods) {
-    absl::Status status = CheckModifiers(ctx, m.letters, m.offset);
-    if (status.ok()) status = ApplyModifiers(ctx, m.letters, m.offset, event);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(CheckModifiers(ctx, m.letters, m.offset));
+    RETURN_IF_ERROR(ApplyModifiers(ctx, m.letters, m.offset, event));
   }
   if (event.Label() != text) {
     event.base_label = std::string(text);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "errno_text.h"
 #include "measure.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace {
@@ -111,17 +112,16 @@ absl::StatusOr<Group> Group::Open(const std::vector<EventSpec>& events,
   // is first opened all enabled, for the kernel to refuse one that does not
   // fit, and closed again.
   if (!keep_disabled_bits && NeedsFitCheck(events)) {
-    absl::StatusOr<Group> probe = open_all(/*all_enabled=*/true);
-    if (!probe.ok()) return probe.status();
+    // The probe group closes again at once.
+    RETURN_IF_ERROR(open_all(/*all_enabled=*/true).status());
   }
   // The real group: a disabled leader with enabled members, as perf opens
   // groups. (Members created enabled under an enabled leader, or enabled
   // later one by one, are not always scheduled with it: a task-clock
   // leader's software siblings then never count.)
-  absl::StatusOr<Group> group = open_all(/*all_enabled=*/false);
-  if (!group.ok()) return group.status();
+  ASSIGN_OR_RETURN(Group group, open_all(/*all_enabled=*/false));
   if (!options.start_disabled && !keep_disabled_bits) {
-    if (absl::Status s = group->Enable(); !s.ok()) return s;
+    RETURN_IF_ERROR(group.Enable());
   }
   return group;
 }
@@ -160,7 +160,7 @@ absl::Status EmptyGroupError(const char* what) {
 absl::Status Group::Enable() const {
   if (events_.empty()) return EmptyGroupError("group enable");
   for (size_t i = 1; i < events_.size(); ++i) {
-    if (absl::Status s = events_[i].Enable(); !s.ok()) return s;
+    RETURN_IF_ERROR(events_[i].Enable());
   }
   return leader().Enable();
 }
@@ -232,8 +232,8 @@ absl::StatusOr<GroupReading> Group::Measure(
 }
 
 absl::Status Group::Verify() const {
-  if (absl::Status s = Reset(); !s.ok()) return s;
-  if (absl::Status s = Enable(); !s.ok()) return s;
+  RETURN_IF_ERROR(Reset());
+  RETURN_IF_ERROR(Enable());
   const uint64_t start = MonotonicNs();
   absl::StatusOr<GroupReading> reading;
   while (true) {
@@ -247,9 +247,9 @@ absl::Status Group::Verify() const {
   }
   absl::Status disabled = Disable();
   absl::Status reset = Reset();
-  if (!reading.ok()) return reading.status();
-  if (!disabled.ok()) return disabled;
-  if (!reset.ok()) return reset;
+  RETURN_IF_ERROR(reading.status());
+  RETURN_IF_ERROR(disabled);
+  RETURN_IF_ERROR(reset);
   if (reading->running == 0) {
     std::vector<std::string> labels;
     for (const Event& e : events_) labels.push_back(e.label());

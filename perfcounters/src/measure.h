@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "status_macros.h"
 
 namespace perfcounters::internal {
 
@@ -18,16 +19,14 @@ absl::StatusOr<Reading> MeasureInterval(const Self& self,
                                         absl::StatusOr<Reading> (Self::*read)()
                                             const,
                                         const std::function<void()>& f) {
-  if (absl::Status s = self.Reset(); !s.ok()) return s;
-  absl::StatusOr<Reading> before = (self.*read)();
-  if (!before.ok()) return before.status();
-  if (absl::Status s = self.Enable(); !s.ok()) return s;
+  RETURN_IF_ERROR(self.Reset());
+  ASSIGN_OR_RETURN(Reading before, (self.*read)());
+  RETURN_IF_ERROR(self.Enable());
   f();
-  if (absl::Status s = self.Disable(); !s.ok()) return s;
-  absl::StatusOr<Reading> after = (self.*read)();
-  if (!after.ok()) return after.status();
-  after->enabled -= before->enabled;
-  after->running -= before->running;
+  RETURN_IF_ERROR(self.Disable());
+  ASSIGN_OR_RETURN(Reading after, (self.*read)());
+  after.enabled -= before.enabled;
+  after.running -= before.running;
   return after;
 }
 

@@ -22,6 +22,8 @@
 
 #if PERFCOUNTERS_HAVE_LIBPFM
 #include <perfmon/pfmlib_perf_event.h>
+
+#include "status_macros.h"
 #endif
 
 namespace perfcounters {
@@ -352,7 +354,7 @@ bool HaveLibpfm() { return true; }
 absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  if (absl::Status s = Ready(state); !s.ok()) return s;
+  RETURN_IF_ERROR(Ready(state));
   const std::string pfm_name = internal::ToLibpfmName(name);
   if (pfm_name.empty() || pfm_name[0] == ':') {
     return absl::InvalidArgumentError(
@@ -423,7 +425,7 @@ absl::StatusOr<VendorEncoding> EncodeVendorEvent(std::string_view name) {
 absl::StatusOr<std::vector<std::string>> VendorTables() {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  if (absl::Status s = Ready(state); !s.ok()) return s;
+  RETURN_IF_ERROR(Ready(state));
   std::vector<std::string> names;
   for (const Table& t : InUse(state)) names.push_back(t.name);
   return names;
@@ -433,7 +435,7 @@ absl::StatusOr<std::vector<VendorEventInfo>> ListVendorEvents(
     std::string_view table) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  if (absl::Status s = Ready(state); !s.ok()) return s;
+  RETURN_IF_ERROR(Ready(state));
   std::vector<VendorEventInfo> out;
   bool found = table.empty();
   for (const Table& t : InUse(state)) {
@@ -455,7 +457,7 @@ absl::StatusOr<std::vector<VendorEventInfo>> ListVendorEvents(
 absl::StatusOr<std::vector<std::string>> AllVendorTables() {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  if (absl::Status s = Ready(state); !s.ok()) return s;
+  RETURN_IF_ERROR(Ready(state));
   std::vector<std::string> names;
   for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; ++p) {
     if (p == PFM_PMU_PERF_EVENT || p == PFM_PMU_PERF_EVENT_RAW) continue;
@@ -471,7 +473,7 @@ absl::StatusOr<std::vector<std::string>> AllVendorTables() {
 absl::Status UseVendorTable(std::string_view table) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  if (absl::Status s = Ready(state); !s.ok()) return s;
+  RETURN_IF_ERROR(Ready(state));
   if (table.empty()) {
     if (!state.is_forced) return absl::OkStatus();
     // Re-initialize as at start-up: pfm_terminate() released what the

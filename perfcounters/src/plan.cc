@@ -22,6 +22,7 @@
 #include "perfcounters/group.h"
 #include "perfcounters/metrics.h"
 #include "plan_internal.h"
+#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters {
@@ -196,10 +197,9 @@ absl::StatusOr<Request> ParseRequest(std::string_view list,
     }
   }
   if (!events.empty()) {
-    absl::StatusOr<std::vector<GroupSpec>> groups =
-        ParseEventList(absl::StrJoin(events, ","), options);
-    if (!groups.ok()) return groups.status();
-    request.groups = *std::move(groups);
+    ASSIGN_OR_RETURN(std::vector<GroupSpec> groups,
+                     ParseEventList(absl::StrJoin(events, ","), options));
+    request.groups = std::move(groups);
   }
   // Bring in the inputs of derived metrics that are not requested already:
   // the missing inputs of each metric (or of each metric group, together)
@@ -258,15 +258,14 @@ absl::StatusOr<Request> ParseRequest(std::string_view list,
         request.derived[i + 1].metric->group == d.metric->group &&
         SplitLabel(request.derived[i + 1].name).modifiers == mods;
     if (same_group_next) continue;
-    if (absl::Status s = add_missing(); !s.ok()) return s;
+    RETURN_IF_ERROR(add_missing());
   }
   return request;
 }
 
 absl::Status OpenAndVerify(const std::vector<EventSpec>& events) {
-  absl::StatusOr<Group> group = Group::Open(events);
-  if (!group.ok()) return group.status();
-  return group->Verify();
+  ASSIGN_OR_RETURN(Group group, Group::Open(events));
+  return group.Verify();
 }
 
 size_t Plan::event_count() const {

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "event_sources.h"
+#include "status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -286,45 +287,39 @@ absl::StatusOr<Pmu> LoadPmu(std::string_view name, const SystemPaths& paths) {
   pmu.name = std::string(name);
 
   const std::string type_file = dir + "/type";
-  absl::StatusOr<std::string> type_text = internal::ReadTextFile(type_file);
-  if (!type_text.ok()) return type_text.status();
-  if (!absl::SimpleAtoi(*type_text, &pmu.type) ||
-      !std::all_of(type_text->begin(), type_text->end(), absl::ascii_isdigit)) {
+  ASSIGN_OR_RETURN(std::string type_text, internal::ReadTextFile(type_file));
+  if (!absl::SimpleAtoi(type_text, &pmu.type) ||
+      !std::all_of(type_text.begin(), type_text.end(), absl::ascii_isdigit)) {
     return absl::InvalidArgumentError(
-        Cat("malformed ", type_file, ": '", *type_text,
+        Cat("malformed ", type_file, ": '", type_text,
             "'; expected the PMU's type as a decimal number"));
   }
 
   const std::string format_dir = dir + "/format";
   if (internal::IsDirectory(format_dir)) {
-    absl::StatusOr<std::vector<std::string>> names =
-        internal::ListDirectory(format_dir);
-    if (!names.ok()) return names.status();
-    for (const std::string& field_name : *names) {
+    ASSIGN_OR_RETURN(std::vector<std::string> names,
+                     internal::ListDirectory(format_dir));
+    for (const std::string& field_name : names) {
       const std::string file = format_dir + "/" + field_name;
-      absl::StatusOr<std::string> text = internal::ReadTextFile(file);
-      if (!text.ok()) return text.status();
-      absl::StatusOr<FormatField> field =
-          FormatField::Parse(field_name, *text, file);
-      if (!field.ok()) return field.status();
-      pmu.formats.push_back(*std::move(field));
+      ASSIGN_OR_RETURN(std::string text, internal::ReadTextFile(file));
+      ASSIGN_OR_RETURN(FormatField field,
+                       FormatField::Parse(field_name, text, file));
+      pmu.formats.push_back(std::move(field));
     }
   }
 
   const std::string events_dir = dir + "/events";
   if (internal::IsDirectory(events_dir)) {
-    absl::StatusOr<std::vector<std::string>> names =
-        internal::ListDirectory(events_dir);
-    if (!names.ok()) return names.status();
-    for (const std::string& alias_name : *names) {
+    ASSIGN_OR_RETURN(std::vector<std::string> names,
+                     internal::ListDirectory(events_dir));
+    for (const std::string& alias_name : names) {
       if (alias_name.find('.') != std::string::npos) continue;  // .scale ...
       const std::string file = events_dir + "/" + alias_name;
-      absl::StatusOr<std::string> text = internal::ReadTextFile(file);
-      if (!text.ok()) return text.status();
+      ASSIGN_OR_RETURN(std::string text, internal::ReadTextFile(file));
       PmuAlias alias;
       alias.name = alias_name;
-      alias.terms_text = *text;
-      absl::StatusOr<std::vector<PmuTerm>> terms = ParsePmuTerms(*text);
+      alias.terms_text = text;
+      absl::StatusOr<std::vector<PmuTerm>> terms = ParsePmuTerms(text);
       if (!terms.ok()) {
         return absl::InvalidArgumentError(
             Cat("malformed alias file ", file, ": ", terms.status().message()));

@@ -21,6 +21,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/records.h"
 #include "perfcounters/ring_buffer.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 namespace {
@@ -228,9 +229,8 @@ absl::StatusOr<Profiler> Profiler::Open(const ProfileOptions& options) {
   a.watermark = true;
   a.wakeup_events = static_cast<uint32_t>(pages * page / 4);
 
-  absl::StatusOr<Event> event = Event::Open(*spec, Target::CallingThread());
-  if (!event.ok()) return event.status();
-  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*event, pages);
+  ASSIGN_OR_RETURN(Event event, Event::Open(*spec, Target::CallingThread()));
+  absl::StatusOr<RingBuffer> ring = RingBuffer::Map(event, pages);
   if (!ring.ok()) {
     return absl::Status(ring.status().code(),
                         absl::StrCat("profile event '", spec->label,
@@ -240,7 +240,7 @@ absl::StatusOr<Profiler> Profiler::Open(const ProfileOptions& options) {
   Profiler p;
   p.state_ = std::make_unique<State>();
   State& s = *p.state_;
-  s.event = std::move(*event);
+  s.event = std::move(event);
   s.ring = std::move(*ring);
   s.label = spec->label;
   s.profile.event = spec->label;
@@ -289,7 +289,7 @@ absl::StatusOr<Profile> Profiler::Take() {
   if (state_ == nullptr) {
     return absl::FailedPreconditionError("Take() on a moved-from Profiler");
   }
-  if (absl::Status st = Stop(); !st.ok()) return st;
+  RETURN_IF_ERROR(Stop());
   std::lock_guard<std::mutex> lock(state_->mu);
   State& s = *state_;
   s.DrainLocked();

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_format.h"
 #include "errno_text.h"
+#include "status_macros.h"
 
 namespace perfcounters {
 
@@ -156,7 +157,7 @@ absl::StatusOr<std::vector<Record>> RingBuffer::ReadBackwardSnapshot() {
         "ring buffer: ReadBackwardSnapshot needs an event opened with "
         "write_backward=1; read forward rings with Read/TryRead");
   }
-  if (absl::Status s = Pause(); !s.ok()) return s;
+  RETURN_IF_ERROR(Pause());
   // data_head is the newest record; older ones follow it in memory. The
   // kernel starts at 0 and moves head down, so at most -head bytes (and at
   // most one ring) were ever written.
@@ -183,7 +184,7 @@ absl::StatusOr<std::vector<Record>> RingBuffer::ReadBackwardSnapshot() {
     out.push_back(std::move(*r));
   }
   if (absl::Status s = Resume(); !s.ok() && status.ok()) status = s;
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(status);
   return out;
 }
 
@@ -301,34 +302,28 @@ absl::StatusOr<absl::Span<const uint8_t>> RingBuffer::ReadRaw(
                   timeout);
   }
   while (true) {
-    if (absl::Status s = Wait(deadline); !s.ok()) return s;
-    absl::StatusOr<std::optional<absl::Span<const uint8_t>>> r = Next();
-    if (!r.ok()) return r.status();
-    if (r->has_value()) return **r;
+    RETURN_IF_ERROR(Wait(deadline));
+    ASSIGN_OR_RETURN(std::optional<absl::Span<const uint8_t>> r, Next());
+    if (r.has_value()) return *r;
   }
 }
 
 absl::StatusOr<std::optional<Record>> RingBuffer::TryRead() {
-  absl::StatusOr<std::optional<absl::Span<const uint8_t>>> raw = Next();
-  if (!raw.ok()) return raw.status();
-  if (!raw->has_value()) return std::nullopt;
-  absl::StatusOr<Record> r = DecodeRecord(**raw, format_);
-  if (!r.ok()) return r.status();
-  return std::move(*r);
+  ASSIGN_OR_RETURN(std::optional<absl::Span<const uint8_t>> raw, Next());
+  if (!raw.has_value()) return std::nullopt;
+  ASSIGN_OR_RETURN(Record r, DecodeRecord(*raw, format_));
+  return r;
 }
 
 absl::StatusOr<Record> RingBuffer::Read(std::chrono::nanoseconds timeout) {
-  absl::StatusOr<absl::Span<const uint8_t>> raw = ReadRaw(timeout);
-  if (!raw.ok()) return raw.status();
-  return DecodeRecord(*raw, format_);
+  ASSIGN_OR_RETURN(absl::Span<const uint8_t> raw, ReadRaw(timeout));
+  return DecodeRecord(raw, format_);
 }
 
 absl::Status RingBuffer::AddFollower(const Event& follower) const {
   if (fd_ < 0)
     return absl::FailedPreconditionError("ring buffer is not mapped");
-  if (absl::Status s = CheckOutputCompatible(attr_, follower.attr()); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(CheckOutputCompatible(attr_, follower.attr()));
   return follower.SetOutput(fd_);
 }
 

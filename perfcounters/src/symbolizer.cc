@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "perfcounters/symbols.h"
+#include "status_macros.h"
 
 #if PERFCOUNTERS_HAVE_LIBDW
 #include <dwarf.h>
@@ -368,7 +369,7 @@ absl::StatusOr<Symbolizer> Symbolizer::ForThisProcess() {
   if (s.impl_->dwfl == nullptr) {
     return absl::InternalError(absl::StrCat("dwfl_begin: ", dwfl_errmsg(-1)));
   }
-  if (absl::Status st = s.impl_->Report(); !st.ok()) return st;
+  RETURN_IF_ERROR(s.impl_->Report());
 #endif
   return s;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "edit_distance.h"
 #include "event_sources.h"
+#include "status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 
@@ -54,15 +55,14 @@ absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
 absl::StatusOr<uint64_t> internal::TracepointId(const EventSources& sources,
                                                 std::string_view category,
                                                 std::string_view name) {
-  absl::StatusOr<std::string> root = sources.FindTracefs();
-  if (!root.ok()) return root.status();
+  ASSIGN_OR_RETURN(std::string root, sources.FindTracefs());
   if (!IsDirectoryEntryName(category) || !IsDirectoryEntryName(name)) {
     return absl::InvalidArgumentError(
         Cat("'", category, ":", name,
             "' is not a tracepoint name; expected category:name "
             "such as sched:sched_switch"));
   }
-  const std::string category_dir = Cat(*root, "/events/", category);
+  const std::string category_dir = Cat(root, "/events/", category);
   if (!sources.IsTracepointCategory(category)) {
     absl::StatusOr<std::vector<std::string>> all =
         ListTracepointCategories(sources);
@@ -114,10 +114,9 @@ absl::StatusOr<uint64_t> internal::TracepointId(const EventSources& sources,
 
 absl::StatusOr<std::vector<std::string>> internal::ListTracepointCategories(
     const EventSources& sources) {
-  absl::StatusOr<std::vector<std::string>> names = sources.ListTracefsEvents();
-  if (!names.ok()) return names.status();
+  ASSIGN_OR_RETURN(std::vector<std::string> names, sources.ListTracefsEvents());
   std::vector<std::string> categories;
-  for (std::string& name : *names) {
+  for (std::string& name : names) {
     if (sources.IsTracepointCategory(name)) {
       categories.push_back(std::move(name));
     }
@@ -127,17 +126,15 @@ absl::StatusOr<std::vector<std::string>> internal::ListTracepointCategories(
 
 absl::StatusOr<std::vector<std::string>> internal::ListTracepoints(
     const EventSources& sources, std::string_view category) {
-  absl::StatusOr<std::string> root = sources.FindTracefs();
-  if (!root.ok()) return root.status();
+  RETURN_IF_ERROR(sources.FindTracefs().status());
   if (!IsDirectoryEntryName(category)) {
     return absl::InvalidArgumentError(
         Cat("'", category, "' is not a tracepoint category name"));
   }
-  absl::StatusOr<std::vector<std::string>> names =
-      sources.ListTracepointDirectory(category);
-  if (!names.ok()) return names.status();
+  ASSIGN_OR_RETURN(std::vector<std::string> names,
+                   sources.ListTracepointDirectory(category));
   std::vector<std::string> events;
-  for (std::string& name : *names) {
+  for (std::string& name : names) {
     // Only a directory holds an id file.
     if (sources.ReadTracepointId(category, name).ok()) {
       events.push_back(std::move(name));

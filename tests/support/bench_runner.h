@@ -1,7 +1,8 @@
 // bench_runner.h: runs the benchmark binaries of tests/e2e (built next to
 // the benchmark_ext tests) with arguments, environment, an optional soft
 // RLIMIT_NOFILE and an optional unprivileged user, and reads back their
-// exit status, stdout, stderr and --benchmark_out JSON.
+// exit status, stdout, stderr and --benchmark_out JSON (support/subprocess.h
+// runs it).
 //
 // The benchmark binary is looked up in $PERFCOUNTERS_E2E_DIR, then next to
 // the test binary (/proc/self/exe), then in its e2e/ subdirectory, then in
@@ -9,29 +10,22 @@
 #ifndef PERFCOUNTERS_TESTS_SUPPORT_BENCH_RUNNER_H_
 #define PERFCOUNTERS_TESTS_SUPPORT_BENCH_RUNNER_H_
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "support/as_nobody.h"
+#include "support/subprocess.h"
 #include "support/thread_clock.h"
-
-extern char** environ;
 
 namespace perfcounters::testing {
 
@@ -85,13 +79,6 @@ inline std::string NonFiniteToNull(const std::string& text) {
   }
   out.append(text, i, std::string::npos);
   return out;
-}
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 struct Result {
@@ -150,64 +137,22 @@ inline Result RunBench(std::vector<std::string> args,
   // The benchmark may run as nobody: it must be able to write its JSON.
   chmod(dir.c_str(), 0777);
   const std::string json_path = dir + "/out.json";
-  const std::string out_path = dir + "/stdout";
-  const std::string err_path = dir + "/stderr";
 
-  std::vector<std::string> argv_s;
-  if (options.as_nobody) {
-    argv_s = {AsNobodyPath()};
-  }
-  argv_s.push_back(bench);
-  for (std::string& a : args) argv_s.push_back(std::move(a));
-  argv_s.push_back("--benchmark_out=" + json_path);
-  argv_s.push_back("--benchmark_out_format=json");
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (key == "PERFCOUNTERS_EVENTS" || options.env.count(key) > 0) continue;
-    env_s.push_back(kv);
-  }
-  for (const auto& [k, v] : options.env) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (std::string& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  // The child inherits the limits in force when it is spawned.
-  const std::pair<int, std::optional<rlim_t>> limits[] = {
-      {RLIMIT_NOFILE, options.nofile}, {RLIMIT_MEMLOCK, options.memlock}};
-  rlimit saved[2] = {};
-  for (int i = 0; i < 2; ++i) {
-    getrlimit(limits[i].first, &saved[i]);
-    if (!limits[i].second.has_value()) continue;
-    rlimit lowered = saved[i];
-    lowered.rlim_cur = *limits[i].second;
-    EXPECT_EQ(setrlimit(limits[i].first, &lowered), 0);
-  }
-  pid_t pid = 0;
-  const int rc =
-      posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  for (int i = 0; i < 2; ++i) {
-    if (limits[i].second.has_value()) setrlimit(limits[i].first, &saved[i]);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  EXPECT_EQ(rc, 0) << "posix_spawn " << argv[0];
-  if (rc != 0) return result;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.out = ReadFile(out_path);
-  result.err = ReadFile(err_path);
+  Command command;
+  command.argv.push_back(bench);
+  for (std::string& a : args) command.argv.push_back(std::move(a));
+  command.argv.push_back("--benchmark_out=" + json_path);
+  command.argv.push_back("--benchmark_out_format=json");
+  command.env = options.env;
+  command.unset_env = {"PERFCOUNTERS_EVENTS"};
+  command.nofile = options.nofile;
+  command.memlock = options.memlock;
+  command.as_nobody = options.as_nobody;
+  RunResult run = RunCommand(command);
+  EXPECT_NE(run.code, -1) << run.err;
+  result.exit_code = run.code;
+  result.out = std::move(run.out);
+  result.err = std::move(run.err);
   result.json_text = ReadFile(json_path);
   if (!result.json_text.empty()) {
     result.json =
@@ -219,9 +164,7 @@ inline Result RunBench(std::vector<std::string> args,
                                                << result.json_text;
     }
   }
-  for (const std::string& p : {json_path, out_path, err_path}) {
-    unlink(p.c_str());
-  }
+  unlink(json_path.c_str());
   rmdir(dir.c_str());
   return result;
 }

@@ -1,6 +1,6 @@
 // tool_runner.h: helpers for the tools_*_test binaries: run the built
-// `perfcounters` command and capture its output, golden files, and where
-// the test data is.
+// `perfcounters` command and capture its output (support/subprocess.h
+// runs it), golden files, and where the test data is.
 //
 // In the emulated arm64 machine (tests/arm64) the command travels next to
 // the test binary and the source tree is absent: ToolPath() finds the
@@ -11,17 +11,16 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "support/subprocess.h"
 
 namespace perfcounters::tools::testing {
 
@@ -34,10 +33,7 @@ inline bool Exists(const std::string& path) {
 }
 
 inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return ::perfcounters::testing::ReadFile(path);
 }
 
 // This test binary's path.
@@ -85,9 +81,8 @@ inline std::string ScratchPath(const std::string& name) {
 // Removes this process's scratch paths when the test binary exits.
 struct ScratchCleaner {
   ~ScratchCleaner() {
-    const std::string cmd =
-        absl::StrCat("rm -rf ", ScratchPath("*"), " 2>/dev/null");
-    (void)!std::system(cmd.c_str());
+    ::perfcounters::testing::RunShellLine(
+        absl::StrCat("rm -rf ", ScratchPath("*")));
   }
 };
 inline ScratchCleaner scratch_cleaner;
@@ -107,43 +102,23 @@ inline bool TouchFreshPages(long pages) {
 }
 
 // What a run of the command gave.
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using RunResult = ::perfcounters::testing::RunResult;
 
 // Runs `perfcounters <shell_args>` (already quoted for sh) in `dir` (if not
 // empty) with `env` assignments (e.g. "A=1") before it.
 inline RunResult RunTool(const std::string& shell_args,
                          const std::string& dir = "",
                          const std::string& env = "") {
-  const std::string out = ScratchPath("stdout");
-  const std::string err = ScratchPath("stderr");
-  std::string cmd;
-  if (!dir.empty()) absl::StrAppend(&cmd, "cd ", Quote(dir), " && ");
-  absl::StrAppend(&cmd, env, " ", Quote(ToolPath()), " ", shell_args, " >",
-                  Quote(out), " 2>", Quote(err));
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  return r;
+  ::perfcounters::testing::Command command;
+  command.shell = absl::StrCat(env, " ", Quote(ToolPath()), " ", shell_args);
+  command.dir = dir;
+  return ::perfcounters::testing::RunCommand(command);
 }
 
 // Runs a shell command line (already quoted for sh); its exit code and
 // outputs.
 inline RunResult RunShell(const std::string& cmd) {
-  const std::string out = ScratchPath("sh.stdout");
-  const std::string err = ScratchPath("sh.stderr");
-  const int status = std::system(
-      absl::StrCat(cmd, " >", Quote(out), " 2>", Quote(err)).c_str());
-  RunResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  return r;
+  return ::perfcounters::testing::RunShellLine(cmd);
 }
 
 // The path of perf (the linux-perf package) when it is installed and can
