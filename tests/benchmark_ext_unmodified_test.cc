@@ -7,7 +7,12 @@
 // every event is not counted. The flag the warnings suggest is accepted by
 // the linked gbench. --perf_profile changes no count: page faults per
 // iteration are exactly the same with and without it, in Measure's run and
-// in gbench's extra run.
+// in gbench's extra run. In the emulated arm64 machine, where user-space
+// instructions are counted exactly, a plain loop around exactly 100
+// instructions reads exactly what Measure reads for the same loop.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "rows.h"
 #include "support/bench_runner.h"
+#include "support/hw.h"
 #include "support/sanitizers.h"
 
 namespace perfcounters::testing {
@@ -166,6 +172,66 @@ TEST(BenchmarkUnmodified, ProfilesChangeNoCounter) {
   EXPECT_TRUE(profiled.Entry("BM_MeasuredTouch16Fixed/iterations:64")
                   .contains("perfcounters_profile"))
       << profiled.json_text;
+}
+
+#ifdef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
+// The least per-iteration `instructions:u` of `name`'s iteration rows (an
+// interrupt inside a user-space read, whose seqlock then retries, only ever
+// adds instructions); NaN when no row has it.
+double LeastInstructions(const Result& r, const std::string& name) {
+  double least = NAN;
+  for (const nlohmann::json& e : r.json["benchmarks"]) {
+    if (e["name"] != name || e.value("run_type", "") != "iteration") continue;
+    const double v = PerIteration(e, "instructions:u");
+    if (std::isnan(least) || v < least) least = v;
+  }
+  return least;
+}
+#endif
+
+// Exact, in the emulated arm64 machine: 100 `nop`s per iteration plus the
+// loop's own 2 instructions (optimized), 1000 iterations, counted in gbench's
+// extra run for the plain loop and in Measure's own run for the other; the
+// calibration leaves under 0.1 per iteration (100 per batch) in both, so
+// both read 102.0 +- 0.1 and agree within 0.1 (optimized). The CTest test
+// arm64.gbench-v1.9.5.benchmark_ext_unmodified_test runs this against a
+// gbench with a ProfilerManager (PERFCOUNTERS_REQUIRE_PROFILER_MANAGER=1
+// there: a build without one fails instead of skipping).
+TEST(BenchmarkUnmodified, ExtraRunCountsTheInstructionsMeasureCounts) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  if (!HardwareRequired()) {
+    GTEST_SKIP() << "exact counts need the emulated machine";
+  }
+#ifndef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
+  if (std::getenv("PERFCOUNTERS_REQUIRE_PROFILER_MANAGER") != nullptr) {
+    FAIL() << "built against a Google Benchmark without a ProfilerManager, "
+              "but PERFCOUNTERS_REQUIRE_PROFILER_MANAGER is set";
+  }
+  GTEST_SKIP() << "this Google Benchmark has no ProfilerManager: no extra "
+                  "run (arm64.gbench-v1.9.5.* runs this against 1.9.5)";
+#else
+  Result r = RunUnmodified({"--perf_counters=instructions:u",
+                            "--benchmark_filter=HundredNops",
+                            "--benchmark_repetitions=3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double pass = LeastInstructions(r, "BM_HundredNops/iterations:1000");
+  const double measured =
+      LeastInstructions(r, "BM_MeasuredHundredNops/iterations:1000");
+  std::printf("instructions:u per iteration: extra run %.4f, Measure %.4f\n",
+              pass, measured);
+  ASSERT_FALSE(std::isnan(pass)) << r.json_text;
+  ASSERT_FALSE(std::isnan(measured)) << r.json_text;
+#ifdef __OPTIMIZE__
+  EXPECT_NEAR(pass, measured, 0.1) << r.json_text;
+  EXPECT_NEAR(pass, 102.0, 0.1) << r.json_text;
+  EXPECT_NEAR(measured, 102.0, 0.1) << r.json_text;
+#else
+  // Unoptimized, gbench's loop and Measure's are different code of more
+  // than 2 instructions each: at least the 100 in both.
+  EXPECT_GE(pass, 100.0) << r.json_text;
+  EXPECT_GE(measured, 100.0) << r.json_text;
+#endif
+#endif
 }
 
 }  // namespace

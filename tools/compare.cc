@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -102,20 +103,28 @@ SideStats& Slot(MetricList& list, absl::string_view name) {
   return list.back().second;
 }
 
-// The coverage of counter `name` in `e`, empty when it has none (full).
-std::optional<double> CoverageOf(const RunEntry& e, uint32_t name) {
-  for (const auto& [n, c] : e.coverages) {
-    if (n == name) return c;
+// The value `list` (RunEntry::coverages or mux_intervals) has for counter
+// `name`; empty when none (full coverage, not multiplexed over few).
+std::optional<double> SideValueOf(
+    const std::vector<std::pair<uint32_t, double>>& list, uint32_t name) {
+  for (const auto& [n, v] : list) {
+    if (n == name) return v;
   }
   return std::nullopt;
 }
 
-void AddSample(SideStats& s, const EntryCounter* v,
-               const std::optional<double>& coverage) {
+// Keeps the lowest coverage and fewest intervals of counter `name` in `e`.
+void AddMultiplexing(SideStats& s, const RunEntry& e, uint32_t name) {
+  s.coverage = LowerCoverage(s.coverage, SideValueOf(e.coverages, name));
+  s.mux_intervals =
+      LowerCoverage(s.mux_intervals, SideValueOf(e.mux_intervals, name));
+}
+
+void AddSample(SideStats& s, const EntryCounter* v, const RunEntry& e) {
   s.present = true;
   if (v->counted) {
     s.samples.push_back(v->value);
-    s.coverage = LowerCoverage(s.coverage, coverage);
+    AddMultiplexing(s, e, v->name);
   } else {
     ++s.not_counted;
   }
@@ -164,9 +173,8 @@ void AddDerivedMetrics(const BenchmarkFile& file,
       const std::vector<MetricValue> v = ComputeMetrics({d}, inputs);
       if (!v.empty() && v.front().counted) {
         derived.samples.push_back(v.front().value);
-        derived.coverage = LowerCoverage(
-            derived.coverage, LowerCoverage(CoverageOf(*e, num->name),
-                                            CoverageOf(*e, den->name)));
+        AddMultiplexing(derived, *e, num->name);
+        AddMultiplexing(derived, *e, den->name);
       } else {
         ++derived.not_counted;
       }
@@ -199,11 +207,21 @@ MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
       // A metric of the table the file carries (benchmark_ext writes "ipc",
       // "cpi:u", ...): under compare's name for it (IPC).
       if (const TableMetric t = FindTableMetric(name); t.metric != nullptr) {
-        AddSample(Slot(list, CompareMetricName(*t.metric, t.modifiers)), &c,
-                  CoverageOf(*e, c.name));
+        SideStats& s = Slot(list, CompareMetricName(*t.metric, t.modifiers));
+        AddSample(s, &c, *e);
+        // An estimate when its inputs were multiplexed (benchmark_ext
+        // derives it from their scaled sums).
+        for (std::string_view input :
+             {t.metric->numerator, t.metric->denominator}) {
+          const std::string label =
+              std::string(input) +
+              (t.modifiers.empty() ? "" : ":" + t.modifiers);
+          const EntryCounter* in = FindCounter(file, *e, label);
+          if (c.counted && in != nullptr) AddMultiplexing(s, *e, in->name);
+        }
         continue;
       }
-      AddSample(Slot(list, name), &c, CoverageOf(*e, c.name));
+      AddSample(Slot(list, name), &c, *e);
     }
   }
   AddDerivedMetrics(file, entries, aggregate, list);
@@ -403,25 +421,6 @@ std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
     }
   }
   return absl::StrJoin(reasons, "; ");
-}
-
-bool Estimated(const std::optional<double>& coverage) {
-  return coverage && *coverage < kTrustedCoverage;
-}
-
-std::string CoverageNote(const std::optional<double>& coverage) {
-  if (!Estimated(coverage)) return "";
-  return absl::StrFormat(
-      "multiplexed: on the PMU %.1f%% of the batch, an "
-      "estimate",
-      *coverage * 100);
-}
-
-std::optional<double> LowerCoverage(const std::optional<double>& a,
-                                    const std::optional<double>& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
 }
 
 std::vector<GeomeanSummary> Geomeans(

@@ -87,6 +87,11 @@ struct SideStats {
   // metric: of its inputs) of the counted samples; empty when every one
   // was on the PMU the whole time (or the metric is a time).
   std::optional<double> coverage;
+  // The fewest multiplexing intervals a counted sample's batch spanned
+  // ("<label>.mux_intervals", written by benchmark_ext when fewer than
+  // kFewMuxIntervals; a derived metric: of its inputs); empty when none
+  // says so.
+  std::optional<double> mux_intervals;
 };
 
 // A counted value whose coverage is below this was multiplexed: scaled
@@ -102,9 +107,26 @@ bool Estimated(const std::optional<double>& coverage);
 // !Estimated(coverage).
 std::string CoverageNote(const std::optional<double>& coverage);
 
-// The lower of two coverages (empty: full).
+// The lower of two coverages (empty: full), or the fewer of two interval
+// counts (empty: not few).
 std::optional<double> LowerCoverage(const std::optional<double>& a,
                                     const std::optional<double>& b);
+
+// Whether a side's median is an estimate to flag: multiplexed
+// (Estimated(coverage)), or multiplexed over fewer than kFewMuxIntervals
+// rotations (counters.h, the limit benchmark_ext writes mux_intervals
+// under).
+bool Flagged(const SideStats& side);
+
+// CoverageNote(side.coverage), with the rotations when there were few:
+// "multiplexed: on the PMU 40.0% of the batch, over 3.2 multiplexing
+// intervals (fewer than 25): a rough estimate"; "" when !Flagged(side).
+std::string FlagNote(const SideStats& side);
+
+// The marker the table and markdown put before a Flagged() value ("~",
+// about), and the legend line that explains it.
+inline constexpr char kEstimateMarker[] = "~";
+std::string EstimateLegend();
 
 // What a change of one metric rests on (see Significant()).
 enum class Evidence {
@@ -276,6 +298,8 @@ struct GateViolation {
   std::optional<double> p;
   // Smallest p these sample sizes allow (kUTest only).
   double min_p = 0;
+  // A compared side's value is Flagged(): an estimate.
+  bool estimated = false;
 };
 
 // A benchmark a gate applies to but could not be checked on, and why.
@@ -309,6 +333,9 @@ struct GateResult {
   std::vector<GateSkip> not_evaluated;
   // Checked pairs whose verdict rests on one sample a side.
   size_t one_sample = 0;
+  // Checked pairs whose compared value (either side for a relative gate,
+  // the new one for an absolute gate) is Flagged(): an estimate.
+  size_t estimated = 0;
   GateStatus status = GateStatus::kPassed;
   // For kUnchecked/kNoMatch: why, with the metrics the data has; for an
   // allowed unchecked gate, that it was allowed.

@@ -310,11 +310,16 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
         // counted values are checked.
         const double value = gate.relative ? *m->change_pct : *m->next.median;
         ++r.checked;
+        // An estimate is checked like any value; the outputs say so.
+        const bool estimated =
+            Flagged(m->next) || (gate.relative && Flagged(m->base));
+        r.estimated += estimated;
         if (!gate.Violated(value)) continue;
         GateViolation v;
         v.benchmark = bc.name;
         v.metric = gate.metric;
         v.value = value;
+        v.estimated = estimated;
         if (!gate.relative) {
           r.violations.push_back(std::move(v));
           continue;

@@ -20,6 +20,11 @@ nlohmann::ordered_json SideJson(const SideStats& s) {
   j["samples"] = s.samples;
   j["not_counted"] = s.not_counted;
   j["from_aggregate"] = s.from_aggregate;
+  // Multiplexing: the lowest coverage and fewest intervals (absent: on the
+  // PMU the whole time / not few), and whether the median is an estimate.
+  if (s.coverage) j["coverage"] = *s.coverage;
+  if (s.mux_intervals) j["mux_intervals"] = *s.mux_intervals;
+  j["estimated"] = Flagged(s);
   return j;
 }
 
@@ -60,6 +65,7 @@ nlohmann::ordered_json ViolationJson(const GateViolation& v) {
     x["p_value"] = v.p ? json(*v.p) : json(nullptr);
     if (v.min_p > 0) x["min_possible_p"] = v.min_p;
   }
+  x["estimated"] = v.estimated;
   return x;
 }
 
@@ -138,6 +144,7 @@ std::string RenderJson(const Comparison& c,
     x["matched"] = g.matched;
     x["checked"] = g.checked;
     x["one_sample"] = g.one_sample;
+    x["estimated"] = g.estimated;
     json& v = x["violations"] = json::array();
     for (const GateViolation& viol : g.violations) {
       v.push_back(ViolationJson(viol));

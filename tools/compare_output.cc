@@ -27,60 +27,14 @@ constexpr const char* kReset = "\x1b[0m";
 
 }  // namespace
 
-std::string FormatChange(const std::optional<double>& change) {
-  if (!change) return "n/a";
-  if (std::isinf(*change)) return *change > 0 ? "+inf%" : "-inf%";
-  return absl::StrFormat("%+.2f%%", *change);
-}
-
-std::string FormatP(const MetricComparison& m) {
-  switch (m.evidence) {
-    case Evidence::kNone:
-      return "";
-    case Evidence::kOneSample:
-      return "n=1";
-    case Evidence::kExact:
-      return "exact";
-    case Evidence::kUTest:
-      break;
-  }
-  if (!m.p_value) return "";
-  if (*m.p_value < 0.001) return "<0.001";
-  return absl::StrFormat("%.3f", *m.p_value);
-}
-
-bool Changed(const MetricComparison& m, double alpha) {
-  if (!m.change_pct || !Significant(m, alpha)) return false;
-  const double floor = m.evidence == Evidence::kExact ? 0.1 : 1.0;
-  return std::fabs(*m.change_pct) >= floor;
-}
-
-int ChangeDirection(const MetricComparison& m) {
-  const Better better = BetterDirection(m.metric);
-  if (better == Better::kUnknown || !m.change_pct || *m.change_pct == 0) {
-    return 0;
-  }
-  const bool up = *m.change_pct > 0;
-  return up == (better == Better::kLower) ? 1 : -1;
-}
-
-bool IsTimeValued(absl::string_view metric) {
-  if (metric == "real_time" || metric == "cpu_time") return true;
-  for (absl::string_view clock : {"task-clock", "cpu-clock"}) {
-    if (absl::StartsWith(metric, clock) &&
-        (metric.size() == clock.size() || metric[clock.size()] == ':')) {
-      return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
+// A side's median for people; `~` before it when Flagged() (an estimate).
 std::string FormatSide(const MetricComparison& m, const SideStats& s) {
   if (!s.present) return "absent";
   if (!s.median) return "not counted";
-  std::string text = FormatValue(m.metric, *s.median);
+  std::string text = absl::StrCat(Flagged(s) ? kEstimateMarker : "",
+                                  FormatValue(m.metric, *s.median));
   if (s.not_counted > 0) {
     absl::StrAppend(&text, " (", s.not_counted, " of ",
                     s.not_counted + s.samples.size(), " not counted)");
@@ -185,6 +139,10 @@ std::string GateSummaryLine(const GateResult& g) {
   if (g.one_sample > 0) {
     absl::StrAppend(&line, ", ", g.one_sample, " resting on one sample each");
   }
+  if (g.estimated > 0) {
+    absl::StrAppend(&line, ", ", g.estimated,
+                    " on multiplexed estimates (marked ", kEstimateMarker, ")");
+  }
   if (!g.not_evaluated.empty()) {
     absl::StrAppend(&line, ", not evaluated on ", g.not_evaluated.size(),
                     ", e.g. ", EscapeControlBytes(g.not_evaluated[0].benchmark),
@@ -256,6 +214,7 @@ std::string RenderTable(const Comparison& c,
     rows.push_back(std::move(header));
   }
   size_t shown = 0, left_out = 0;
+  bool flagged = false;  // a shown value is an estimate
   for (const BenchmarkComparison& bc : c.benchmarks) {
     const std::string name = EscapeControlBytes(bc.name);
     const std::string note = PairingNote(bc);
@@ -284,6 +243,7 @@ std::string RenderTable(const Comparison& c,
       r.cells[1] = EscapeControlBytes(m.metric);
       r.cells[2] = FormatSide(m, m.base);
       r.cells[3] = FormatSide(m, m.next);
+      flagged = flagged || Flagged(m.base) || Flagged(m.next);
       r.cells[4] = FormatChange(m.change_pct);
       r.cells[5] = FormatP(m);
       r.cells[6] = Reps(m);
@@ -335,6 +295,10 @@ std::string RenderTable(const Comparison& c,
   if (left_out > 0) {
     absl::StrAppend(&out, "(", left_out,
                     " more rows left out by --max-rows)\n");
+  }
+  if (flagged) {
+    absl::StrAppend(&out, EstimateLegend(),
+                    "; --format json has each side's coverage\n");
   }
   if (!c.geomean.empty()) {
     out += "\nGeometric mean of new/base over benchmarks:\n";
@@ -415,11 +379,17 @@ class MarkdownWriter {
   size_t rows_ = 0;
 };
 
+// Md() with the estimate marker escaped too (GitHub reads `~text~` as
+// struck through).
+std::string MdMarked(absl::string_view s) {
+  return absl::StrReplaceAll(Md(s), {{kEstimateMarker, "\\~"}});
+}
+
 std::string MetricRow(const BenchmarkComparison& bc, const MetricComparison& m,
                       const std::string& last) {
   return absl::StrCat("| ", Code(bc.name), " | ", Md(m.metric), " | ",
-                      Md(FormatSide(m, m.base)), " | ",
-                      Md(FormatSide(m, m.next)), " | ",
+                      MdMarked(FormatSide(m, m.base)), " | ",
+                      MdMarked(FormatSide(m, m.next)), " | ",
                       FormatChange(m.change_pct), " | ", FormatP(m), " | ",
                       Reps(m), last.empty() ? "" : " | ", last, " |\n");
 }
@@ -453,6 +423,11 @@ std::string RenderMarkdown(const Comparison& c,
     for (const GateResult& g : gates) {
       if (!g.message.empty()) {
         absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", Md(g.message));
+      }
+      if (g.estimated > 0) {
+        absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", g.estimated,
+                        " checked value(s) on multiplexed estimates (marked ",
+                        MdMarked(kEstimateMarker), ")");
       }
     }
     out += "\n";
@@ -518,6 +493,7 @@ std::string RenderMarkdown(const Comparison& c,
     std::vector<Item>* items;
     size_t left_out = 0;
   };
+  bool flagged = false;  // a written value is an estimate
   Section sections[] = {{"Gate violations", &violated},
                         {"Regressions", &regressions},
                         {"Improvements", &improvements},
@@ -538,10 +514,15 @@ std::string RenderMarkdown(const Comparison& c,
       for (; i < s.items->size(); ++i) {
         const Item& item = (*s.items)[i];
         if (!w.Row(MetricRow(*item.bc, *item.m, item.gate_cell))) break;
+        flagged = flagged || Flagged(item.m->base) || Flagged(item.m->next);
       }
       out += "\n";
     }
     s.left_out = s.items->size() - i;
+  }
+  if (flagged) {
+    absl::StrAppend(&out, MdMarked(EstimateLegend()),
+                    "; `--format json` has each side's coverage.\n\n");
   }
   if (!not_compared.empty() && !options.only_changed) {
     const std::string heading =
@@ -590,38 +571,7 @@ std::string RenderMarkdown(const Comparison& c,
   return out;
 }
 
-// Four significant digits with trailing zeros kept (1.000, 12.50, 995.0),
-// so that columns of times line up.
-std::string FourDigits(double v) {
-  const double a = std::fabs(v);
-  if (a >= 1000 || a == 0) return absl::StrFormat("%.0f", v);
-  if (a >= 100) return absl::StrFormat("%.1f", v);
-  if (a >= 10) return absl::StrFormat("%.2f", v);
-  if (a >= 1) return absl::StrFormat("%.3f", v);
-  return absl::StrFormat("%.4g", v);
-}
-
 }  // namespace
-
-std::string FormatValue(absl::string_view metric, double value) {
-  if (IsTimeValued(metric)) {
-    const double a = std::fabs(value);
-    if (a < 1e3) return absl::StrCat(FourDigits(value), " ns");
-    if (a < 1e6) return absl::StrCat(FourDigits(value / 1e3), " us");
-    if (a < 1e9) return absl::StrCat(FourDigits(value / 1e6), " ms");
-    return absl::StrCat(FourDigits(value / 1e9), " s");
-  }
-  const double a = std::fabs(value);
-  if (FindTableMetric(metric).metric != nullptr) {
-    // Ratios: 3 decimals, 3 significant digits below 0.1 (a miss rate).
-    return a >= 0.1 || a == 0 ? absl::StrFormat("%.3f", value)
-                              : absl::StrFormat("%.3g", value);
-  }
-  if (a < 1e6) return absl::StrFormat("%.6g", value);
-  if (a < 1e9) return absl::StrFormat("%.4gM", value / 1e6);
-  if (a < 1e12) return absl::StrFormat("%.4gG", value / 1e9);
-  return absl::StrFormat("%.4gT", value / 1e12);
-}
 
 std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates,

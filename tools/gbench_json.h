@@ -8,7 +8,8 @@
 // as such (never 0): gbench writes a NaN counter as a bare `NaN` token, and
 // perfcounters' benchmark integration writes "<label>.not_counted": 1 (see
 // docs/benchmark_ext.md); `null` and "<not counted>" strings mean the same.
-// "<label>.coverage" keys are kept beside the counters (RunEntry::coverages).
+// "<label>.coverage" and "<label>.mux_intervals" keys are kept beside the
+// counters (RunEntry::coverages, RunEntry::mux_intervals).
 // One reader: nlohmann-json's SAX
 // parser over the input in 1 MB chunks, building the entries as it goes, so
 // that memory is what the result takes (no copy of the text, no document
@@ -80,6 +81,11 @@ struct RunEntry {
   // Only multiplexed counters have one; the rest were on the PMU the whole
   // time.
   std::vector<std::pair<uint32_t, double>> coverages;
+  // "<label>.mux_intervals" (benchmark_ext: a multiplexed <label> whose
+  // batch spanned fewer than kFewMuxIntervals of the kernel's multiplexing
+  // intervals, counters.h): (index into BenchmarkFile::counter_names,
+  // intervals). Its value is a rough estimate.
+  std::vector<std::pair<uint32_t, double>> mux_intervals;
   // The sampled profile ("perfcounters_profile", profile_data.h), if the
   // row carries one.
   std::shared_ptr<const BenchmarkProfile> profile;

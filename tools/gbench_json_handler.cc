@@ -444,15 +444,12 @@ class Handler {
         break;
     }
     // perfcounters' benchmark integration (docs/benchmark_ext.md): a
-    // "<label>.not_counted": 1 marks <label> not counted; "<label>.coverage"
-    // is the multiplexing coverage of a counted <label>, not a metric.
-    if (absl::EndsWith(key_, ".coverage")) {
-      // Kept beside the counters (RunEntry::coverages); anything but a
-      // number in [0, 1] is no coverage.
-      if (kind == Kind::kNumber && number >= 0 && number <= 1) {
-        entry_.coverages.emplace_back(
-            Intern(absl::string_view(key_).substr(0, key_.size() - 9)), number);
-      }
+    // "<label>.not_counted": 1 marks <label> not counted; the side keys
+    // (".coverage", ".mux_intervals") describe a counted <label>.
+    absl::string_view label;
+    if (const SideKey side = SplitSideKey(key_, label);
+        side != SideKey::kNone) {
+      AddSideValue(side, Intern(label), kind == Kind::kNumber, number, entry_);
       return true;
     }
     EntryCounter counter;

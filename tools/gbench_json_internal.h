@@ -131,6 +131,21 @@ absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
 bool ParseSource(JsonSource& source, BenchmarkFile& out, std::string& error,
                  bool& saw_benchmarks);
 
+// benchmark_ext's side keys of a counted counter <label>
+// (gbench_json_side_keys.cc):
+// "<label>.coverage" (running / enabled) and "<label>.mux_intervals" (the
+// rotations a short multiplexed batch spanned); neither is a counter.
+enum class SideKey { kNone, kCoverage, kMuxIntervals };
+
+// Which side key `key` is; `label` is set to its counter's label.
+SideKey SplitSideKey(absl::string_view key, absl::string_view& label);
+
+// Keeps a side key's value in `entry` (RunEntry::coverages / mux_intervals):
+// a number, in [0, 1] for a coverage, above 0 for intervals; anything else
+// is no such value and is left out.
+void AddSideValue(SideKey key, uint32_t label, bool is_number, double number,
+                  RunEntry& entry);
+
 }  // namespace perfcounters::tools::gbench_json_internal
 
 #endif  // PERFCOUNTERS_TOOLS_GBENCH_JSON_INTERNAL_H_

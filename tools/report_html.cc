@@ -43,6 +43,7 @@ table.metric td.chart, table.metric th.chart { padding: 0 8px; }
 table.metric tr:hover td { background: #f6f8fa; }
 .spread { color: #59636e; font-size: 12px; margin-left: 4px; }
 .na { color: #8c959f; font-style: italic; }
+.est { color: #D55E00; font-weight: bold; }
 .worse { color: #cf222e; font-weight: 600; }
 .better { color: #1a7f37; font-weight: 600; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px;
@@ -385,9 +386,17 @@ std::string Page::Table(const std::string& metric, const std::vector<Row>& rows,
                         s == nullptr ? "absent" : "not counted", "</td>");
         continue;
       }
-      absl::StrAppend(&t, "<td title=\"", s->samples.size(),
-                      " repetition(s)\">", Esc(FormatValue(metric, *s->median)),
-                      "<span class=\"spread\">", Spread(*s), "</span></td>");
+      // An estimate (multiplexed): the marker, and why in the title.
+      const bool flagged = Flagged(*s);
+      absl::StrAppend(
+          &t, "<td", flagged ? " data-estimated" : "", " title=\"",
+          s->samples.size(), " repetition(s)",
+          flagged ? absl::StrCat("; ", Esc(FlagNote(*s))) : "", "\">",
+          flagged
+              ? absl::StrCat("<span class=\"est\">", kEstimateMarker, "</span>")
+              : "",
+          Esc(FormatValue(metric, *s->median)), "<span class=\"spread\">",
+          Spread(*s), "</span></td>");
     }
     if (relative) {
       const MetricComparison* c = row.changes.back();
@@ -459,6 +468,16 @@ void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
                     improvements, " improvements</span> (significant, ≥ 1 %)");
   }
   html_ += ".</p>\n";
+  if (std::any_of(rows.begin(), rows.end(), [](const Row& row) {
+        return std::any_of(row.runs.begin(), row.runs.end(),
+                           [](const SideStats* s) {
+                             return s != nullptr && s->median && Flagged(*s);
+                           });
+      })) {
+    absl::StrAppend(&html_, "<p class=\"note estimated\">",
+                    Esc(EstimateLegend()),
+                    "; the cell's tooltip says how much.</p>\n");
+  }
   for (const std::string& n : notes) {
     absl::StrAppend(&html_, "<p class=\"note notcounted\">", Esc(n), "</p>\n");
   }

@@ -60,6 +60,7 @@ std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
       kW, kH, kTop + 8, Esc(FormatValue(s.metric, hi)), kH - kBottom,
       Esc(FormatValue(s.metric, lo)));
   std::string line;
+  size_t multiplexed = 0;
   for (size_t i = 0; i < n; ++i) {
     const SeriesPoint& p = *pts[i];
     if (p.hi > p.lo) {
@@ -69,11 +70,19 @@ std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
                                       x(i), x(i), y(p.lo), y(p.hi)));
     }
     absl::StrAppend(&line, absl::StrFormat("%.1f,%.1f ", x(i), y(*p.value)));
+    // A multiplexed point (an estimate): hollow and larger, with its
+    // coverage.
+    const bool mux = Estimated(p.coverage);
     absl::StrAppend(
-        &svg, absl::StrFormat("<circle cx=%.1f cy=%.1f r=2><title>%s %s: "
-                              "%s</title></circle>",
-                              x(i), y(*p.value), Esc(p.commit), Esc(p.time),
-                              Esc(FormatValue(s.metric, *p.value))));
+        &svg,
+        absl::StrFormat(
+            "<circle cx=%.1f cy=%.1f r=%s%s><title>%s %s: "
+            "%s%s%s</title></circle>",
+            x(i), y(*p.value), mux ? "3.5 class=mux" : "2",
+            mux ? absl::StrFormat(" data-coverage=%g", *p.coverage) : "",
+            Esc(p.commit), Esc(p.time), Esc(FormatValue(s.metric, *p.value)),
+            mux ? " — " : "", Esc(CoverageNote(p.coverage))));
+    multiplexed += mux;
   }
   absl::StrAppend(&svg, "<polyline class=trend points=\"", line, "\" />");
   for (const SeriesChange& c : changes) {
@@ -89,6 +98,11 @@ std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
                         Esc(c.first_after->commit.substr(0, 12)), c.change.p));
   }
   absl::StrAppend(&svg, "</svg>");
+  if (multiplexed > 0) {
+    absl::StrAppend(&svg, "<p class=note>", multiplexed, " of ", n,
+                    " points (hollow) were multiplexed: estimates scaled from "
+                    "part of the batch.</p>");
+  }
   return svg;
 }
 
@@ -125,7 +139,8 @@ int RunReportTrends(const std::string& db, const std::string& benchmark,
       "h2{font-size:16px;margin:1.2em 0 .2em}.note{color:#555}"
       ".trend{fill:none;stroke:#0072B2;stroke-width:1.5}"
       ".spread{stroke:#56B4E9;stroke-width:3;opacity:.6}"
-      "circle{fill:#0072B2}.cp{stroke:#D55E00;stroke-dasharray:4 3}"
+      "circle{fill:#0072B2}circle.mux{fill:#fff;stroke:#D55E00;stroke-width:2}."
+      "cp{stroke:#D55E00;stroke-dasharray:4 3}"
       ".cpl{fill:#D55E00;font-size:11px}.ax{font-size:11px;fill:#333}"
       "</style></head><body><h1>",
       Esc(title), "</h1><p class=note>Store ", Esc((*store)->Name()), ": ",
@@ -133,7 +148,7 @@ int RunReportTrends(const std::string& db, const std::string& benchmark,
       " change points (E-divisive means, Otava's defaults: window 50, p &lt; "
       "0.001). Each point is a run's value (the median of its "
       "repetitions; the bar their range); dashed lines mark change "
-      "points.</p>");
+      "points; hollow points were multiplexed (an estimate).</p>");
   size_t shown = 0;
   for (const Series& s : *series) {
     if (shown == kMaxCharts) break;

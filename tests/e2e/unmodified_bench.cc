@@ -12,6 +12,9 @@
 //   BM_Touch16Fixed, BM_MeasuredTouch16Fixed  64 iterations each, code
 //                       warmed before the loop: the same counts in every
 //                       run (compared with and without --perf_profile)
+//   BM_HundredNops, BM_MeasuredHundredNops  exactly 100 instructions
+//                       (asm) per iteration, 1000 iterations: exact in
+//                       the emulated arm64 machine, the same in both runs
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,6 +24,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_main.h"
+#include "support/loops.h"
 
 namespace {
 
@@ -76,6 +80,18 @@ void BM_MeasuredTouch16Fixed(benchmark::State& state) {
   for (auto _ : perfcounters::Measure(state)) Touch16();
 }
 BENCHMARK(BM_MeasuredTouch16Fixed)->Iterations(64);
+
+void BM_HundredNops(benchmark::State& state) {
+  for (auto _ : state) perfcounters::testing::HundredNops();
+}
+BENCHMARK(BM_HundredNops)->Iterations(1000);
+
+void BM_MeasuredHundredNops(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::HundredNops();
+  }
+}
+BENCHMARK(BM_MeasuredHundredNops)->Iterations(1000);
 
 }  // namespace
 

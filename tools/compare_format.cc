@@ -1,0 +1,96 @@
+// compare_format.cc: how `perfcounters compare` writes one value, change
+// or p-value for people, and which changes matter (compare.h, "Output").
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compare.h"
+
+namespace perfcounters::tools {
+namespace {
+
+// Four significant digits with trailing zeros kept (1.000, 12.50, 995.0),
+// so that columns of times line up.
+std::string FourDigits(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1000 || a == 0) return absl::StrFormat("%.0f", v);
+  if (a >= 100) return absl::StrFormat("%.1f", v);
+  if (a >= 10) return absl::StrFormat("%.2f", v);
+  if (a >= 1) return absl::StrFormat("%.3f", v);
+  return absl::StrFormat("%.4g", v);
+}
+
+}  // namespace
+
+std::string FormatChange(const std::optional<double>& change) {
+  if (!change) return "n/a";
+  if (std::isinf(*change)) return *change > 0 ? "+inf%" : "-inf%";
+  return absl::StrFormat("%+.2f%%", *change);
+}
+
+std::string FormatP(const MetricComparison& m) {
+  switch (m.evidence) {
+    case Evidence::kNone:
+      return "";
+    case Evidence::kOneSample:
+      return "n=1";
+    case Evidence::kExact:
+      return "exact";
+    case Evidence::kUTest:
+      break;
+  }
+  if (!m.p_value) return "";
+  if (*m.p_value < 0.001) return "<0.001";
+  return absl::StrFormat("%.3f", *m.p_value);
+}
+
+bool Changed(const MetricComparison& m, double alpha) {
+  if (!m.change_pct || !Significant(m, alpha)) return false;
+  const double floor = m.evidence == Evidence::kExact ? 0.1 : 1.0;
+  return std::fabs(*m.change_pct) >= floor;
+}
+
+int ChangeDirection(const MetricComparison& m) {
+  const Better better = BetterDirection(m.metric);
+  if (better == Better::kUnknown || !m.change_pct || *m.change_pct == 0) {
+    return 0;
+  }
+  const bool up = *m.change_pct > 0;
+  return up == (better == Better::kLower) ? 1 : -1;
+}
+
+bool IsTimeValued(absl::string_view metric) {
+  if (metric == "real_time" || metric == "cpu_time") return true;
+  for (absl::string_view clock : {"task-clock", "cpu-clock"}) {
+    if (absl::StartsWith(metric, clock) &&
+        (metric.size() == clock.size() || metric[clock.size()] == ':')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string FormatValue(absl::string_view metric, double value) {
+  if (IsTimeValued(metric)) {
+    const double a = std::fabs(value);
+    if (a < 1e3) return absl::StrCat(FourDigits(value), " ns");
+    if (a < 1e6) return absl::StrCat(FourDigits(value / 1e3), " us");
+    if (a < 1e9) return absl::StrCat(FourDigits(value / 1e6), " ms");
+    return absl::StrCat(FourDigits(value / 1e9), " s");
+  }
+  const double a = std::fabs(value);
+  if (FindTableMetric(metric).metric != nullptr) {
+    // Ratios: 3 decimals, 3 significant digits below 0.1 (a miss rate).
+    return a >= 0.1 || a == 0 ? absl::StrFormat("%.3f", value)
+                              : absl::StrFormat("%.3g", value);
+  }
+  if (a < 1e6) return absl::StrFormat("%.6g", value);
+  if (a < 1e9) return absl::StrFormat("%.4gM", value / 1e6);
+  if (a < 1e12) return absl::StrFormat("%.4gG", value / 1e9);
+  return absl::StrFormat("%.4gT", value / 1e12);
+}
+
+}  // namespace perfcounters::tools
