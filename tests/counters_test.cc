@@ -189,6 +189,43 @@ TEST(CountersHardware, StartAndStopAllocateNothingOnTheUserSpacePath) {
   EXPECT_GT(internal::CounterSetOf(*counters).user_snapshots(), 0u);
 }
 
+// The user-space snapshots are counted on every way Start and Stop take
+// (the one-group short way counts them from the calls): one per call that
+// takes one, none for a repeated Start or Stop, and a Reset inside an open
+// interval leaves that interval's start to the batch before.
+TEST(CountersHardware, UserSpaceSnapshotsAreCountedAcrossResetsAndRepeats) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  CountersOptions options;
+  options.read_mode = ReadMode::kUser;
+  absl::StatusOr<Counters> counters = Counters::Open("instructions:u", options);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  ASSERT_TRUE(counters->user_space(0)) << counters->user_space_reason(0);
+  const CounterSet& set = internal::CounterSetOf(*counters);
+  EXPECT_EQ(set.user_snapshots(), 0u);  // calibration's are reset
+  counters->Start();
+  EXPECT_EQ(set.user_snapshots(), 1u);
+  counters->Start();
+  EXPECT_EQ(set.user_snapshots(), 1u);
+  counters->Stop();
+  counters->Stop();
+  EXPECT_EQ(set.user_snapshots(), 2u);
+  EXPECT_EQ(counters->intervals(), 1u);
+  counters->Start();
+  counters->Reset();
+  EXPECT_EQ(set.user_snapshots(), 0u);
+  counters->Stop();
+  EXPECT_EQ(set.user_snapshots(), 1u);
+  EXPECT_EQ(counters->intervals(), 1u);
+  counters->Reset();
+  for (int i = 0; i < 10; ++i) {
+    counters->Start();
+    counters->Stop();
+  }
+  EXPECT_EQ(set.user_snapshots(), 20u);
+  EXPECT_EQ(set.syscall_snapshots(), 0u);
+  EXPECT_FALSE(set.failed(0));
+}
+
 // Exact in the emulated machine: the loop's 2 instructions per iteration,
 // the bracket calibrated away.
 TEST(CountersHardware, CountsALoopExactlyOnBothPathsWithItsMetric) {

@@ -82,6 +82,13 @@ class UapiReference {
   uint64_t sum_[kMaxMembers] = {};
 };
 
+// Does nothing, as a call: the caller's share of a Start+Stop pair is a
+// loop of two calls of it, subtracted from both sides. Optimized in every
+// build type (-O2 in Debug), as Start and Stop here and CounterSet's hot
+// path are, so that in a Debug build the share holds only the caller's own
+// -O0 code and not an -O0 prologue that neither side has.
+void CallersShare(const void* p);
+
 }  // namespace perfcounters::bench
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_BENCH_UAPI_REFERENCE_H_

@@ -236,6 +236,7 @@ void CounterSet::ResetBatch() {
   intervals_ = 0;
   user_snapshots_ = 0;
   syscall_snapshots_ = 0;
+  general_calls_ = counting_ ? 1 : 0;
 }
 
 // A snapshot of a group into `buf` (read(2)'s layout) from user space:
@@ -309,8 +310,7 @@ inline bool CounterSet::UserSpaceNow() const {
   }
   buf[1] = times.enabled;
   buf[2] = times.running;
-  ++user_snapshots_;
-  return true;
+  return true;  // counted by user_snapshots() without an instruction here
 }
 
 void CounterSet::Start() {
@@ -325,6 +325,7 @@ void CounterSet::Start() {
 }
 
 void CounterSet::StartGroups() {
+  ++general_calls_;
   const bool try_user = UserSpaceNow();
   uint64_t users = 0;
   for (Slot& s : slots_) {
@@ -401,6 +402,7 @@ void CounterSet::Stop() {
 }
 
 void CounterSet::StopGroups() {
+  ++general_calls_;
   const bool try_user = UserSpaceNow();
   uint64_t users = 0;
   for (Slot& s : slots_) {

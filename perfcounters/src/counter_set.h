@@ -122,7 +122,14 @@ class CounterSet {
   // Completed intervals (Start+Stop pairs) in the batch.
   uint64_t intervals() const { return intervals_; }
   // Group snapshots taken in the batch from user space / with read(2).
-  uint64_t user_snapshots() const { return user_snapshots_; }
+  // The short way (see Start()) counts nothing of its own, to keep its
+  // snapshots to the page reads: they are the calls that took a snapshot
+  // (two per interval, one for an interval still open) less those that
+  // took the general way.
+  uint64_t user_snapshots() const {
+    return user_snapshots_ + 2 * intervals_ + (counting_ ? 1 : 0) -
+           general_calls_;
+  }
   uint64_t syscall_snapshots() const { return syscall_snapshots_; }
 
   // Measures the bracket per event: empty intervals (Start() immediately
@@ -224,6 +231,10 @@ class CounterSet {
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;
+  // Start()/Stop() calls in the batch that took the general way
+  // (StartGroups/StopGroups), plus one for an interval that was open when
+  // the batch was reset (its start belongs to the batch before).
+  uint64_t general_calls_ = 0;
   bool counting_ = false;
 };
 
