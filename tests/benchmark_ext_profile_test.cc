@@ -256,16 +256,16 @@ TEST(BenchmarkExtProfileTest, GbenchCompareReadsProfiledFiles) {
   const std::string python =
       access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
   const RunResult probe =
-      testing::RunCommand({.argv = {python, "-c", "import numpy, scipy"}});
+      testing::RunArgv({python, "-c", "import numpy, scipy"});
   if (probe.code != 0) {
     GTEST_SKIP() << "needs python3 with numpy and scipy (python3-scipy), "
                     "which compare.py imports: "
                  << probe.out << probe.err;
   }
   const std::string dir = TempDir();
-  const RunResult untar = testing::RunCommand(
-      {.argv = {"tar", "xzf", archive, "-C", dir, "--strip-components=1",
-                "--wildcards", "*/tools/*"}});
+  const RunResult untar =
+      testing::RunArgv({"tar", "xzf", archive, "-C", dir,
+                        "--strip-components=1", "--wildcards", "*/tools/*"});
   ASSERT_EQ(untar.code, 0) << untar.out << untar.err;
   std::vector<std::string> files;
   for (int i = 0; i < 2; ++i) {
@@ -282,15 +282,15 @@ TEST(BenchmarkExtProfileTest, GbenchCompareReadsProfiledFiles) {
     std::fwrite(r.json_text.data(), 1, r.json_text.size(), f);
     std::fclose(f);
   }
-  const RunResult cmp = testing::RunCommand(
-      {.argv = {python, dir + "/tools/compare.py", "--no-color", "benchmarks",
-                files[0], files[1]}});
+  const RunResult cmp =
+      testing::RunArgv({python, dir + "/tools/compare.py", "--no-color",
+                        "benchmarks", files[0], files[1]});
   const std::string cmp_output = cmp.out + cmp.err;
   EXPECT_EQ(cmp.code, 0) << cmp_output;
   EXPECT_THAT(cmp_output, HasSubstr("BM_Inlined"));
   EXPECT_THAT(cmp_output, HasSubstr("BM_ThreeToOne"));
   EXPECT_THAT(cmp_output, ::testing::Not(HasSubstr("Traceback")));
-  testing::RunCommand({.argv = {"rm", "-rf", dir}});
+  testing::RunArgv({"rm", "-rf", dir});
 }
 
 // A sampler the kernel refuses is a warning that says why; the benchmarks
@@ -309,8 +309,8 @@ TEST(BenchmarkExtProfileTest, RefusedSamplerNeverBreaksTheRun) {
   // The ring beyond the locked-memory limits: perf_event_mlock_kb 0 and
   // RLIMIT_MEMLOCK 0 for a user without CAP_IPC_LOCK.
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
-  if (testing::RunCommand({.argv = {"setpriv", "--reuid=65534", "--regid=65534",
-                                    "--clear-groups", "true"}})
+  if (testing::RunArgv({"setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", "true"})
           .code != 0) {
     GTEST_SKIP() << "needs util-linux's setpriv to run as nobody";
   }

@@ -451,7 +451,10 @@ TEST(EncodeAttrPerfTest, MatchesPerfRecordVerbose) {
     GTEST_SKIP() << "perf (Debian package linux-perf) is not installed or "
                     "cannot count here";
   }
-  std::string data = ::testing::TempDir() + "/encode_test_perf.data";
+  // Per process: another test run at the same time (another user's, or
+  // root's, whose file this user could not replace) writes its own.
+  std::string data = absl::StrCat(::testing::TempDir(), "/encode_test_perf.",
+                                  getpid(), ".data");
   std::string perf =
       PerfAttrBlock("record -vv -e cs -F 99 -d -o '" + data + "'");
   std::remove(data.c_str());

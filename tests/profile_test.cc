@@ -286,7 +286,7 @@ size_t CheckStripped(const Profile& profile, const std::string& flag) {
   const std::string copy =
       absl::StrCat(::testing::TempDir(), "/stripped_", getpid());
   const testing::RunResult objcopy =
-      testing::RunCommand({.argv = {"objcopy", flag, exe, copy}});
+      testing::RunArgv({"objcopy", flag, exe, copy});
   EXPECT_EQ(objcopy.code, 0) << objcopy.err;
   absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
   absl::StatusOr<Symbolizer> stripped = Symbolizer::ForFile(copy);
@@ -325,8 +325,8 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
   const std::string exe = SelfExe();
   const std::string copy =
       absl::StrCat(::testing::TempDir(), "/no_aranges_", getpid());
-  const testing::RunResult objcopy = testing::RunCommand(
-      {.argv = {"objcopy", "--remove-section=.debug_aranges", exe, copy}});
+  const testing::RunResult objcopy = testing::RunArgv(
+      {"objcopy", "--remove-section=.debug_aranges", exe, copy});
   ASSERT_EQ(objcopy.code, 0) << objcopy.err;
   absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
   absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);

@@ -188,6 +188,13 @@ inline RunResult RunCommand(const Command& command) {
   return result;
 }
 
+// Runs a program with `argv` in this process's environment.
+inline RunResult RunArgv(std::vector<std::string> argv) {
+  Command command;
+  command.argv = std::move(argv);
+  return RunCommand(command);
+}
+
 // Runs the shell line `line`.
 inline RunResult RunShellLine(const std::string& line) {
   Command command;
