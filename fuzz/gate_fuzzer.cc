@@ -16,6 +16,8 @@
 
 #include "absl/strings/string_view.h"
 #include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
 #include "gbench_json.h"
 
 namespace {
