@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -170,6 +172,7 @@ class TruePages {
  public:
   explicit TruePages(uint64_t skew) : skew_(skew) {
     hardware_.read_counter = [this](uint32_t m) {
+      if (before_read) std::exchange(before_read, nullptr)();
       return Record()[3 + 2 * m] + skew_;
     };
     hardware_.read_time = [this] { return Record()[1]; };
@@ -185,6 +188,10 @@ class TruePages {
     return perfcounters::internal::UserReaderTestPeer::Make(
         e, &page, &hardware_, /*group_member=*/true);
   }
+  // Member m's page.
+  perf_event_mmap_page& page(size_t m) { return pages_[m]; }
+  // Called once, in the next read of a fake counter.
+  std::function<void()> before_read;
 
  private:
   std::vector<uint64_t> Record() const {
@@ -250,6 +257,41 @@ TEST(CounterSetGuard, PagesThatDisagreeWithReadFallBackToItAndWarnOnce) {
     EXPECT_TOUCHED_PAGE_FAULTS(set.raw(2), 4, 0);
     EXPECT_EQ(set.running(0), set.enabled(0));
   }
+}
+
+// Groups' turns on the PMU can change between Start()'s look at the pages
+// (every member on a counter) and its reads: here the second group leaves
+// its counter while the first group is read. Then every group starts with
+// read(2), not only the one that left: a group started from user space
+// next to one started with read(2) would count reads that calibration,
+// which read every group with read(2) while they took turns, never saw.
+TEST(CounterSetGuard, AGroupOffItsCounterAtStartSendsEveryGroupToRead) {
+  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
+  TruePages first(0), second(0);
+  size_t groups_mapped = 0;
+  auto map = [&](const perfcounters::Event& e) {
+    return groups_mapped++ < 1 ? first.Map(e) : second.Map(e);
+  };
+  CounterSet set = perfcounters::internal::CounterSetTestPeer::OpenOnFakePages(
+      {{Spec("page-faults")}, {Spec("page-faults")}}, map);
+  ASSERT_TRUE(set.user_space(0)) << set.user_space_reason(0);
+  ASSERT_TRUE(set.user_space(1)) << set.user_space_reason(1);
+  WarmUp(set);
+  set.Start();
+  set.Stop();
+  EXPECT_EQ(set.user_snapshots(), 4u);  // both on their counters
+  EXPECT_EQ(set.syscall_snapshots(), 0u);
+  set.ResetBatch();
+  first.before_read = [&] { second.page(0).index = 0; };
+  set.Start();
+  TouchFreshPages(4);
+  set.Stop();
+  ASSERT_FALSE(set.failed(0));
+  ASSERT_FALSE(set.failed(1));
+  EXPECT_EQ(set.user_snapshots(), 0u);
+  EXPECT_EQ(set.syscall_snapshots(), 4u);
+  EXPECT_TOUCHED_PAGE_FAULTS(set.raw(0), 4, 0);
+  EXPECT_TOUCHED_PAGE_FAULTS(set.raw(1), 4, 0);
 }
 
 // --- Hardware: run in the emulated arm64 machine (skip natively).

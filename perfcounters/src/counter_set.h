@@ -187,6 +187,7 @@ class CounterSet {
   bool ShortWay(const Slot* s) const;
   bool ShortSnapshot(const Slot& s, uint64_t* buf);
   [[gnu::noinline]] void StartGroups();
+  bool StartFromUserSpace();
   [[gnu::noinline]] void StopGroups();
   void CheckUserSpace(size_t g);
   friend class internal::CounterSetTestPeer;
