@@ -25,6 +25,9 @@ inline constexpr int kExitUsage = 2;
 // the one given and returns its exit code; nullopt when it was not given.
 using Command = std::function<std::optional<int>()>;
 
+// The Command of `subcommand`: `run` when it was the one given.
+Command WhenGiven(const CLI::App* subcommand, std::function<int()> run);
+
 // compare_command.cc: `compare BASE.json NEW.json`.
 Command AddCompareCommand(CLI::App& app);
 // report_command.cc: `report RUN.json... -o FILE` (or --db DB).

@@ -171,10 +171,7 @@ Command AddCompareCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1e6));
   cmp->footer(kGateHelp);
-  return [cmp, args]() -> std::optional<int> {
-    if (!cmp->parsed()) return std::nullopt;
-    return RunCompare(*args);
-  };
+  return WhenGiven(cmp, [args] { return RunCompare(*args); });
 }
 
 }  // namespace perfcounters::tools

@@ -64,10 +64,7 @@ Command AddEncodeCommand(CLI::App& app) {
       ->required();
   enc->add_option("--table", args->table,
                   "resolve vendor names with this libpfm4 table (e.g. skl)");
-  return [enc, args]() -> std::optional<int> {
-    if (!enc->parsed()) return std::nullopt;
-    return RunEncode(*args);
-  };
+  return WhenGiven(enc, [args] { return RunEncode(*args); });
 }
 
 }  // namespace perfcounters::tools

@@ -145,18 +145,10 @@ bool MatchesListPattern(const std::string& text, const std::string& pattern) {
 
 namespace {
 
-int RunList(const ListArgs& args) {
-  if (absl::Status s = CheckPattern(args.pattern); !s.ok()) {
-    std::fprintf(stderr, "perfcounters list: %s\n",
-                 std::string(s.message()).c_str());
-    return kExitUsage;
-  }
-  if (!ChooseVendorTable(args.table, "list")) return kExitUsage;
-  if (args.vendor) return PrintVendorEvents(args, /*section=*/false);
-  // Every listed name is parsed: read sysfs and tracefs once for all of them.
-  ParseOptions options;
-  options.catalog = EventCatalog::Create();
-  const EventCatalog& catalog = *options.catalog;
+// Every event that matches the pattern: the generic ones, the PMUs'
+// aliases and, when asked for, the tracepoints.
+std::vector<Listed> CollectListed(const ListArgs& args,
+                                  const EventCatalog& catalog) {
   std::vector<Listed> events;
   auto add = [&](Listed e) {
     if (Matches(e, args.pattern)) events.push_back(std::move(e));
@@ -188,25 +180,32 @@ int RunList(const ListArgs& args) {
       }
     }
   }
-  std::vector<size_t> tracepoints;
-  if (args.tracepoints || args.check_tracepoints) {
-    // Listed from tracefs's directories: no event is opened (closing a
-    // tracepoint event waits for the kernel to unregister its probe, 44 ms
-    // each on a 6.18 kernel, serialized), unless --check asks for it.
-    if (auto cats = catalog.ListTracepointCategories(); cats.ok()) {
-      for (const std::string& cat : *cats) {
-        auto tps = catalog.ListTracepoints(cat);
-        if (!tps.ok()) continue;
-        for (const std::string& tp : *tps) {
-          add(MakeListed(absl::StrCat(cat, ":", tp), "tracepoint",
-                         {"tracepoint event"}));
-        }
-      }
-    } else {
-      std::fprintf(stderr, "perfcounters list: no tracepoints: %s\n",
-                   std::string(cats.status().message()).c_str());
+  if (!args.tracepoints && !args.check_tracepoints) return events;
+  // Listed from tracefs's directories: no event is opened (closing a
+  // tracepoint event waits for the kernel to unregister its probe, 44 ms
+  // each on a 6.18 kernel, serialized), unless --check asks for it.
+  absl::StatusOr<std::vector<std::string>> cats =
+      catalog.ListTracepointCategories();
+  if (!cats.ok()) {
+    std::fprintf(stderr, "perfcounters list: no tracepoints: %s\n",
+                 std::string(cats.status().message()).c_str());
+    return events;
+  }
+  for (const std::string& cat : *cats) {
+    auto tps = catalog.ListTracepoints(cat);
+    if (!tps.ok()) continue;
+    for (const std::string& tp : *tps) {
+      add(MakeListed(absl::StrCat(cat, ":", tp), "tracepoint",
+                     {"tracepoint event"}));
     }
   }
+  return events;
+}
+
+// Opens each listed event to say whether it is available (tracepoints only
+// with --check), with progress on a terminal.
+void TryListed(const ListArgs& args, const ParseOptions& options,
+               std::vector<Listed>& events) {
   size_t to_check = 0;
   for (const Listed& e : events) {
     to_check += e.kind == "tracepoint" ? args.check_tracepoints : 0;
@@ -231,27 +230,29 @@ int RunList(const ListArgs& args) {
     Try(e, options);
   }
   if (progress) std::fprintf(stderr, "\n");
+}
 
-  if (args.json) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const Listed& e : events) {
-      nlohmann::ordered_json j;
-      j["name"] = e.name;
-      if (!e.alias.empty()) j["alias"] = e.alias;
-      j["kind"] = e.kind;
-      if (!e.unit.empty()) j["unit"] = e.unit;
-      if (e.scale != 1.0) j["scale"] = e.scale;
-      if (e.tried) {
-        j["available"] = e.available;
-        if (!e.available) j["reason"] = e.reason;
-      } else {
-        j["checked"] = false;
-      }
-      out.push_back(std::move(j));
+void PrintListedJson(const std::vector<Listed>& events) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Listed& e : events) {
+    nlohmann::ordered_json j;
+    j["name"] = e.name;
+    if (!e.alias.empty()) j["alias"] = e.alias;
+    j["kind"] = e.kind;
+    if (!e.unit.empty()) j["unit"] = e.unit;
+    if (e.scale != 1.0) j["scale"] = e.scale;
+    if (e.tried) {
+      j["available"] = e.available;
+      if (!e.available) j["reason"] = e.reason;
+    } else {
+      j["checked"] = false;
     }
-    std::printf("%s\n", out.dump(2).c_str());
-    return kExitOk;
+    out.push_back(std::move(j));
   }
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+void PrintListedText(const std::vector<Listed>& events) {
   // As perf list: "context-switches OR cs".
   auto shown = [](const Listed& e) {
     return e.alias.empty() ? e.name : absl::StrCat(e.name, " OR ", e.alias);
@@ -275,6 +276,26 @@ int RunList(const ListArgs& args) {
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+}
+
+int RunList(const ListArgs& args) {
+  if (absl::Status s = CheckPattern(args.pattern); !s.ok()) {
+    std::fprintf(stderr, "perfcounters list: %s\n",
+                 std::string(s.message()).c_str());
+    return kExitUsage;
+  }
+  if (!ChooseVendorTable(args.table, "list")) return kExitUsage;
+  if (args.vendor) return PrintVendorEvents(args, /*section=*/false);
+  // Every listed name is parsed: read sysfs and tracefs once for all of them.
+  ParseOptions options;
+  options.catalog = EventCatalog::Create();
+  std::vector<Listed> events = CollectListed(args, *options.catalog);
+  TryListed(args, options, events);
+  if (args.json) {
+    PrintListedJson(events);
+    return kExitOk;
+  }
+  PrintListedText(events);
   return PrintVendorEvents(args, /*section=*/true);
 }
 
@@ -301,10 +322,7 @@ Command AddListCommand(CLI::App& app) {
   lst->add_option("--table", args->table,
                   "list this libpfm4 table's vendor events instead "
                   "(e.g. skl, icl, amd64_fam19h_zen3)");
-  return [lst, args]() -> std::optional<int> {
-    if (!lst->parsed()) return std::nullopt;
-    return RunList(*args);
-  };
+  return WhenGiven(lst, [args] { return RunList(*args); });
 }
 
 }  // namespace perfcounters::tools

@@ -121,10 +121,7 @@ Command AddReportCommand(CLI::App& app) {
                   "refuse input files larger than this")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1e6));
-  return [rep, args]() -> std::optional<int> {
-    if (!rep->parsed()) return std::nullopt;
-    return RunReport(*args);
-  };
+  return WhenGiven(rep, [args] { return RunReport(*args); });
 }
 
 }  // namespace perfcounters::tools

@@ -456,10 +456,7 @@ Command AddStatCommand(CLI::App& app, int* argc, char** argv) {
       "FILE to FILE. Exit code: the command's (128+N when a signal killed "
       "it); 2 when it cannot be executed or the arguments are bad.");
   *argc = SplitStatCommandLine(*argc, argv, args->command);
-  return [st, args]() -> std::optional<int> {
-    if (!st->parsed()) return std::nullopt;
-    return RunStat(*args);
-  };
+  return WhenGiven(st, [args] { return RunStat(*args); });
 }
 
 }  // namespace perfcounters::tools
