@@ -23,70 +23,6 @@ namespace {
 
 using json = nlohmann::json;
 
-enum class NonFinite { kNone, kNan, kInf };
-
-NonFinite ClassifyMarker(absl::string_view s) {
-  if (s == kNanMarker || s == kNegNanMarker) return NonFinite::kNan;
-  if (s == kInfMarker || s == kNegInfMarker) return NonFinite::kInf;
-  return NonFinite::kNone;
-}
-
-bool IsNotCountedText(absl::string_view s) {
-  return s == "<not counted>" || s == "not counted" || s == "<not supported>" ||
-         s == "not supported";
-}
-
-// Fields of a benchmark entry that are neither times nor counters.
-enum class Field {
-  kCounter,
-  kName,
-  kRunName,
-  kRunType,
-  kAggregateName,
-  kRepetitionIndex,
-  kIterations,
-  kRealTime,
-  kCpuTime,
-  kTimeUnit,
-  kErrorOccurred,
-  kErrorMessage,
-  kSkipped,
-  kSkipMessage,
-  kProfile,  // "perfcounters_profile" (profile_data.h)
-  kIgnored,  // metadata: family_index, threads, label, big_o, ...
-};
-
-const OomSafeMap<std::string, Field>& FieldTable() {
-  static const auto* table = new OomSafeMap<std::string, Field>{
-      {"name", Field::kName},
-      {"run_name", Field::kRunName},
-      {"run_type", Field::kRunType},
-      {"aggregate_name", Field::kAggregateName},
-      {"repetition_index", Field::kRepetitionIndex},
-      {"iterations", Field::kIterations},
-      {"real_time", Field::kRealTime},
-      {"cpu_time", Field::kCpuTime},
-      {"time_unit", Field::kTimeUnit},
-      {"error_occurred", Field::kErrorOccurred},
-      {"error_message", Field::kErrorMessage},
-      {"skipped", Field::kSkipped},
-      {"skip_message", Field::kSkipMessage},
-      {"family_index", Field::kIgnored},
-      {"per_family_instance_index", Field::kIgnored},
-      {"repetitions", Field::kIgnored},
-      {"threads", Field::kIgnored},
-      {"label", Field::kIgnored},
-      {"aggregate_unit", Field::kIgnored},
-      {"big_o", Field::kIgnored},
-      {"cpu_coefficient", Field::kIgnored},
-      {"real_coefficient", Field::kIgnored},
-      {"rms", Field::kIgnored},
-      {"complexity", Field::kIgnored},
-      {"perfcounters_profile", Field::kProfile},  // docs/profiles.md
-  };
-  return *table;
-}
-
 // The SAX handler. Depth 1 is the top-level object, depth 2 the "context"
 // object or "benchmarks" array, depth 3 the fields of one entry.
 class Handler {
@@ -351,41 +287,8 @@ class Handler {
       case Field::kAggregateName:
       case Field::kTimeUnit:
       case Field::kErrorMessage:
-      case Field::kSkipMessage: {
-        if (kind != Kind::kString || non_finite != NonFinite::kNone) {
-          return WrongKind(kind, "a string");
-        }
-        if (field == Field::kName) entry_.name = std::string(text);
-        if (field == Field::kRunName) entry_.run_name = std::string(text);
-        if (field == Field::kAggregateName) {
-          entry_.aggregate_name = std::string(text);
-        }
-        if (field == Field::kErrorMessage) {
-          entry_.error_message = std::string(text);
-        }
-        if (field == Field::kSkipMessage) {
-          entry_.skip_message = std::string(text);
-        }
-        if (field == Field::kRunType) {
-          if (text == "iteration") {
-            entry_.run_type = RunType::kIteration;
-          } else if (text == "aggregate") {
-            entry_.run_type = RunType::kAggregate;
-          } else {
-            return Fail(absl::StrCat(EntryPath(), ".run_type is \"", text,
-                                     "\"; expected \"iteration\" or "
-                                     "\"aggregate\""));
-          }
-        }
-        if (field == Field::kTimeUnit) {
-          if (!NanosecondsPer(text)) {
-            return Fail(absl::StrCat(EntryPath(), ".time_unit is \"", text,
-                                     "\"; expected ns, us, ms or s"));
-          }
-          time_unit_ = std::string(text);
-        }
-        return true;
-      }
+      case Field::kSkipMessage:
+        return StringField(field, kind, text, non_finite);
       case Field::kErrorOccurred:
         if (kind != Kind::kBool) return WrongKind(kind, "true or false");
         entry_.error_occurred = flag;
@@ -406,31 +309,8 @@ class Handler {
       case Field::kRepetitionIndex:
       case Field::kIterations:
       case Field::kRealTime:
-      case Field::kCpuTime: {
-        if (non_finite != NonFinite::kNone) {
-          return Fail(
-              absl::StrCat(EntryPath(), ".", key_, " is ",
-                           non_finite == NonFinite::kNan ? "NaN" : "infinite",
-                           "; expected a finite number"));
-        }
-        if (kind != Kind::kNumber) return WrongKind(kind, "a number");
-        if (number < 0) {
-          return Fail(absl::StrCat(EntryPath(), ".", key_, " is negative (",
-                                   number, ")"));
-        }
-        if (field == Field::kRepetitionIndex) {
-          // A whole number that fits; casting anything else is undefined.
-          if (number != std::floor(number) || number > 1e15) {
-            return Fail(absl::StrCat(EntryPath(), ".", key_, " is ", number,
-                                     "; expected a whole number below 1e15"));
-          }
-          entry_.repetition_index = static_cast<int64_t>(number);
-        }
-        if (field == Field::kIterations) entry_.iterations = number;
-        if (field == Field::kRealTime) raw_real_ = number;
-        if (field == Field::kCpuTime) raw_cpu_ = number;
-        return true;
-      }
+      case Field::kCpuTime:
+        return NumberField(field, kind, number, non_finite);
       case Field::kProfile:
         // A scalar: the reader says what it should be.
         capture_.emplace();
@@ -443,6 +323,78 @@ class Handler {
       case Field::kCounter:
         break;
     }
+    return CounterField(kind, number, text, non_finite);
+  }
+
+  // A field Google Benchmark writes as a string.
+  bool StringField(Field field, Kind kind, absl::string_view text,
+                   NonFinite non_finite) {
+    if (kind != Kind::kString || non_finite != NonFinite::kNone) {
+      return WrongKind(kind, "a string");
+    }
+    if (field == Field::kName) entry_.name = std::string(text);
+    if (field == Field::kRunName) entry_.run_name = std::string(text);
+    if (field == Field::kAggregateName) {
+      entry_.aggregate_name = std::string(text);
+    }
+    if (field == Field::kErrorMessage) {
+      entry_.error_message = std::string(text);
+    }
+    if (field == Field::kSkipMessage) {
+      entry_.skip_message = std::string(text);
+    }
+    if (field == Field::kRunType) {
+      if (text == "iteration") {
+        entry_.run_type = RunType::kIteration;
+      } else if (text == "aggregate") {
+        entry_.run_type = RunType::kAggregate;
+      } else {
+        return Fail(absl::StrCat(EntryPath(), ".run_type is \"", text,
+                                 "\"; expected \"iteration\" or "
+                                 "\"aggregate\""));
+      }
+    }
+    if (field == Field::kTimeUnit) {
+      if (!NanosecondsPer(text)) {
+        return Fail(absl::StrCat(EntryPath(), ".time_unit is \"", text,
+                                 "\"; expected ns, us, ms or s"));
+      }
+      time_unit_ = std::string(text);
+    }
+    return true;
+  }
+
+  // A field Google Benchmark writes as a number.
+  bool NumberField(Field field, Kind kind, double number,
+                   NonFinite non_finite) {
+    if (non_finite != NonFinite::kNone) {
+      return Fail(
+          absl::StrCat(EntryPath(), ".", key_, " is ",
+                       non_finite == NonFinite::kNan ? "NaN" : "infinite",
+                       "; expected a finite number"));
+    }
+    if (kind != Kind::kNumber) return WrongKind(kind, "a number");
+    if (number < 0) {
+      return Fail(
+          absl::StrCat(EntryPath(), ".", key_, " is negative (", number, ")"));
+    }
+    if (field == Field::kRepetitionIndex) {
+      // A whole number that fits; casting anything else is undefined.
+      if (number != std::floor(number) || number > 1e15) {
+        return Fail(absl::StrCat(EntryPath(), ".", key_, " is ", number,
+                                 "; expected a whole number below 1e15"));
+      }
+      entry_.repetition_index = static_cast<int64_t>(number);
+    }
+    if (field == Field::kIterations) entry_.iterations = number;
+    if (field == Field::kRealTime) raw_real_ = number;
+    if (field == Field::kCpuTime) raw_cpu_ = number;
+    return true;
+  }
+
+  // A counter, a not-counted mark or a side key of one.
+  bool CounterField(Kind kind, double number, absl::string_view text,
+                    NonFinite non_finite) {
     // perfcounters' benchmark integration (docs/benchmark_ext.md): a
     // "<label>.not_counted": 1 marks <label> not counted; the side keys
     // (".coverage", ".mux_intervals") describe a counted <label>.
@@ -491,8 +443,7 @@ class Handler {
     for (const auto& [k, f] : recent_keys_) {
       if (k == key_) return f;
     }
-    const auto it = FieldTable().find(absl::string_view(key_));
-    const Field field = it == FieldTable().end() ? Field::kCounter : it->second;
+    const Field field = ClassifyField(key_);
     if (recent_keys_.size() < 32) recent_keys_.emplace_back(key_, field);
     return field;
   }

@@ -33,6 +33,14 @@ inline constexpr absl::string_view kNegNanMarker = "-N";       // -NaN
 inline constexpr absl::string_view kInfMarker = "+Infin";      // Infinity
 inline constexpr absl::string_view kNegInfMarker = "-Infini";  // -Infinity
 
+// A string value that is one of the markers above: NaN or an infinity.
+enum class NonFinite { kNone, kNan, kInf };
+inline NonFinite ClassifyMarker(absl::string_view s) {
+  if (s == kNanMarker || s == kNegNanMarker) return NonFinite::kNan;
+  if (s == kInfMarker || s == kNegInfMarker) return NonFinite::kInf;
+  return NonFinite::kNone;
+}
+
 // Bytes of input, read as they are parsed (a bounded buffer, never the whole
 // input). Bare NaN, -NaN, Infinity and -Infinity in value position, outside
 // strings, come out as the markers above in quotes.
@@ -131,8 +139,36 @@ absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
 bool ParseSource(JsonSource& source, BenchmarkFile& out, std::string& error,
                  bool& saw_benchmarks);
 
+// Fields of a benchmark entry that are neither times nor counters.
+enum class Field {
+  kCounter,
+  kName,
+  kRunName,
+  kRunType,
+  kAggregateName,
+  kRepetitionIndex,
+  kIterations,
+  kRealTime,
+  kCpuTime,
+  kTimeUnit,
+  kErrorOccurred,
+  kErrorMessage,
+  kSkipped,
+  kSkipMessage,
+  kProfile,  // "perfcounters_profile" (profile_data.h)
+  kIgnored,  // metadata: family_index, threads, label, big_o, ...
+};
+
+// The field `key` names in a benchmark entry; kCounter for any other key
+// (gbench_json_keys.cc).
+Field ClassifyField(absl::string_view key);
+
+// A string counter value that says the event was not counted ("<not
+// counted>", "<not supported>", as perf writes them, with or without <>).
+bool IsNotCountedText(absl::string_view s);
+
 // benchmark_ext's side keys of a counted counter <label>
-// (gbench_json_side_keys.cc):
+// (gbench_json_keys.cc):
 // "<label>.coverage" (running / enabled) and "<label>.mux_intervals" (the
 // rotations a short multiplexed batch spanned); neither is a counter.
 enum class SideKey { kNone, kCoverage, kMuxIntervals };
