@@ -66,10 +66,7 @@ class Estimates : public ::testing::Test {
     PERFCOUNTERS_REQUIRE_TESTDATA();
     dir_ = testing::ScratchPath(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_EQ(
-        std::system(
-            ("rm -rf " + Quote(dir_) + " && mkdir -p " + Quote(dir_)).c_str()),
-        0);
+    ASSERT_TRUE(testing::MakeDirectories(dir_, /*fresh=*/true));
     std::ofstream(dir_ + "/base.json")
         << WithKeys("base.json", "BM_copy", {{"instructions.coverage", 0.8}});
     std::ofstream(dir_ + "/new.json") << WithKeys(

@@ -78,7 +78,7 @@ class CompareGates : public ::testing::Test {
   void SetUp() override {
     dir_ = testing::ScratchPath(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+    ASSERT_TRUE(testing::MakeDirectories(dir_));
   }
   void Write(const std::string& name, const std::vector<Bench>& benches) {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << Json(benches);
@@ -353,13 +353,13 @@ TEST(CompareSameBinary, NotCountedReasonsReachCompareAndReport) {
   }
   if (pages.empty()) GTEST_SKIP() << "pages_bench is not built";
   const std::string dir = testing::ScratchPath("not_counted_reasons");
-  ASSERT_EQ(std::system(("mkdir -p " + Quote(dir)).c_str()), 0);
+  ASSERT_TRUE(testing::MakeDirectories(dir));
   const std::string out = dir + "/run.json";
   const std::string cmd = absl::StrCat(
       Quote(pages), " --benchmark_min_time=0.01 --benchmark_filter=Reused",
       " --perf_counters=cycles,instructions,page-faults --benchmark_out=",
       Quote(out), " >/dev/null 2>&1");
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_EQ(testing::RunShell(cmd).code, 0) << cmd;
   const nlohmann::json run = nlohmann::json::parse(testing::Slurp(out));
   if (!run["context"].contains("perfcounters.unavailable")) {
     GTEST_SKIP() << "cycles and instructions both count here";
@@ -395,7 +395,7 @@ TEST(CompareSameBinary, TripsNoTimeGate) {
   constexpr int kReps = 8;
   constexpr double kFamilyWise = 0.01;
   const std::string dir = testing::ScratchPath("same_binary");
-  ASSERT_EQ(std::system(("mkdir -p " + Quote(dir)).c_str()), 0);
+  ASSERT_TRUE(testing::MakeDirectories(dir));
   const std::vector<std::string> benches =
       absl::StrSplit(PERFCOUNTERS_EXAMPLE_BENCHES, ',');
   struct Runs {
@@ -413,11 +413,11 @@ TEST(CompareSameBinary, TripsNoTimeGate) {
         Quote(bench), " --benchmark_min_time=0.02",
         " --perf_counters=task-clock,page-faults --benchmark_out=", Quote(out),
         " >/dev/null 2>&1");
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;  // warm-up, not kept
+    ASSERT_EQ(testing::RunShell(cmd).code, 0) << cmd;  // warm-up, not kept
     for (int rep = 0; rep < kReps; ++rep) {
       for (int k = 0; k < 2; ++k) {
         const int side = (rep % 2 == 0) ? k : 1 - k;  // A B, B A, A B, ...
-        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ASSERT_EQ(testing::RunShell(cmd).code, 0) << cmd;
         nlohmann::json run = nlohmann::json::parse(testing::Slurp(out));
         if (rep == 0) {
           runs.sides[side] = run;

@@ -66,7 +66,7 @@ class CompareOutput : public ::testing::Test {
   void SetUp() override {
     dir_ = testing::ScratchPath(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+    ASSERT_TRUE(testing::MakeDirectories(dir_));
   }
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
@@ -259,7 +259,7 @@ TEST_F(CompareOutput, OutputFileIsWrittenWholeAndNeverOverAnInput) {
 // Needs root (mount); skipped with the reason otherwise.
 TEST_F(CompareOutput, FullDiskKeepsTheOldFile) {
   const std::string mnt = dir_ + "/tmpfs";
-  ASSERT_EQ(std::system(("mkdir -p " + Quote(mnt)).c_str()), 0);
+  ASSERT_TRUE(testing::MakeDirectories(mnt));
   if (geteuid() != 0) {
     GTEST_SKIP() << "needs root to mount a 64 KiB tmpfs (running as uid "
                  << geteuid() << ")";

@@ -47,7 +47,7 @@ class GbenchJsonTest : public ::testing::Test {
   void SetUp() override {
     dir_ = testing::ScratchPath(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_EQ(std::system(("mkdir -p " + Quote(dir_)).c_str()), 0);
+    ASSERT_TRUE(testing::MakeDirectories(dir_));
   }
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << text;

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +78,20 @@ inline std::string QuoteAll(const std::vector<std::string>& args) {
 inline std::string ScratchPath(const std::string& name) {
   return absl::StrCat(::testing::TempDir(), "/perfcounters_tools.", getpid(),
                       ".", name);
+}
+
+// `path` and its parents as directories, as mkdir -p (an existing one is
+// kept); `fresh` removes what was there first.
+inline ::testing::AssertionResult MakeDirectories(const std::string& path,
+                                                  bool fresh = false) {
+  std::error_code ec;
+  if (fresh) std::filesystem::remove_all(path, ec);
+  if (!ec) std::filesystem::create_directories(path, ec);
+  if (ec) {
+    return ::testing::AssertionFailure()
+           << "cannot make directory " << path << ": " << ec.message();
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // Removes this process's scratch paths when the test binary exits.
