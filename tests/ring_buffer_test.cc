@@ -218,18 +218,23 @@ TEST(RingBufferTest, CancelWakesABlockedReadFromAnotherThread) {
   ASSERT_TRUE(sampler.ok()) << sampler.status();
   RingBuffer* ring = &sampler->ring;
   std::chrono::steady_clock::time_point cancelled_at;
+  // Before the thread: it may run its whole sleep before this thread
+  // takes the time.
+  const auto start = std::chrono::steady_clock::now();
   std::thread canceller([&] {
     std::this_thread::sleep_for(30ms);
     cancelled_at = std::chrono::steady_clock::now();
     ring->Cancel();
   });
-  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Record> r = ring->Read(RingBuffer::kWaitForever);
   const auto returned_at = std::chrono::steady_clock::now();
   canceller.join();
   EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  // Woken by the cancel: not before it, and not by a timeout (there is
+  // none); the bound on the wake-up is loose for loaded machines.
   EXPECT_GE(returned_at - start, 30ms);
-  EXPECT_LT(returned_at - cancelled_at, 20ms);
+  EXPECT_GE(returned_at, cancelled_at);
+  EXPECT_LT(returned_at - cancelled_at, 1s);
   // The cancel was consumed: the next read times out normally.
   EXPECT_EQ(ring->Read(10ms).status().code(),
             absl::StatusCode::kDeadlineExceeded);

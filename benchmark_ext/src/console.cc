@@ -2,6 +2,7 @@
 // one warning line per reason, the tidied console table and context.
 #include "console.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -275,8 +276,17 @@ void DisplayReporter::WarnAboutPausedTimer(
       run.iterations != counted->iterations) {
     return;
   }
-  const std::string warning =
-      PausedTimerWarning(counted->seconds, run.cpu_accumulated_time);
+  // The counters' time enabled follows the perf clock while the thread is
+  // on a CPU, which on a VM includes the time the host took from the vCPU
+  // (in CI 131 ms for 99.6 ms of gbench's CPU time, unpaused); gbench's
+  // CPU time leaves that out, its wall time does not. So the timed time is
+  // the larger of the two (real_accumulated_time is per thread, the CPU
+  // time and the counted time sums over the threads): a paused timer
+  // stops both.
+  const double threads = std::max<double>(run.threads, 1);
+  const double timed =
+      std::max(run.cpu_accumulated_time, run.real_accumulated_time * threads);
+  const std::string warning = PausedTimerWarning(counted->seconds, timed);
   const std::string name = run.benchmark_name();
   if (warning.empty() || !warned_.insert(name + "\npaused").second) return;
   std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),

@@ -105,9 +105,10 @@ void CalibrateBrackets(ThreadCounters* c);
 // (with the --benchmark_min_time that would give it enough).
 std::string ShortMuxWarning(const CounterValue& v);
 
-// The counters run inside gbench's timer; a batch whose counted CPU time
-// exceeds gbench's timed CPU time by more than this ratio plus this slack
-// ran them while gbench's timer was paused.
+// The counters run inside gbench's timer; a batch whose counted time
+// exceeds gbench's timed time (the larger of its CPU and wall time) by
+// more than this ratio plus this slack ran them while gbench's timer was
+// paused.
 inline constexpr double kPausedTimerRatio = 1.2;
 inline constexpr double kPausedTimerSlackS = 50e-6;
 
