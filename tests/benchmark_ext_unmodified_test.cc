@@ -155,10 +155,13 @@ TEST(BenchmarkUnmodified, ProfilesChangeNoCounter) {
     }
     EXPECT_TOUCHED_PAGE_FAULTS(PerIteration(a, "page-faults"), 16.0, 0.5)
         << a.dump();
-    // Exactly equal; under a sanitizer its shadow memory's own faults vary
-    // from run to run (seen under TSan: 55.03125 and 55.0 per iteration).
+    // Exactly equal in a plain build, where this is the check. Under a
+    // sanitizer its shadow memory's own faults vary from run to run by
+    // about a fault per iteration (seen under TSan: 55.03, 55.0, 54.0 and
+    // 55.05 per iteration for the same 16 pages), so there only a profile
+    // that cost half a fault per touched page or more is caught.
     const double slack =
-        ::perfcounters::testing::kSanitizer != nullptr ? 0.5 : 0.0;
+        ::perfcounters::testing::kSanitizer != nullptr ? 8.0 : 0.0;
     EXPECT_NEAR(PerIteration(a, "page-faults"), PerIteration(b, "page-faults"),
                 slack)
         << name << "\nwithout: " << a.dump() << "\nwith: " << b.dump();
