@@ -4,7 +4,7 @@
 // errors from broken files included; it does not see what appears after it
 // read it (the default reads do); and one catalog serves parses on many
 // threads at once. That every grammar form parses the same through a catalog
-// is in grammar_test.cc (GrammarTest/Catalog, GrammarCatalogTest).
+// is in grammar_test.cc (GrammarTest/Catalog) and grammar_catalog_test.cc.
 #include "perfcounters/event_catalog.h"
 
 #include <atomic>
