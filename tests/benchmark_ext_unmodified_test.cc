@@ -9,13 +9,18 @@
 // iteration are exactly the same with and without it, in Measure's run and
 // in gbench's extra run. In the emulated arm64 machine, where user-space
 // instructions are counted exactly, a plain loop around exactly 100
-// instructions reads exactly what Measure reads for the same loop.
+// instructions reads exactly what Measure reads for the same loop. The CSV
+// output has every benchmark's columns.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -127,6 +132,50 @@ TEST(BenchmarkUnmodified, SuggestedMinTimeFlagIsAcceptedByThisGbench) {
   EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
   EXPECT_THAT(r.err, ::testing::Not(::testing::HasSubstr("expected"))) << flag;
   EXPECT_TRUE(r.Entry("BM_Touch16").is_object()) << flag << "\n" << r.out;
+}
+
+// gbench's CSV reporter takes its columns from the first benchmark it is
+// given and aborts on a counter a later one adds: a plain loop (not counted
+// before gbench 1.9) followed by a Measure loop (counted) once aborted it.
+// Every benchmark's columns are in the header now, a not-counted value an
+// empty cell beside its .not_counted column.
+TEST(BenchmarkUnmodified, CsvHasEveryBenchmarksColumns) {
+  Result r =
+      RunUnmodified({"--perf_counters=page-faults", "--benchmark_format=csv",
+                     kMinTime, "--benchmark_filter=^BM_(Measured)?Touch16$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::vector<std::string>> lines;
+  for (absl::string_view line :
+       absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+    lines.push_back(absl::StrSplit(line, ','));
+  }
+  ASSERT_GE(lines.size(), 3u) << r.out;
+  const std::vector<std::string>& header = lines[0];
+  auto column = [&](const std::string& name) {
+    return std::find(header.begin(), header.end(), "\"" + name + "\"") -
+           header.begin();
+  };
+  const size_t faults = column("page-faults");
+  ASSERT_LT(faults, header.size()) << r.out;
+  std::map<std::string, std::vector<std::string>> rows;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    ASSERT_EQ(lines[i].size(), header.size()) << r.out;
+    rows[lines[i][0]] = lines[i];
+  }
+  ASSERT_EQ(rows.count("\"BM_MeasuredTouch16\""), 1u) << r.out;
+  ASSERT_EQ(rows.count("\"BM_Touch16\""), 1u) << r.out;
+  EXPECT_TOUCHED_PAGE_FAULTS(std::stod(rows["\"BM_MeasuredTouch16\""][faults]),
+                             16.0, 0.5)
+      << r.out;
+  const std::vector<std::string>& plain = rows["\"BM_Touch16\""];
+#ifdef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
+  EXPECT_TOUCHED_PAGE_FAULTS(std::stod(plain[faults]), 16.0, 0.5) << r.out;
+#else
+  const size_t not_counted = column("page-faults.not_counted");
+  ASSERT_LT(not_counted, header.size()) << r.out;
+  EXPECT_EQ(plain[faults], "") << r.out;
+  EXPECT_EQ(plain[not_counted], "1") << r.out;
+#endif
 }
 
 TEST(BenchmarkUnmodified, ProfilesChangeNoCounter) {

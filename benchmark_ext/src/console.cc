@@ -159,6 +159,19 @@ void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run) {
   }
 }
 
+namespace {
+
+bool IsCsv(benchmark::BenchmarkReporter* reporter) {
+  // gbench marks its CSV reporter deprecated; it still writes
+  // --benchmark_format=csv and --benchmark_out_format=csv.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  return dynamic_cast<benchmark::CSVReporter*>(reporter) != nullptr;
+#pragma GCC diagnostic pop
+}
+
+}  // namespace
+
 DisplayReporter::DisplayReporter(
     std::unique_ptr<benchmark::BenchmarkReporter> inner, bool verbose,
     RowFiller* rows, bool warn)
@@ -166,6 +179,7 @@ DisplayReporter::DisplayReporter(
       verbose_(verbose),
       console_(dynamic_cast<benchmark::ConsoleReporter*>(inner_.get()) !=
                nullptr),
+      csv_(IsCsv(inner_.get())),
       rows_(rows),
       warn_(warn) {}
 
@@ -208,6 +222,8 @@ void DisplayReporter::ReportRuns(const std::vector<Run>& reported) {
     std::vector<Run> tidy = runs;
     for (Run& run : tidy) TidyForConsole(plan, &run);
     inner_->ReportRuns(tidy);
+  } else if (csv_) {
+    held_.insert(held_.end(), runs.begin(), runs.end());
   } else {
     inner_->ReportRuns(runs);
   }
@@ -265,6 +281,7 @@ void DisplayReporter::WarnAboutRepetitions(const std::vector<Run>& runs) {
 
 void DisplayReporter::Finalize() {
   ShareStreams();
+  if (!held_.empty()) inner_->ReportRuns(std::exchange(held_, {}));
   inner_->Finalize();
 }
 

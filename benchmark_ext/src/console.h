@@ -69,7 +69,8 @@ double RoundSignificant(double value, int digits);
 void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run);
 
 // gbench's display reporter, tidied for the console as above when it is a
-// benchmark::ConsoleReporter (left as it is for JSON and CSV), followed
+// benchmark::ConsoleReporter (left as it is for JSON and CSV; a CSV
+// reporter gets every run at once when the runs end, see `csv_`), followed
 // after each benchmark's runs by the warnings about batches too small for
 // the measurement's own noise and about counters that ran while gbench's
 // timer was paused, named after the benchmark (once per benchmark and
@@ -100,6 +101,13 @@ class DisplayReporter : public benchmark::BenchmarkReporter {
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   const bool verbose_;
   const bool console_;
+  // gbench's CSV reporter takes its columns from the first benchmark it is
+  // given and aborts on a counter a later one adds ("All counters must be
+  // present in each run"): a benchmark Measure counts after one it could
+  // not (page-faults after page-faults.not_counted). So it is given every
+  // run in Finalize, and its header has every benchmark's columns.
+  const bool csv_;
+  std::vector<Run> held_;
   RowFiller* const rows_;
   const bool warn_;
   absl::flat_hash_set<std::string> warned_;
