@@ -5,7 +5,10 @@
 // PauseTiming and ResumeTiming get no sample; an always-inline helper is an
 // inlined frame; odd benchmark names give safe file names; bad flags are
 // clear errors; an unprivileged user at paranoid 2 gets profiles, and a
-// refused sampler (paranoid 3) only a warning.
+// refused sampler (paranoid 3) only a warning. The profile member goes into
+// every JSON output (--benchmark_out, --benchmark_format=json) and into
+// nothing but iteration rows, whatever the benchmark's name; the hot: line
+// tells unknown code apart by module and offset.
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +22,8 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfcounters/symbols.h"
+#include "profile_format.h"
 #include "support/bench_runner.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
@@ -108,6 +113,9 @@ TEST(BenchmarkExtProfileTest,
   const nlohmann::json& p = row["perfcounters_profile"];
   ExpectThreeToOne(p);
   EXPECT_THAT(r.out, HasSubstr("  hot: ThreeParts 7"));
+  // A benchmark with a profile gets no note that it has none (the profile
+  // pass's --benchmark_out reporter once took its profile a second time).
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("BM_ThreeToOne: no profile")));
   // The same loop without Measure: sampled in gbench's extra run where the
   // linked gbench has one (1.9 and newer), else named in a note.
   const nlohmann::json& plain = r.Entry("BM_PlainThreeToOne");
@@ -119,8 +127,12 @@ TEST(BenchmarkExtProfileTest,
   expected_files = 2;
 #else
   EXPECT_FALSE(plain.contains("perfcounters_profile"));
-  EXPECT_THAT(r.err, HasSubstr("BM_PlainThreeToOne: no profile: it does not "
-                               "use perfcounters::Measure"));
+  const std::string note =
+      "BM_PlainThreeToOne: no profile: it does not use perfcounters::Measure";
+  const size_t first = r.err.find(note);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(note, first + 1), std::string::npos) << "said twice:\n"
+                                                            << r.err;
 #endif
   // Its folded file: outermost first, the benchmark calling its workers.
   const std::vector<std::string> files = Files(dir);
@@ -170,6 +182,81 @@ TEST(BenchmarkExtProfileTest, InlinedHelperAndOddNames) {
     EXPECT_EQ(f.find_first_of("/ <>:"), std::string::npos) << f;
   }
   RemoveAll(dir);
+}
+
+// --benchmark_format=json: the rows on stdout carry the same profile member
+// as the --benchmark_out file's, the odd name's too.
+TEST(BenchmarkExtProfileTest, JsonOnStdoutCarriesTheProfiles) {
+  Result r = RunBench(
+      {"--perf_profile=cpu-clock", "--benchmark_format=json",
+       "--benchmark_filter=^BM_Inlined|odd", "--benchmark_min_time=0.05"},
+      Profiled());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json out = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(out.is_object()) << r.out;
+  int profiled = 0;
+  for (const nlohmann::json& row : out["benchmarks"]) {
+    const nlohmann::json& file_row = r.Entry(row["name"].get<std::string>());
+    ASSERT_TRUE(file_row.is_object()) << row.dump();
+    EXPECT_EQ(row.contains("perfcounters_profile"),
+              row["run_type"] == "iteration")
+        << row.dump();
+    if (!row.contains("perfcounters_profile")) continue;
+    EXPECT_EQ(row["perfcounters_profile"], file_row["perfcounters_profile"]);
+    ++profiled;
+  }
+  EXPECT_EQ(profiled, 2) << r.out;
+}
+
+// The member goes after the last member of exactly the iteration rows named
+// in the map, found by gbench's escaped name even when it holds braces,
+// quotes and backslashes; aggregate rows and other text stay as they were.
+TEST(ProfileMembers, GoIntoTheNamedIterationRowsOnly) {
+  const std::string text =
+      "    {\n"
+      "      \"name\": \"BM_a/{x}\\\"q\\\\\",\n"
+      "      \"run_type\": \"iteration\",\n"
+      "      \"label\": \"}{\"\n"
+      "    },\n"
+      "    {\n"
+      "      \"name\": \"BM_a/{x}\\\"q\\\\_mean\",\n"
+      "      \"run_type\": \"aggregate\"\n"
+      "    },\n"
+      "    {\n"
+      "      \"name\": \"BM_b\",\n"
+      "      \"run_type\": \"iteration\"\n"
+      "    }";
+  const std::string got = bench_internal::InsertProfileMembers(
+      text, {{"BM_a/{x}\"q\\", "{\"samples\": 1}"}});
+  const nlohmann::json rows =
+      nlohmann::json::parse("[" + got + "]", nullptr, false);
+  ASSERT_TRUE(rows.is_array()) << got;
+  ASSERT_EQ(rows.size(), 3u) << got;
+  EXPECT_EQ(rows[0]["name"], "BM_a/{x}\"q\\");
+  EXPECT_EQ(rows[0]["label"], "}{");
+  EXPECT_EQ(rows[0]["perfcounters_profile"]["samples"], 1) << got;
+  EXPECT_FALSE(rows[1].contains("perfcounters_profile")) << got;
+  EXPECT_FALSE(rows[2].contains("perfcounters_profile")) << got;
+  EXPECT_EQ(bench_internal::InsertProfileMembers(text, {}), text);
+}
+
+// The hot: line names code no symbol covers by its module and offset, so
+// that two such entries can be told apart.
+TEST(ProfileMembers, HotLineNamesUnknownCodeByModuleAndOffset) {
+  ProfileSummary s;
+  s.samples = 10;
+  FunctionShare unknown;
+  unknown.name = kUnknownFunction;
+  unknown.module = "/usr/lib/libjit.so";
+  unknown.offset = 0x1f40;
+  unknown.self = 6;
+  FunctionShare known;
+  known.name = "ns::Parse(char const*)";
+  known.module = "/bin/parse_bench";
+  known.self = 4;
+  s.functions = {unknown, known};
+  EXPECT_EQ(bench_internal::HotLine(s, 3),
+            "hot: [unknown] libjit.so+0x1f40 60% \xC2\xB7 Parse 40%");
 }
 
 TEST(BenchmarkExtProfileTest, BadFlagsAreClearErrors) {

@@ -251,6 +251,8 @@ int BenchmarkMain(int argc, char** argv) {
       benchmark::CreateDefaultDisplayReporter());
   const bool console =
       dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
+  const bool display_json =
+      dynamic_cast<benchmark::JSONReporter*>(display.get()) != nullptr;
   bench_internal::DisplayReporter reporter(std::move(display), flags->verbose,
                                            &rows, /*warn=*/true);
   std::unique_ptr<benchmark::BenchmarkReporter> file = MakeFileReporter(out);
@@ -259,10 +261,11 @@ int BenchmarkMain(int argc, char** argv) {
     bench_internal::DisplayReporter file_reporter(std::move(file), true, &rows,
                                                   /*warn=*/false);
     bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
-                                    &file_reporter, out.format == "json");
+                                    display_json, &file_reporter,
+                                    out.format == "json");
   } else {
-    bench_internal::RunWithProfiles(*profile_flags, &reporter, console, nullptr,
-                                    false);
+    bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
+                                    display_json, nullptr, false);
   }
   benchmark::Shutdown();
   if (flags->strict && bench_internal::AnyCounterNotCounted()) {

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -73,6 +76,19 @@ std::string ShortName(const std::string& name) {
   return base.empty() ? name : base;
 }
 
+namespace {
+
+// The short name; code no symbol covers as "[unknown] module+0xOFFSET"
+// (the module's file name), so that two such entries can be told apart.
+std::string ConsoleName(const FunctionShare& f) {
+  if (f.name != kUnknownFunction || f.module.empty()) return ShortName(f.name);
+  const std::string file = f.module.substr(f.module.rfind('/') + 1);
+  if (!f.offset.has_value()) return absl::StrCat(f.name, " ", file);
+  return absl::StrCat(f.name, " ", file, "+0x", absl::Hex(*f.offset));
+}
+
+}  // namespace
+
 std::string HotLine(const ProfileSummary& s, int top) {
   std::string out = "hot:";
   if (s.samples == 0) return absl::StrCat(out, " no samples");
@@ -81,7 +97,7 @@ std::string HotLine(const ProfileSummary& s, int top) {
     // Shares that would read 0% are left out.
     if (n == top || Share(f.self, s.samples) < 0.005) break;
     absl::StrAppend(
-        &out, n == 0 ? " " : " \xC2\xB7 ", ShortName(f.name), " ",
+        &out, n == 0 ? " " : " \xC2\xB7 ", ConsoleName(f), " ",
         absl::StrFormat("%.0f%%", 100.0 * Share(f.self, s.samples)));
     ++n;
   }
@@ -143,6 +159,109 @@ std::string FoldedFileName(const std::string& benchmark) {
   return absl::StrCat(out, ".", absl::Hex(hash, absl::kZeroPad8), ".folded");
 }
 
+namespace {
+
+// The JSON string token at text[begin] ('"'), unescaped as gbench escapes
+// (\" \\ \b \f \n \r \t); *end is past its closing quote. nullopt when
+// it is not a whole token.
+std::optional<std::string> ReadJsonString(const std::string& text, size_t begin,
+                                          size_t* end) {
+  if (begin >= text.size() || text[begin] != '"') return std::nullopt;
+  std::string out;
+  for (size_t i = begin + 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      *end = i + 1;
+      return out;
+    }
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i == text.size()) break;
+    switch (text[i]) {
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      default:
+        out += text[i];
+    }
+  }
+  return std::nullopt;
+}
+
+// The row object text[begin..close] with `members`' member for its name
+// inserted when it is an iteration row.
+std::string WithMember(const std::string& text, size_t begin, size_t close,
+                       const std::map<std::string, std::string>& members) {
+  std::string row = text.substr(begin, close + 1 - begin);
+  static constexpr char kName[] = "\"name\": ";
+  const size_t key = row.find(kName);
+  size_t end = 0;
+  if (key == std::string::npos ||
+      row.find("\"run_type\": \"iteration\"") == std::string::npos) {
+    return row;
+  }
+  const std::optional<std::string> name =
+      ReadJsonString(row, key + sizeof(kName) - 1, &end);
+  if (!name.has_value()) return row;
+  auto it = members.find(*name);
+  if (it == members.end() || row.size() < 2) return row;
+  // After the last member's value, before the line break and indent that
+  // precede the closing brace.
+  const size_t at = row.find_last_not_of(" \n", row.size() - 2) + 1;
+  row.insert(at,
+             absl::StrCat(",\n      \"perfcounters_profile\": ", it->second));
+  return row;
+}
+
+}  // namespace
+
+std::string InsertProfileMembers(
+    const std::string& text,
+    const std::map<std::string, std::string>& members) {
+  if (members.empty()) return text;
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  size_t copied = 0;  // text[0..copied) is in out
+  size_t begin = 0;   // the '{' of the row at depth 1
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' && depth++ == 0) {
+      begin = i;
+    } else if (c == '}' && depth > 0 && --depth == 0) {
+      out.append(text, copied, begin - copied);
+      out += WithMember(text, begin, i, members);
+      copied = i + 1;
+    }
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
+}
+
 ProfileReporter::ProfileReporter(benchmark::BenchmarkReporter* inner,
                                  const Summaries* s, bool console, bool json,
                                  int top)
@@ -172,25 +291,21 @@ void ProfileReporter::ReportRuns(const std::vector<Run>& runs) {
     GetOutputStream().flush();
     return;
   }
-  // One run at a time into a buffer, then the member before its last '}'.
+  // The benchmark's rows at once (the inner reporter, perfcounters'
+  // DisplayReporter, fills and warns per benchmark) into a buffer, then the
+  // member into each iteration row that has a profile.
+  std::map<std::string, std::string> members;
   for (const Run& run : runs) {
-    std::ostringstream buffer;
-    inner_->SetOutputStream(&buffer);
-    inner_->ReportRuns({run});
-    inner_->SetOutputStream(&GetOutputStream());
-    std::string text = buffer.str();
     auto it = summaries_->find(run.benchmark_name());
-    const size_t brace = text.rfind('}');
-    if (run.run_type == Run::RT_Iteration && it != summaries_->end() &&
-        brace != std::string::npos && brace > 0) {
-      // After the last member's value, before the line break and indent
-      // that precede the closing brace.
-      const size_t end = text.find_last_not_of(" \n", brace - 1) + 1;
-      text.insert(end, absl::StrCat(",\n      \"perfcounters_profile\": ",
-                                    ProfileJson(it->second)));
+    if (run.run_type == Run::RT_Iteration && it != summaries_->end()) {
+      members.try_emplace(run.benchmark_name(), ProfileJson(it->second));
     }
-    GetOutputStream() << text;
   }
+  std::ostringstream buffer;
+  inner_->SetOutputStream(&buffer);
+  inner_->ReportRuns(runs);
+  inner_->SetOutputStream(&GetOutputStream());
+  GetOutputStream() << InsertProfileMembers(buffer.str(), members);
 }
 
 void ProfileReporter::Finalize() {

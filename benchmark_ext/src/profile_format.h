@@ -34,6 +34,13 @@ std::string ProfileJson(const ProfileSummary& s);
 // collide), then ".folded".
 std::string FoldedFileName(const std::string& benchmark);
 
+// gbench's JSON text of some rows (objects, as its JSONReporter writes
+// them) with `members[name]` (a JSON value) inserted as the member
+// "perfcounters_profile" into each row of run type "iteration" whose
+// "name" is a key of `members`. Everything else is left as it is.
+std::string InsertProfileMembers(
+    const std::string& text, const std::map<std::string, std::string>& members);
+
 // Summaries by benchmark name (gbench's benchmark_name()).
 using Summaries = std::map<std::string, ProfileSummary>;
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -161,6 +162,15 @@ void Merge(absl::StatusOr<Profile> p) {
   }
 }
 
+// The profile pass's file reporter, where --benchmark_out needs one (gbench
+// would make its own and write the pass's rows): prints and keeps nothing.
+// The Collector takes each benchmark's profile once, as the display.
+class Silent : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
 // gbench's extra run (its ProfilerManager, 1.9 and newer) of a benchmark
 // without Measure: its timed loop, on the main thread, with the
 // repetition's iteration count. Start() comes after gbench's setup and the
@@ -305,7 +315,8 @@ std::string ProfileFlagsHelp() {
 
 void RunWithProfiles(const ProfileFlags& flags,
                      benchmark::BenchmarkReporter* display, bool console,
-                     benchmark::BenchmarkReporter* file, bool file_json) {
+                     bool display_json, benchmark::BenchmarkReporter* file,
+                     bool file_json) {
   if (flags.event.empty()) {
     if (file != nullptr) {
       benchmark::RunSpecifiedBenchmarks(display, file);
@@ -339,7 +350,7 @@ void RunWithProfiles(const ProfileFlags& flags,
     (void)pass_added;
     g_profiling.store(true);
     Collector collector(&summaries);
-    Collector quiet_file(&summaries);
+    Silent quiet_file;
     if (file == nullptr) {
       benchmark::RunSpecifiedBenchmarks(&collector);
     } else {
@@ -360,7 +371,7 @@ void RunWithProfiles(const ProfileFlags& flags,
       }
     }
   }
-  ProfileReporter shown(display, &summaries, console, false, flags.top);
+  ProfileReporter shown(display, &summaries, console, display_json, flags.top);
   if (file == nullptr) {
     benchmark::RunSpecifiedBenchmarks(&shown);
     return;

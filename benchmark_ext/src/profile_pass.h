@@ -9,7 +9,8 @@
 // ProfilerManager, 1.9 and newer: one thread, the repetition's iteration
 // count); then the
 // measured pass, exactly as without the flag, whose console rows get a
-// `hot:` line and whose --benchmark_out JSON rows the profile member.
+// `hot:` line and whose JSON rows (--benchmark_out, --benchmark_format=json)
+// the profile member.
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
 
@@ -42,11 +43,12 @@ std::string ProfileFlagsHelp();
 // Runs the selected benchmarks as RunSpecifiedBenchmarks(display, file)
 // does (`file` may be null), after a profile pass when `flags.event` is
 // set. `console`: the display is gbench's console reporter (it then gets
-// the hot: lines); `file_json`: `file` writes gbench's JSON (its rows then
-// get the profile member).
+// the hot: lines); `display_json`, `file_json`: the display or `file`
+// writes gbench's JSON (its rows then get the profile member).
 void RunWithProfiles(const ProfileFlags& flags,
                      benchmark::BenchmarkReporter* display, bool console,
-                     benchmark::BenchmarkReporter* file, bool file_json);
+                     bool display_json, benchmark::BenchmarkReporter* file,
+                     bool file_json);
 
 // Measure's hooks (measure_loop.cc), outside the counters' bracket: the
 // timed region begins / ends / pauses / resumes on the calling thread.
