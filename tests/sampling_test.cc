@@ -58,10 +58,10 @@ void SpinCpu(uint64_t ns) {
 }
 
 // task-clock sampled every 1 ms of task time over 200 ms of CPU: one sample
-// per period of task-clock (within 10%). task-clock itself follows the perf
-// clock, which on a VM also counts time stolen by the hypervisor while the
-// thread was on the CPU: at least the thread's CPU time, at most the wall
-// time (support/thread_clock.h).
+// per period of task-clock (at most, and at least 0.7 of it). task-clock itself
+// follows the perf clock, which on a VM also counts time stolen by the
+// hypervisor while the thread was on the CPU: at least the thread's CPU time,
+// at most the wall time (support/thread_clock.h).
 TEST(SamplingTest, TaskClockSampleCountFollowsRunTime) {
   Attr a = Software(PERF_COUNT_SW_TASK_CLOCK);
   constexpr uint64_t kPeriodNs = 1000000;
@@ -96,7 +96,15 @@ TEST(SamplingTest, TaskClockSampleCountFollowsRunTime) {
   const double expected = static_cast<double>(count->value) / kPeriodNs;
   RecordProperty("samples", std::to_string(samples));
   RecordProperty("expected_samples", std::to_string(expected));
-  EXPECT_NEAR(static_cast<double>(samples), expected, 0.1 * expected)
+  // Never more than one per period of task-clock (+1 for the timer firing
+  // as the clock reaches the end). Fewer when the timer fires while the
+  // thread is in the kernel (reading its CPU clock, being switched out):
+  // this sampler excludes the kernel, so the kernel drops that sample; on
+  // the 2-CPU VM at load 3.8, 177 samples came for 205 periods (0.86).
+  EXPECT_LE(static_cast<double>(samples), expected + 1)
+      << samples << " samples for " << window.cpu_ns() << " ns of CPU, "
+      << count->value << " ns of task-clock";
+  EXPECT_GE(static_cast<double>(samples), 0.7 * expected)
       << samples << " samples for " << window.cpu_ns() << " ns of CPU, "
       << count->value << " ns of task-clock";
   EXPECT_EQ(ring->lost_records(), 0u);
@@ -330,7 +338,7 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   // time. Not one per period: a sample is dropped when the timer fires in
   // the kernel, and one held off past a whole period skips one; on a loaded
   // 2-CPU VM (load 4) 24 samples came for 76.9 ms of CPU, 0.62 of one per
-  // 2 ms. TaskClockSampleCountFollowsRunTime checks the count closely.
+  // 2 ms. TaskClockSampleCountFollowsRunTime checks the count more closely.
   EXPECT_LE(samples, task_clock / la.sample_period + 1)
       << task_clock << " ns of task-clock, " << cpu_ns << " ns of CPU";
   EXPECT_GE(static_cast<double>(samples),
