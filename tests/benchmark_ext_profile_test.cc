@@ -280,6 +280,9 @@ TEST(BenchmarkExtProfileTest, BadFlagsAreClearErrors) {
        "not both"},
       {{"--perf_profile=cpu-clock", "--perf_profile_out=/etc/passwd"},
        "not a writable directory"},
+      {{"--perf_profile=cpu-clock,task-clock"},
+       "one event, not a list or a group"},
+      {{"--perf_profile={cycles,instructions}"}, "not a list or a group"},
   };
   for (const Case& c : cases) {
     Result r = RunBench(c.args, Profiled());

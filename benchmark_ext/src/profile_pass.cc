@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "console.h"
 #include "pass_counting.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/profile.h"
@@ -85,8 +86,10 @@ absl::Status WriteWhole(const std::string& dir, const std::string& name,
     out << text;
     out.close();
     if (!out) {
+      const int error = errno;
       unlink(tmp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write ", path));
+      return absl::InternalError(
+          absl::StrCat("cannot write ", path, ": ", strerror(error)));
     }
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
@@ -276,6 +279,13 @@ absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv) {
         "give --perf_profile_period or --perf_profile_freq, not both");
   }
   if (!f.event.empty() && f.event != "auto") {
+    if (f.event.find_first_of(",{}") != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--perf_profile=", ShortForMessage(f.event),
+          ": a profile samples one event, not a list or a group; give one, "
+          "e.g. --perf_profile=cycles (count the others with "
+          "--perf_counters)"));
+    }
     // A name the grammar does not know is a mistake, not a refusal.
     ParseOptions parse;
     parse.default_user_only = true;
