@@ -162,18 +162,14 @@ std::string FoldedFileName(const std::string& benchmark) {
 namespace {
 
 // The JSON string token at text[begin] ('"'), unescaped as gbench escapes
-// (\" \\ \b \f \n \r \t); *end is past its closing quote. nullopt when
-// it is not a whole token.
-std::optional<std::string> ReadJsonString(const std::string& text, size_t begin,
-                                          size_t* end) {
+// (\" \\ \b \f \n \r \t); nullopt when it is not a whole token.
+std::optional<std::string> ReadJsonString(const std::string& text,
+                                          size_t begin) {
   if (begin >= text.size() || text[begin] != '"') return std::nullopt;
   std::string out;
   for (size_t i = begin + 1; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '"') {
-      *end = i + 1;
-      return out;
-    }
+    if (c == '"') return out;
     if (c != '\\') {
       out += c;
       continue;
@@ -209,13 +205,12 @@ std::string WithMember(const std::string& text, size_t begin, size_t close,
   std::string row = text.substr(begin, close + 1 - begin);
   static constexpr char kName[] = "\"name\": ";
   const size_t key = row.find(kName);
-  size_t end = 0;
   if (key == std::string::npos ||
       row.find("\"run_type\": \"iteration\"") == std::string::npos) {
     return row;
   }
   const std::optional<std::string> name =
-      ReadJsonString(row, key + sizeof(kName) - 1, &end);
+      ReadJsonString(row, key + sizeof(kName) - 1);
   if (!name.has_value()) return row;
   auto it = members.find(*name);
   if (it == members.end() || row.size() < 2) return row;
