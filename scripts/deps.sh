@@ -51,7 +51,7 @@ perfcounters_install_deps() {
   esac
   local missing=() p
   for p in "${wanted[@]}" "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing+=("$p")
   done
   ((${#missing[@]})) || return 0
   local sudo=()

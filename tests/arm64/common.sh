@@ -140,7 +140,7 @@ pc_fetch_boot() {
   if [[ ! -s $boot/Image ]]; then
     pc_apt_lists
     kpkg=$(pc_apt apt-cache show --no-all-versions linux-image-cloud-arm64 2>/dev/null |
-      sed -n 's/^Depends:.*\(linux-image-[0-9][^ ,]*-cloud-arm64\).*/\1/p' | head -n1)
+      sed -n 's/^Depends:.*\(linux-image-[0-9][^ ,]*-cloud-arm64\).*/\1/p' | sed -n 1p)
     [[ -n $kpkg ]] || pc_die "cannot resolve linux-image-cloud-arm64 to a kernel package"
     deb=$(pc_fetch_debs "$kpkg") || exit 125
     # The kernel is the first file of the archive; stop reading there.
