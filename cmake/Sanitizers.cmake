@@ -28,7 +28,15 @@ if(pc_sanitize)
   if(pc_sanitize MATCHES "thread" AND pc_sanitize MATCHES "address")
     message(FATAL_ERROR "PERFCOUNTERS_SANITIZE: thread cannot be combined with address")
   endif()
-  add_compile_options(-fsanitize=${pc_sanitize} -fno-omit-frame-pointer -g)
+  add_compile_options(-fsanitize=${pc_sanitize} -fno-omit-frame-pointer)
+  # file:line in every report: debug information unless the build type's
+  # flags already choose a level (scripts/ci-hardening's -g1, line tables
+  # only: a later -g here would override it and cost a third more CPU).
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" pc_build_type)
+  if(NOT " ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${pc_build_type}} " MATCHES " -g")
+    add_compile_options(-g)
+  endif()
+  unset(pc_build_type)
   add_link_options(-fsanitize=${pc_sanitize})
   if(pc_sanitize MATCHES "undefined")
     add_compile_options(-fno-sanitize-recover=undefined)
