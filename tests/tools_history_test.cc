@@ -1,12 +1,13 @@
 // tools_history_test: `perfcounters history` on both back ends: SQLite (a
 // temporary file) and a real PostgreSQL server the test starts itself
 // (initdb into a temporary directory, pg_ctl on a Unix socket there, as
-// nobody when the test runs as root). Synthetic series with known change
-// points, check's gates, not-counted values, and the faults of a store.
-// Every command runs as the built `perfcounters`, but the runs of a series
-// are put into the store in this process, by `history add`'s own add of a
-// run (AddRunText(); a test holds it to what the command stores): a series
-// of 60 runs costs no 60 processes and PostgreSQL logins.
+// nobody when the test runs as root; a throwaway server, without fsync).
+// Synthetic series with known change points, check's gates, not-counted
+// values, and the faults of a store. Every command runs as the built
+// `perfcounters`, but the runs of a series are put into the store in this
+// process, by `history add`'s own add of a run (AddRunText(); a test holds
+// it to what the command stores): a series of 60 runs costs no 60
+// processes and PostgreSQL logins.
 // Natively only: the emulated arm64 machine has no PostgreSQL server, and
 // nothing here touches the PMU.
 #include <signal.h>
@@ -136,18 +137,22 @@ class PgServer {
     std::ofstream(dir_ + "/pw") << "secret\n";
     if (geteuid() == 0)
       RunShell(absl::StrCat("chown 65534 ", Quote(dir_ + "/pw")));
-    RunResult r =
-        RunShell(absl::StrCat(as_, kPgBin, "/initdb -D ", Quote(dir_ + "/data"),
-                              " -U perfcounters --auth=scram-sha-256 --pwfile=",
-                              Quote(dir_ + "/pw")));
+    // The server lives as long as the test: neither initdb nor it syncs to
+    // disk (seconds on a busy disk; no test here crashes the server).
+    RunResult r = RunShell(absl::StrCat(
+        as_, kPgBin, "/initdb --no-sync -D ", Quote(dir_ + "/data"),
+        " -U perfcounters --auth=scram-sha-256 --pwfile=",
+        Quote(dir_ + "/pw")));
     if (r.code != 0) {
       why_ = absl::StrCat("initdb failed: ", r.err);
       return;
     }
-    r = RunShell(absl::StrCat(
-        as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
-        Quote(dir_ + "/log"), " -w -o ",
-        Quote(absl::StrCat("-k ", dir_, " -c listen_addresses=''")), " start"));
+    r = RunShell(
+        absl::StrCat(as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
+                     Quote(dir_ + "/log"), " -w -o ",
+                     Quote(absl::StrCat(
+                         "-k ", dir_, " -c listen_addresses='' -c fsync=off")),
+                     " start"));
     if (r.code != 0) {
       why_ = absl::StrCat("pg_ctl start failed: ", r.err, Slurp(dir_ + "/log"));
       return;
