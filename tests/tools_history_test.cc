@@ -1,8 +1,13 @@
 // tools_history_test: `perfcounters history` on both back ends: SQLite (a
 // temporary file) and a real PostgreSQL server the test starts itself
 // (initdb into a temporary directory, pg_ctl on a Unix socket there, as
-// nobody when the test runs as root). Synthetic series with known change
-// points, check's gates, not-counted values, and the faults of a store.
+// nobody when the test runs as root; a throwaway server, without fsync).
+// Synthetic series with known change points, check's gates, not-counted
+// values, and the faults of a store. Every command runs as the built
+// `perfcounters`, but the runs of a series are put into the store in this
+// process, by `history add`'s own add of a run (AddRunText(); a test holds
+// it to what the command stores): a series of 60 runs costs no 60
+// processes and PostgreSQL logins.
 // Natively only: the emulated arm64 machine has no PostgreSQL server, and
 // nothing here touches the PMU.
 #include <signal.h>
@@ -15,13 +20,17 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "history.h"
 #include "history_changes.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
@@ -29,6 +38,7 @@
 
 namespace {
 
+using perfcounters::tools::RunIdentity;
 using perfcounters::tools::testing::Exists;
 using perfcounters::tools::testing::Quote;
 using perfcounters::tools::testing::RunResult;
@@ -127,18 +137,22 @@ class PgServer {
     std::ofstream(dir_ + "/pw") << "secret\n";
     if (geteuid() == 0)
       RunShell(absl::StrCat("chown 65534 ", Quote(dir_ + "/pw")));
-    RunResult r =
-        RunShell(absl::StrCat(as_, kPgBin, "/initdb -D ", Quote(dir_ + "/data"),
-                              " -U perfcounters --auth=scram-sha-256 --pwfile=",
-                              Quote(dir_ + "/pw")));
+    // The server lives as long as the test: neither initdb nor it syncs to
+    // disk (seconds on a busy disk; no test here crashes the server).
+    RunResult r = RunShell(absl::StrCat(
+        as_, kPgBin, "/initdb --no-sync -D ", Quote(dir_ + "/data"),
+        " -U perfcounters --auth=scram-sha-256 --pwfile=",
+        Quote(dir_ + "/pw")));
     if (r.code != 0) {
       why_ = absl::StrCat("initdb failed: ", r.err);
       return;
     }
-    r = RunShell(absl::StrCat(
-        as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
-        Quote(dir_ + "/log"), " -w -o ",
-        Quote(absl::StrCat("-k ", dir_, " -c listen_addresses=''")), " start"));
+    r = RunShell(
+        absl::StrCat(as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
+                     Quote(dir_ + "/log"), " -w -o ",
+                     Quote(absl::StrCat(
+                         "-k ", dir_, " -c listen_addresses='' -c fsync=off")),
+                     " start"));
     if (r.code != 0) {
       why_ = absl::StrCat("pg_ctl start failed: ", r.err, Slurp(dir_ + "/log"));
       return;
@@ -152,29 +166,64 @@ class PgServer {
 class HistoryTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() == "sqlite") {
-      db_ = ScratchPath(absl::StrCat("store", ++count_, ".db"));
-      return;
+    if (GetParam() == "postgresql" && !PgServer::Get().ok()) {
+      GTEST_SKIP() << "SKIPPED (PostgreSQL): " << PgServer::Get().why();
     }
-    PgServer& pg = PgServer::Get();
-    if (!pg.ok()) GTEST_SKIP() << "SKIPPED (PostgreSQL): " << pg.why();
-    db_ = pg.NewDatabase();
+    db_ = NewStore();
     ASSERT_FALSE(db_.empty()) << "createdb failed";
   }
 
-  // Adds runs of `values` (commits c1, c2, ... one minute apart).
+  // A new, empty store of this back end (empty when createdb failed).
+  std::string NewStore() {
+    if (GetParam() == "sqlite") {
+      return ScratchPath(absl::StrCat("store", ++count_, ".db"));
+    }
+    return PgServer::Get().NewDatabase();
+  }
+
+  // Run n of a series (AddSeries()): its file, and its identity (commit
+  // c<n>, branch main, n minutes after 10:00).
+  static std::string SeriesFile(double value, int n) {
+    return Write(absl::StrCat("run", n, ".json"), RunJson(value, n));
+  }
+  static RunIdentity SeriesIdentity(int n) {
+    RunIdentity id;
+    id.commit = absl::StrCat("c", n);
+    id.branch = "main";
+    id.time = absl::StrCat("2026-11-30T", 10 + n / 60, ":",
+                           absl::StrFormat("%02d", n % 60), ":00Z");
+    return id;
+  }
+
+  // Adds runs `first`, `first` + 1, ... of `values`, each stored as
+  // `history add --commit c<n> --branch main --time ...` of its file stores
+  // it: by the command's own add of one file (AddRunText()), on one open
+  // store. (A command per run costs a process and, on PostgreSQL, a
+  // connection with its SCRAM login per point.)
+  // SeriesInProcessIsStoredAsTheCommandStoresIt holds the two equal.
   void AddSeries(const std::vector<double>& values, int first = 1) {
-    std::string args = absl::StrCat("history add --db ", Quote(db_));
-    std::vector<std::string> files;
+    auto store = perfcounters::tools::OpenHistoryStore(db_);
+    ASSERT_TRUE(store.ok()) << store.status();
     for (size_t i = 0; i < values.size(); ++i) {
       const int n = first + static_cast<int>(i);
-      const std::string f =
-          Write(absl::StrCat("run", n, ".json"), RunJson(values[i], n));
-      // One add per run: each has its commit and time.
-      const RunResult r = RunTool(
-          absl::StrCat("history add --db ", Quote(db_), " --commit c", n,
-                       " --branch main --time 2026-11-30T", 10 + n / 60, ":",
-                       absl::StrFormat("%02d", n % 60), ":00Z ", Quote(f)));
+      const std::string f = SeriesFile(values[i], n);
+      const auto r = perfcounters::tools::AddRunText(**store, Slurp(f), f,
+                                                     SeriesIdentity(n));
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_FALSE(r->already_stored) << f;
+    }
+  }
+
+  // The same through the command: one `history add` per run.
+  void AddSeriesWithTheCommand(const std::vector<double>& values,
+                               int first = 1) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int n = first + static_cast<int>(i);
+      const std::string f = SeriesFile(values[i], n);
+      const RunIdentity id = SeriesIdentity(n);
+      const RunResult r = RunTool(absl::StrCat(
+          "history add --db ", Quote(db_), " --commit ", id.commit,
+          " --branch ", id.branch, " --time ", id.time, " ", Quote(f)));
       ASSERT_EQ(r.code, 0) << r.err;
     }
   }
@@ -194,6 +243,53 @@ class HistoryTest : public ::testing::TestWithParam<std::string> {
     int lines = 0;
     for (char c : r.out) lines += c == '\n';
     return lines - 1;
+  }
+
+  // Everything the store holds of its runs but their "added" time, a row
+  // of text each: the runs, their points, and the numbers of runs,
+  // repetition values and aggregate values.
+  std::vector<std::string> Stored() {
+    using perfcounters::tools::SqlType;
+    using perfcounters::tools::SqlValue;
+    auto store = perfcounters::tools::OpenHistoryStore(db_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return {};
+    std::vector<std::string> rows;
+    const auto append = [&](const std::vector<SqlValue>& row) {
+      std::string& out = rows.emplace_back();
+      for (const SqlValue& v : row) {
+        if (const auto* i = std::get_if<int64_t>(&v)) {
+          absl::StrAppend(&out, *i, "|");
+        } else if (const auto* d = std::get_if<double>(&v)) {
+          absl::StrAppend(&out, absl::StrFormat("%.17g", *d), "|");
+        } else if (const auto* t = std::get_if<std::string>(&v)) {
+          absl::StrAppend(&out, *t, "|");
+        } else {
+          out += "NULL|";
+        }
+      }
+    };
+    const SqlType kInt = SqlType::kInt, kDouble = SqlType::kDouble,
+                  kText = SqlType::kText;
+    for (const auto& [sql, types] :
+         std::vector<std::pair<const char*, std::vector<SqlType>>>{
+             {"SELECT id, digest, machine, commit_sha, branch, time, source, "
+              "context FROM runs ORDER BY id",
+              {kInt, kText, kText, kText, kText, kText, kText, kText}},
+             {"SELECT p.run_id, b.name, m.name, p.value, p.lo, p.hi, "
+              "p.samples, p.not_counted, p.from_aggregate, p.coverage FROM "
+              "points p JOIN benchmarks b ON b.id = p.benchmark_id JOIN "
+              "metrics m ON m.id = p.metric_id ORDER BY p.run_id, b.name, "
+              "m.name",
+              {kInt, kText, kText, kDouble, kDouble, kDouble, kInt, kInt, kInt,
+               kDouble}},
+             {"SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM "
+              "samples), (SELECT COUNT(*) FROM aggregates)",
+              {kInt, kInt, kInt}}}) {
+      const absl::Status s = (*store)->Query(sql, {}, types, append);
+      EXPECT_TRUE(s.ok()) << s;
+    }
+    return rows;
   }
 
   std::string db_;
@@ -288,6 +384,26 @@ TEST_P(HistoryTest, CheckBaselineIsTheLevelSinceTheLastChange) {
       Quote(f)));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["history_runs"], 12);
+}
+
+// AddSeries() stores runs as `history add` of the same files does.
+TEST_P(HistoryTest, SeriesInProcessIsStoredAsTheCommandStoresIt) {
+  const std::vector<double> v = {1000, 1000.2, 999.9, 1020.5};
+  AddSeriesWithTheCommand(v, 59);  // 10:59, then 11:00 (n / 60)
+  const std::vector<std::string> by_command = Stored();
+  EXPECT_THAT(by_command, ::testing::Contains(
+                              HasSubstr("|c60|main|2026-11-30T11:00:00Z|")));
+  // 4 runs, 6 points each (IPC and cpi derived), no repetition values.
+  ASSERT_EQ(by_command.size(), 4u + 4 * 6 + 1);
+  EXPECT_EQ(by_command.back(), "4|0|0|");
+  db_ = NewStore();
+  ASSERT_FALSE(db_.empty()) << "createdb failed";
+  AddSeries(v, 59);
+  const std::vector<std::string> in_process = Stored();
+  ASSERT_EQ(in_process.size(), by_command.size());
+  for (size_t i = 0; i < by_command.size(); ++i) {
+    EXPECT_EQ(in_process[i], by_command[i]);
+  }
 }
 
 TEST_P(HistoryTest, NotCountedStaysNotCounted) {

@@ -64,6 +64,16 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
                                  const BenchmarkFile& file,
                                  const RunIdentity& identity);
 
+// `history add` of one run's JSON `text`, from the file `path`: parses it
+// (a file with no benchmarks is no run), prints its warnings, resolves
+// `given` (ResolveIdentity()) and adds it (AddRun()). Errors are as the
+// command prints them: parse errors say nothing was stored, AddRun()'s
+// that the store is as it was before.
+absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
+                                     const std::string& text,
+                                     const std::string& path,
+                                     const RunIdentity& given);
+
 // The digest that identifies a run's JSON text (32 hex digits).
 std::string RunDigest(const std::string& text);
 

@@ -1,5 +1,5 @@
 // history_add.cc: `history add`'s storing of one run (history.h): its
-// identity, its digest, and every value in one transaction.
+// parsing, its identity, its digest, and every value in one transaction.
 #include <signal.h>
 
 #include <algorithm>
@@ -295,6 +295,33 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
   });
   if (!s.ok()) return s;
   return result;
+}
+
+absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
+                                     const std::string& text,
+                                     const std::string& path,
+                                     const RunIdentity& given) {
+  absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(text, path);
+  if (!file.ok()) {
+    return absl::Status(
+        file.status().code(),
+        absl::StrCat(file.status().message(), " (nothing of it was stored)"));
+  }
+  if (file->entries.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     " has no benchmarks: not a Google Benchmark JSON run "
+                     "(nothing stored)"));
+  }
+  PrintWarnings("history add", *file);
+  ASSIGN_OR_RETURN(RunIdentity id, ResolveIdentity(*file, given));
+  absl::StatusOr<AddResult> r = AddRun(store, text, *file, id);
+  if (!r.ok()) {
+    return absl::Status(
+        r.status().code(),
+        absl::StrCat(r.status().message(), " (the store is as it was before)"));
+  }
+  return r;
 }
 
 }  // namespace perfcounters::tools

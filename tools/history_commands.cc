@@ -53,24 +53,8 @@ int RunAdd(const HistoryArgs& a) {
   for (const std::string& path : a.runs) {
     absl::StatusOr<std::string> text = ReadFileToString(path);
     if (!text.ok()) return Fail("add", text.status().message());
-    absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(*text, path);
-    if (!file.ok()) {
-      return Fail("add", absl::StrCat(file.status().message(),
-                                      " (nothing of it was stored)"));
-    }
-    if (file->entries.empty()) {
-      return Fail("add", absl::StrCat(path,
-                                      " has no benchmarks: not a Google "
-                                      "Benchmark JSON run (nothing stored)"));
-    }
-    PrintWarnings("history add", *file);
-    absl::StatusOr<RunIdentity> id = ResolveIdentity(*file, a.identity);
-    if (!id.ok()) return Fail("add", id.status().message());
-    absl::StatusOr<AddResult> r = AddRun(**store, *text, *file, *id);
-    if (!r.ok()) {
-      return Fail("add", absl::StrCat(r.status().message(),
-                                      " (the store is as it was before)"));
-    }
+    absl::StatusOr<AddResult> r = AddRunText(**store, *text, path, a.identity);
+    if (!r.ok()) return Fail("add", r.status().message());
     if (r->already_stored) {
       std::fprintf(stderr,
                    "perfcounters history add: %s is stored already (run %lld); "
@@ -83,9 +67,9 @@ int RunAdd(const HistoryArgs& a) {
                  "%s, branch %s, %s): %zu values (%zu not counted), %zu "
                  "repetition values, %zu aggregate values\n",
                  path.c_str(), static_cast<long long>(r->run_id),
-                 id->machine.c_str(), id->commit.c_str(), id->branch.c_str(),
-                 id->time.c_str(), r->points, r->not_counted, r->samples,
-                 r->aggregates);
+                 r->identity.machine.c_str(), r->identity.commit.c_str(),
+                 r->identity.branch.c_str(), r->identity.time.c_str(),
+                 r->points, r->not_counted, r->samples, r->aggregates);
   }
   return code;
 }
