@@ -28,3 +28,16 @@ function(perfcounters_test_target out name)
     set(${out} perfcounters_${name} PARENT_SCOPE)
   endif()
 endfunction()
+
+# perfcounters_has_debug_info(<out var>): whether CMAKE_CXX_FLAGS and the
+# build type's flags ask for debug information (a -g option other than -g0).
+function(perfcounters_has_debug_info out)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" type)
+  set(flags " ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${type}} ")
+  string(REGEX REPLACE " -g0 " " " flags "${flags}")
+  if(flags MATCHES " -g")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()

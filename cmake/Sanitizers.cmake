@@ -32,11 +32,11 @@ if(pc_sanitize)
   # file:line in every report: debug information unless the build type's
   # flags already choose a level (scripts/ci-hardening's -g1, line tables
   # only: a later -g here would override it and cost a third more CPU).
-  string(TOUPPER "${CMAKE_BUILD_TYPE}" pc_build_type)
-  if(NOT " ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${pc_build_type}} " MATCHES " -g")
+  perfcounters_has_debug_info(pc_debug_info)
+  if(NOT pc_debug_info)
     add_compile_options(-g)
   endif()
-  unset(pc_build_type)
+  unset(pc_debug_info)
   add_link_options(-fsanitize=${pc_sanitize})
   if(pc_sanitize MATCHES "undefined")
     add_compile_options(-fno-sanitize-recover=undefined)
