@@ -6,15 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -262,8 +259,6 @@ struct AttrBlock {
   // perf: the open failed and the next block retries the same event
   // (a fallback), rather than giving up with a warning.
   bool retried = false;
-  // Where its "perf_event_attr:" line starts in the text.
-  size_t offset = 0;
 };
 
 std::string FieldName(absl::string_view name) {
@@ -285,7 +280,6 @@ std::vector<AttrBlock> ParseAttrBlocks(const std::string& text) {
     if (line == "perf_event_attr:") {
       if (!blocks.empty() && failed) blocks.back().retried = true;
       blocks.emplace_back();
-      blocks.back().offset = static_cast<size_t>(line.data() - text.data());
       in_block = true;
       failed = false;
       continue;
@@ -350,175 +344,6 @@ std::vector<std::string> DocumentedForms() {
   return forms;
 }
 
-// Both tools run many forms at once, this event after each: a software
-// event the kernel does not have (ENOENT), which perf stat skips with a
-// warning and goes on. Its block marks where one form's blocks end.
-constexpr char kSeparator[] = "software/config=0x7e57/u";
-bool IsSeparator(const AttrBlock& b) {
-  return b.Get("type") == 1 && b.Get("config") == 0x7e57;
-}
-
-// `text` (either tool's) cut at each separator's block: one piece per
-// separator (what came before it, from the previous separator's block on),
-// then what followed the last one.
-std::vector<std::string> SplitAtSeparators(const std::string& text) {
-  std::vector<std::string> pieces;
-  size_t start = 0;
-  for (const AttrBlock& b : ParseAttrBlocks(text)) {
-    if (!IsSeparator(b) || b.retried) continue;
-    pieces.push_back(text.substr(start, b.offset - start));
-    start = b.offset;
-  }
-  pieces.push_back(text.substr(start));
-  return pieces;
-}
-
-// The form perf named in a parse error ("event syntax error: '...'" or
-// "invalid or unsupported event: '...'", cut with ".." when long): its
-// index in `forms`, and whether the whole form was quoted. npos if none.
-std::pair<size_t, bool> FormPerfRejected(
-    const std::string& err, const std::vector<std::string>& forms) {
-  for (const char* lead :
-       {"event syntax error: '", "invalid or unsupported event: '"}) {
-    const size_t at = err.find(lead);
-    if (at == std::string::npos) continue;
-    const size_t from = at + std::strlen(lead);
-    const size_t end = std::min(err.find("'\n", from), err.size());
-    absl::string_view quoted(err.data() + from, end - from);
-    for (size_t i = 0; i < forms.size(); ++i) {
-      if (forms[i] == quoted) return {i, true};
-    }
-    absl::ConsumePrefix(&quoted, "..");
-    absl::ConsumeSuffix(&quoted, "..");
-    for (size_t i = 0; i < forms.size(); ++i) {
-      if (absl::StrContains(forms[i], quoted)) return {i, false};
-    }
-  }
-  return {std::string::npos, false};
-}
-
-// What `perf stat -vv -e FORM -- true` prints for each form, from as few
-// runs as perf allows: the forms in one run, each followed by kSeparator.
-// A form perf cannot parse stops a run before anything opens: perf names
-// it, and it is taken out (run alone if the name is cut) and the rest run
-// again. A form whose open makes perf give up ends a run after its blocks,
-// as it ends a run of its own; the forms after it run again.
-std::vector<std::string> PerfStatByForm(const std::string& perf,
-                                        const std::vector<std::string>& forms) {
-  auto alone = [&](const std::string& form) {
-    return RunShell(
-               absl::StrCat(perf, " stat -vv -e ", Quote(form), " -- true"))
-        .err;
-  };
-  std::vector<std::string> done(forms.size());
-  std::vector<size_t> left(forms.size());
-  for (size_t i = 0; i < left.size(); ++i) left[i] = i;
-  while (!left.empty()) {
-    std::string command = absl::StrCat(perf, " stat -vv");
-    std::vector<std::string> batch;
-    for (size_t i : left) {
-      absl::StrAppend(&command, " -e ", Quote(forms[i]), " -e ", kSeparator);
-      batch.push_back(forms[i]);
-    }
-    const std::string err = RunShell(command + " -- true").err;
-    const std::vector<std::string> pieces = SplitAtSeparators(err);
-    if (pieces.size() == 1 && !absl::StrContains(err, "perf_event_attr:")) {
-      // Nothing opened: a form perf cannot parse (or an unknown failure:
-      // then the first form runs alone).
-      auto [k, whole] = FormPerfRejected(err, batch);
-      if (k == std::string::npos) k = 0;
-      done[left[k]] = whole ? err : alone(forms[left[k]]);
-      left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
-      continue;
-    }
-    // pieces[i] ends at the separator after left[i]; a last piece without
-    // one is the form perf gave up in (or what followed the last form).
-    const size_t ended = std::min(pieces.size(), left.size());
-    for (size_t i = 0; i < ended; ++i) done[left[i]] = pieces[i];
-    left.erase(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(ended));
-  }
-  return done;
-}
-
-// perf's events for one form: its blocks without the separators, each
-// retry chain (a fallback) as its first block.
-std::vector<AttrBlock> PerfEvents(const std::string& text) {
-  std::vector<AttrBlock> events;
-  for (const AttrBlock& b : ParseAttrBlocks(text)) {
-    if (IsSeparator(b)) continue;
-    const bool retry_of_previous = !events.empty() && events.back().retried;
-    if (!retry_of_previous) {
-      events.push_back(b);
-    } else {
-      events.back().retried = b.retried;  // keep skipping retries
-    }
-  }
-  return events;
-}
-
-// `perfcounters encode FORM` for each of `forms` (indices into `all`), in
-// one run with kSeparator after each. That run fails if encode rejects
-// any: then one run each, to say which.
-void EncodeEach(const std::vector<std::string>& all,
-                const std::vector<size_t>& forms,
-                std::vector<RunResult>& results) {
-  if (forms.empty()) return;
-  std::string args = "encode";
-  for (size_t i : forms) {
-    absl::StrAppend(&args, " ", Quote(all[i]), " ", kSeparator);
-  }
-  const RunResult batch = RunTool(args);
-  const std::vector<std::string> pieces = SplitAtSeparators(batch.out);
-  for (size_t k = 0; k < forms.size(); ++k) {
-    if (batch.code == 0 && pieces.size() == forms.size() + 1) {
-      results[forms[k]] = {batch.code, pieces[k], batch.err};
-    } else {
-      results[forms[k]] =
-          RunTool(absl::StrCat("encode ", Quote(all[forms[k]])));
-    }
-  }
-}
-
-// Expects encode's blocks to match perf's `theirs` field by field; returns
-// how many events were compared. Globs expand in name order here, in
-// directory order in perf: they are compared in config order.
-int CompareBlocks(const std::string& form, std::vector<AttrBlock> theirs,
-                  const std::string& ours_out, const std::string& perf_text) {
-  std::vector<AttrBlock> mine;
-  for (const AttrBlock& b : ParseAttrBlocks(ours_out)) {
-    if (!IsSeparator(b)) mine.push_back(b);
-  }
-  if (absl::StrContains(form, "*")) {
-    const auto by_config = [](const AttrBlock& a, const AttrBlock& b) {
-      return a.Get("config") < b.Get("config");
-    };
-    std::sort(mine.begin(), mine.end(), by_config);
-    std::sort(theirs.begin(), theirs.end(), by_config);
-  }
-  EXPECT_GE(mine.size(), theirs.size()) << perf_text << ours_out;
-  if (mine.size() < theirs.size()) return 0;
-  for (size_t i = 0; i < theirs.size(); ++i) {
-    for (const char* field : kEventFields) {
-      EXPECT_EQ(mine[i].Get(field), theirs[i].Get(field))
-          << "event " << i << " field " << field << "\nperf:\n"
-          << perf_text << "\nencode:\n"
-          << ours_out;
-    }
-  }
-  return static_cast<int>(theirs.size());
-}
-
-// Forms perf refuses by design though encode takes them (documented in
-// docs/grammar.md): names are case-insensitive here; perf stat refuses
-// freq=; perf 6.1 fails on a category glob with a plain name.
-bool PerfRefusesByDesign(const std::string& form) {
-  return form == "CYCLES" || absl::StrContains(form, "freq=") ||
-         form == "*:sched_switch";
-}
-
-// Every form, compared as it would be alone (perf stat -vv -e FORM -- true;
-// perfcounters encode FORM), from a few runs of each tool instead of one
-// per form (116 processes): see PerfStatByForm and EncodeEach.
 TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   PERFCOUNTERS_REQUIRE_TESTDATA();
@@ -533,42 +358,59 @@ TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
         "msr/event=0x1,event=0x2/", "msr/config=0x4,config=0x2/"}) {
     forms.push_back(more);
   }
-  if (geteuid() != 0) {
-    std::erase_if(forms, [](const std::string& form) {
-      return absl::StrContains(form, ":sched");
-    });
-  }
-  const std::vector<std::string> theirs = PerfStatByForm(perf, forms);
-  std::vector<std::vector<AttrBlock>> perf_events;
-  std::vector<size_t> opened, refused;  // by perf
-  for (size_t i = 0; i < forms.size(); ++i) {
-    perf_events.push_back(PerfEvents(theirs[i]));
-    (perf_events[i].empty() ? refused : opened).push_back(i);
-  }
-  std::vector<RunResult> ours(forms.size());
-  EncodeEach(forms, opened, ours);
-  for (size_t i : refused) {  // encode must refuse them too, one by one
-    if (!PerfRefusesByDesign(forms[i])) {
-      ours[i] = RunTool(absl::StrCat("encode ", Quote(forms[i])));
-    }
-  }
   int compared = 0;
-  for (size_t f = 0; f < forms.size(); ++f) {
-    const std::string& form = forms[f];
+  for (const std::string& form : forms) {
     SCOPED_TRACE(form);
-    if (perf_events[f].empty()) {
-      // Also documented: a vendor name that libpfm4's table for this CPU
-      // knows (RETIRED_INSTRUCTIONS on AMD) is not one of perf's own event
-      // names.
-      if (!PerfRefusesByDesign(form) &&
-          !absl::StrContains(ours[f].out, "[libpfm4 table")) {
-        EXPECT_NE(ours[f].code, 0) << "perf rejects it, encode accepts it:\n"
-                                   << theirs[f] << ours[f].out;
+    if (geteuid() != 0 && absl::StrContains(form, ":sched")) continue;
+    const RunResult theirs = perfcounters::tools::testing::RunShell(
+        absl::StrCat(perf, " stat -vv -e ",
+                     perfcounters::tools::testing::Quote(form), " -- true"));
+    const RunResult ours = RunTool(
+        absl::StrCat("encode ", perfcounters::tools::testing::Quote(form)));
+    std::vector<AttrBlock> perf_events;
+    for (const AttrBlock& b : ParseAttrBlocks(theirs.err)) {
+      const bool retry_of_previous =
+          !perf_events.empty() && perf_events.back().retried;
+      if (!retry_of_previous) {
+        perf_events.push_back(b);
+      } else {
+        perf_events.back().retried = b.retried;  // keep skipping retries
+      }
+    }
+    if (perf_events.empty()) {
+      // Documented differences (docs/grammar.md): names are
+      // case-insensitive here; perf stat refuses freq=; perf 6.1 fails on
+      // a category glob with a plain name; a vendor name that libpfm4's
+      // table for this CPU knows (RETIRED_INSTRUCTIONS on AMD) is not one
+      // of perf's own event names.
+      if (form != "CYCLES" && !absl::StrContains(form, "freq=") &&
+          form != "*:sched_switch" &&
+          !absl::StrContains(ours.out, "[libpfm4 table")) {
+        EXPECT_NE(ours.code, 0) << "perf rejects it, encode accepts it:\n"
+                                << theirs.err << ours.out;
       }
       continue;
     }
-    ASSERT_EQ(ours[f].code, 0) << ours[f].err;
-    compared += CompareBlocks(form, perf_events[f], ours[f].out, theirs[f]);
+    ASSERT_EQ(ours.code, 0) << ours.err;
+    std::vector<AttrBlock> mine = ParseAttrBlocks(ours.out);
+    if (absl::StrContains(form, "*")) {
+      // Globs expand in name order here, in directory order in perf.
+      const auto by_config = [](const AttrBlock& a, const AttrBlock& b) {
+        return a.Get("config") < b.Get("config");
+      };
+      std::sort(mine.begin(), mine.end(), by_config);
+      std::sort(perf_events.begin(), perf_events.end(), by_config);
+    }
+    ASSERT_GE(mine.size(), perf_events.size()) << theirs.err << ours.out;
+    for (size_t i = 0; i < perf_events.size(); ++i) {
+      for (const char* field : kEventFields) {
+        EXPECT_EQ(mine[i].Get(field), perf_events[i].Get(field))
+            << "event " << i << " field " << field << "\nperf:\n"
+            << theirs.err << "\nencode:\n"
+            << ours.out;
+      }
+      ++compared;
+    }
   }
   std::printf("%zu forms, %d events compared with perf stat -vv\n",
               forms.size(), compared);
