@@ -17,7 +17,8 @@
 #   arm64.vendor_events_test.a57  vendor_events_test on a Cortex-A57, whose
 #                         table libpfm4 detects (it knows none for -cpu max)
 #   arm64.gbench-v1.9.5.benchmark_ext_unmodified_test  that test against
-#                         Google Benchmark 1.9.5 (tests/arm64/gbench-test)
+#                         Google Benchmark 1.9.5 (tests/arm64/gbench-test,
+#                         in <build>/arm64-gbench and <build>/arm64-gbench-tree)
 
 set(_pc_arm64_default OFF)
 if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND NOT CMAKE_CROSSCOMPILING)
@@ -256,19 +257,23 @@ if("vendor_events_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
 endif()
 # benchmark_ext_unmodified_test again, against Google Benchmark 1.9.5
 # cross-built from the snapshots beside the checkout (tests/arm64/gbench-test
-# builds it and that binary in <build>/arm64-gbench; skipped, saying so,
+# builds it and that binary in <build>/arm64-gbench(-tree); skipped, saying so,
 # without the snapshots): unmodified benchmarks counted to the instruction in
 # its ProfilerManager's extra run. One boot of its own, in every batching,
 # and only that exact case: the others check nothing that needs the PMU,
 # run natively against 1.9.5 (scripts/ci-gbench), and cost ~75 s of host
 # CPU in the machine.
 if("benchmark_ext_unmodified_test" IN_LIST _pc_arm64_tests)
+  # Its tree beside <build>/arm64, at the same depth: ccache serves it the
+  # core library's objects compiled there.
   set(_pc_gb "${CMAKE_BINARY_DIR}/arm64-gbench")
+  set(_pc_gb_tree "${CMAKE_BINARY_DIR}/arm64-gbench-tree")
   _perfcounters_arm64_companions(with benchmark_ext_unmodified_test)
-  string(REPLACE "${_pc_arm64_build}/" "${_pc_gb}/tree/" with "${with}")
+  string(REPLACE "${_pc_arm64_build}/" "${_pc_gb_tree}/" with "${with}")
   add_test(NAME arm64.gbench-v1.9.5.benchmark_ext_unmodified_test
     COMMAND "${_pc_arm64_dir}/gbench-test" --source "${PROJECT_SOURCE_DIR}"
-            --build "${_pc_gb}" --version v1.9.5 --build-type "${_pc_build_type}"
+            --build "${_pc_gb}" --tree "${_pc_gb_tree}" --version v1.9.5
+            --build-type "${_pc_build_type}"
             --jobs ${_pc_cores} --binary tests/benchmark_ext_unmodified_test
             -- --timeout ${_pc_run_limit} ${_pc_mirror} ${with}
             --env GTEST_FILTER=BenchmarkUnmodified.ExtraRunCountsTheInstructionsMeasureCounts)
