@@ -277,7 +277,11 @@ if("benchmark_ext_unmodified_test" IN_LIST _pc_arm64_tests)
             --jobs ${_pc_cores} --binary tests/benchmark_ext_unmodified_test
             -- --timeout ${_pc_run_limit} ${_pc_mirror} ${with}
             --env GTEST_FILTER=BenchmarkUnmodified.ExtraRunCountsTheInstructionsMeasureCounts)
+  # After arm64.build (whose core objects it then takes from ccache), first
+  # of the tests that follow it (COST: CTest starts the costliest first),
+  # on one CTest slot: its serial steps (configures, links, the one boot)
+  # leave the other cores to the batches.
   set_tests_properties(arm64.gbench-v1.9.5.benchmark_ext_unmodified_test PROPERTIES
-    FIXTURES_REQUIRED arm64_fetched LABELS arm64 SKIP_RETURN_CODE 77
-    TIMEOUT 1200 PROCESSORS ${_pc_cores})
+    FIXTURES_REQUIRED "arm64_fetched;arm64_built" LABELS arm64 SKIP_RETURN_CODE 77
+    TIMEOUT 1200 COST 1000)
 endif()
