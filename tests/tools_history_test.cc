@@ -1,7 +1,8 @@
 // tools_history_test: `perfcounters history` on both back ends: SQLite (a
 // temporary file) and a real PostgreSQL server the test starts itself
-// (initdb into a temporary directory, pg_ctl on a Unix socket there, as
-// nobody when the test runs as root; a throwaway server, without fsync).
+// (support/pg_server.h: initdb into a temporary directory, the server on a
+// Unix socket there, as nobody when the test runs as root; a throwaway
+// server, without fsync, that goes when the test binary does).
 // Synthetic series with known change points, check's gates, not-counted
 // values, and the faults of a store. Every command runs as the built
 // `perfcounters`, but the runs of a series are put into the store in this
@@ -34,12 +35,14 @@
 #include "history_changes.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
+#include "support/pg_server.h"
 #include "support/tool_runner.h"
 
 namespace {
 
 using perfcounters::tools::RunIdentity;
 using perfcounters::tools::testing::Exists;
+using perfcounters::tools::testing::PgServer;
 using perfcounters::tools::testing::Quote;
 using perfcounters::tools::testing::RunResult;
 using perfcounters::tools::testing::RunShell;
@@ -47,8 +50,6 @@ using perfcounters::tools::testing::RunTool;
 using perfcounters::tools::testing::ScratchPath;
 using perfcounters::tools::testing::Slurp;
 using ::testing::HasSubstr;
-
-constexpr const char* kPgBin = "/usr/lib/postgresql/15/bin";
 
 // A gbench JSON run of BM_a with `instructions` (and, unless
 // `cycles_counted` is false, cycles).
@@ -93,76 +94,6 @@ std::string Write(const std::string& name, const std::string& text) {
   return path;
 }
 
-// A PostgreSQL server for the whole test binary.
-class PgServer {
- public:
-  static PgServer& Get() {
-    static PgServer* server = new PgServer();
-    return *server;
-  }
-  bool ok() const { return !url_.empty(); }
-  const std::string& why() const { return why_; }
-  // A fresh database's URL.
-  std::string NewDatabase() {
-    const std::string name = absl::StrCat("t", ++databases_);
-    const RunResult r =
-        RunShell(absl::StrCat("PGPASSWORD=secret ", kPgBin, "/createdb -h ",
-                              Quote(dir_), " -U perfcounters ", name));
-    if (r.code != 0) return "";
-    return absl::StrCat("postgresql://perfcounters:secret@/", name,
-                        "?host=", dir_);
-  }
-  const std::string& dir() const { return dir_; }
-  ~PgServer() {
-    if (!dir_.empty()) {
-      RunShell(absl::StrCat(as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"),
-                            " -m immediate stop"));
-    }
-  }
-
- private:
-  PgServer() {
-    if (!Exists(absl::StrCat(kPgBin, "/initdb"))) {
-      why_ = absl::StrCat("no PostgreSQL server binaries in ", kPgBin,
-                          " (apt-get install postgresql)");
-      return;
-    }
-    dir_ = ScratchPath("pg");
-    RunShell(
-        absl::StrCat("rm -rf ", Quote(dir_), " && mkdir -p ", Quote(dir_)));
-    if (geteuid() == 0) {
-      as_ = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-      RunShell(absl::StrCat("chown 65534:65534 ", Quote(dir_)));
-    }
-    std::ofstream(dir_ + "/pw") << "secret\n";
-    if (geteuid() == 0)
-      RunShell(absl::StrCat("chown 65534 ", Quote(dir_ + "/pw")));
-    // The server lives as long as the test: neither initdb nor it syncs to
-    // disk (seconds on a busy disk; no test here crashes the server).
-    RunResult r = RunShell(absl::StrCat(
-        as_, kPgBin, "/initdb --no-sync -D ", Quote(dir_ + "/data"),
-        " -U perfcounters --auth=scram-sha-256 --pwfile=",
-        Quote(dir_ + "/pw")));
-    if (r.code != 0) {
-      why_ = absl::StrCat("initdb failed: ", r.err);
-      return;
-    }
-    r = RunShell(
-        absl::StrCat(as_, kPgBin, "/pg_ctl -D ", Quote(dir_ + "/data"), " -l ",
-                     Quote(dir_ + "/log"), " -w -o ",
-                     Quote(absl::StrCat(
-                         "-k ", dir_, " -c listen_addresses='' -c fsync=off")),
-                     " start"));
-    if (r.code != 0) {
-      why_ = absl::StrCat("pg_ctl start failed: ", r.err, Slurp(dir_ + "/log"));
-      return;
-    }
-    url_ = "ok";
-  }
-  std::string dir_, as_, url_, why_;
-  int databases_ = 0;
-};
-
 class HistoryTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -170,10 +101,10 @@ class HistoryTest : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << "SKIPPED (PostgreSQL): " << PgServer::Get().why();
     }
     db_ = NewStore();
-    ASSERT_FALSE(db_.empty()) << "createdb failed";
+    ASSERT_FALSE(db_.empty()) << "no database: " << PgServer::Get().why();
   }
 
-  // A new, empty store of this back end (empty when createdb failed).
+  // A new, empty store of this back end (empty when CREATE DATABASE failed).
   std::string NewStore() {
     if (GetParam() == "sqlite") {
       return ScratchPath(absl::StrCat("store", ++count_, ".db"));
@@ -397,7 +328,7 @@ TEST_P(HistoryTest, SeriesInProcessIsStoredAsTheCommandStoresIt) {
   ASSERT_EQ(by_command.size(), 4u + 4 * 6 + 1);
   EXPECT_EQ(by_command.back(), "4|0|0|");
   db_ = NewStore();
-  ASSERT_FALSE(db_.empty()) << "createdb failed";
+  ASSERT_FALSE(db_.empty()) << "no database: " << PgServer::Get().why();
   AddSeries(v, 59);
   const std::vector<std::string> in_process = Stored();
   ASSERT_EQ(in_process.size(), by_command.size());

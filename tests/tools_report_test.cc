@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "report.h"
+#include "support/headless_chromium.h"
 #include "support/tool_runner.h"
 
 namespace {
@@ -128,59 +129,79 @@ class ReportTest : public ::testing::Test {
     return vm != nullptr && std::string(vm) == "1" &&
            Shell("command -v chromium >/dev/null 2>&1") != 0;
   }
-  // Runs headless Chromium on `page` with `flags`; returns stdout.
-  static std::string Chromium(const std::string& page,
-                              const std::string& flags) {
-    const std::string profile = *dir_ + "/profile";
-    Shell("rm -rf " + profile);
-    const std::string out = *dir_ + "/chromium.out";
-    const int code = Shell(absl::StrCat(
-        "timeout 120 chromium --headless --no-sandbox --disable-gpu "
-        "--disable-quic --no-first-run --disable-background-networking "
-        "--disable-component-update --disable-sync --hide-scrollbars "
-        "--user-data-dir=",
-        profile, " ", flags, " file://", page, " >", out, " 2>", *dir_,
-        "/chromium.err"));
-    EXPECT_EQ(code, 0) << "chromium failed (scripts/deps.sh installs it): "
-                       << Slurp(*dir_ + "/chromium.err");
-    return Slurp(out);
+  // One headless Chromium for the test binary, started by the first page
+  // it renders (its start-up is most of a page's cost) and closed after the
+  // last test.
+  static void TearDownTestSuite() {
+    delete browser_;
+    browser_ = nullptr;
   }
-  // A 1400 px wide screenshot of `page`: pixels per colour. Kept in
-  // $PERFCOUNTERS_SCREENSHOTS (a directory) when that is set.
-  static std::map<std::string, size_t> Screenshot(const std::string& page,
-                                                  int height,
-                                                  const std::string& name) {
+  // `page` rendered in headless Chromium at 1400 x `height` px: its DOM
+  // after the load event (as --dump-dom prints it) and its screenshot's
+  // pixels per colour. The screenshot is kept in $PERFCOUNTERS_SCREENSHOTS
+  // (a directory) when that is set.
+  struct Rendered {
+    std::string dom;
+    std::map<std::string, size_t> colours;
+  };
+  static Rendered Render(const std::string& page, int height,
+                         const std::string& name) {
+    Rendered out;
+    const std::string log = *dir_ + "/chromium.err";
+    if (browser_ == nullptr) {
+      const std::string profile = *dir_ + "/profile";
+      Shell("rm -rf " + profile);
+      auto started = perfcounters::testing::HeadlessChromium::Start(
+          {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+           "--user-data-dir=" + profile},
+          log);
+      if (!started.ok()) {
+        ADD_FAILURE() << "chromium: " << started.status();
+        return out;
+      }
+      browser_ = started->release();
+    }
+    auto rendered = browser_->Render("file://" + page, 1400, height);
+    if (!rendered.ok()) {
+      ADD_FAILURE() << "chromium failed (scripts/deps.sh installs it): "
+                    << rendered.status() << "\n"
+                    << Slurp(log);
+      return out;
+    }
+    out.dom = rendered->dom;
     const std::string png = *dir_ + "/" + name;
-    std::remove(png.c_str());
-    Chromium(page, absl::StrCat("--window-size=1400,", height,
-                                " --screenshot=", png));
+    std::ofstream(png, std::ios::binary) << rendered->png;
     if (const char* keep = std::getenv("PERFCOUNTERS_SCREENSHOTS")) {
       Shell(absl::StrCat("cp ", Quote(png), " ", Quote(keep)));
     }
     png_image image{};
     image.version = PNG_IMAGE_VERSION;
-    std::map<std::string, size_t> colours;
     if (!png_image_begin_read_from_file(&image, png.c_str())) {
       ADD_FAILURE() << "no screenshot: " << image.message;
-      return colours;
+      return out;
     }
     image.format = PNG_FORMAT_RGB;
     std::vector<unsigned char> pixels(PNG_IMAGE_SIZE(image));
     EXPECT_TRUE(
         png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr));
     EXPECT_EQ(image.width, 1400u);
+    EXPECT_EQ(image.height, static_cast<unsigned>(height));
     size_t not_white = 0;
     for (size_t i = 0; i + 2 < pixels.size(); i += 3) {
       const int r = pixels[i], g = pixels[i + 1], b = pixels[i + 2];
       if (r < 250 || g < 250 || b < 250) ++not_white;
-      colours[absl::StrFormat("#%02X%02X%02X", r, g, b)]++;
+      out.colours[absl::StrFormat("#%02X%02X%02X", r, g, b)]++;
     }
     EXPECT_GT(not_white, pixels.size() / 3 / 20) << "the page looks blank";
-    return colours;
+    return out;
   }
+  static perfcounters::testing::HeadlessChromium* browser_;
   static std::string* dir_;
 };
 std::string* ReportTest::dir_ = nullptr;
+perfcounters::testing::HeadlessChromium* ReportTest::browser_ = nullptr;
 
 TEST_F(ReportTest, GoldenAndSelfContained) {
   const std::string html = Slurp(TwoRuns());
@@ -196,8 +217,8 @@ TEST_F(ReportTest, TwoRunsInChromium) {
     GTEST_SKIP() << "no Chromium in the emulated arm64 machine; the native run "
                     "renders the report";
   }
-  const std::string page = TwoRuns();
-  const std::string dom = Chromium(page, "--dump-dom");
+  const Rendered rendered = Render(TwoRuns(), 1600, "report2.png");
+  const std::string& dom = rendered.dom;
   ASSERT_THAT(dom, HasSubstr("<section id=\"m-IPC\" class=\"metric\""));
   // IPC of BM_sort/1024: 6000/3000 in base, 6060/3300 in new (-8.18 %, p
   // 0.1 with 3 vs 3).
@@ -211,9 +232,8 @@ TEST_F(ReportTest, TwoRunsInChromium) {
   // Units: times with their unit in every cell, the axis in %.
   EXPECT_THAT(dom, HasSubstr("1.000 us"));
   EXPECT_THAT(dom, HasSubstr("Δ median vs base.json (%)"));
-  const auto colours = Screenshot(page, 1600, "report2.png");
   // The new run's colour (Okabe-Ito orange) fills the bars.
-  EXPECT_GT(colours.at("#E69F00"), 3000u);
+  EXPECT_GT(rendered.colours.at("#E69F00"), 3000u);
 }
 
 TEST_F(ReportTest, TwoHundredBenchmarksInChromium) {
@@ -221,8 +241,8 @@ TEST_F(ReportTest, TwoHundredBenchmarksInChromium) {
     GTEST_SKIP() << "no Chromium in the emulated arm64 machine; the native run "
                     "renders the report";
   }
-  const std::string page = TwoHundredRuns();
-  const std::string dom = Chromium(page, "--dump-dom");
+  const Rendered rendered = Render(TwoHundredRuns(), 2400, "report200.png");
+  const std::string& dom = rendered.dom;
   // The gates head the page, with the verdict the exit status gave.
   const size_t gates = dom.find("<section id=\"gates\">");
   const size_t first_metric = dom.find("<section id=\"m-");
@@ -267,8 +287,7 @@ TEST_F(ReportTest, TwoHundredBenchmarksInChromium) {
   // task-clock is a time.
   EXPECT_THAT(dom, HasSubstr("task-clock <span class=\"unit\">(time per "
                              "iteration)</span>"));
-  const auto colours = Screenshot(page, 2400, "report200.png");
-  EXPECT_GT(colours.at("#E69F00"), 3000u);
+  EXPECT_GT(rendered.colours.at("#E69F00"), 3000u);
 }
 
 // The flame graphs of the profile sample files (tools_profile_test checks
@@ -285,7 +304,7 @@ TEST_F(ReportTest, FlameGraphsInChromium) {
            kData);
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = Slurp(page);
-  // The fill of a frame, upper-case as Screenshot() counts colours.
+  // The fill of a frame, upper-case as Render() counts colours.
   auto fill = [&](const std::string& name) {
     const size_t g = html.find(absl::StrCat("data-name=\"", name, "\""));
     EXPECT_NE(g, std::string::npos) << name;
@@ -294,9 +313,9 @@ TEST_F(ReportTest, FlameGraphsInChromium) {
     for (char& c : colour) c = static_cast<char>(std::toupper(c));
     return colour;
   };
-  const std::string dom = Chromium(page, "--dump-dom");
-  EXPECT_THAT(dom, HasSubstr("<svg class=\"flamegraph\""));
-  const auto colours = Screenshot(page, 3000, "profiles.png");
+  const Rendered rendered = Render(page, 3000, "profiles.png");
+  EXPECT_THAT(rendered.dom, HasSubstr("<svg class=\"flamegraph\""));
+  const auto& colours = rendered.colours;
   // ParseNumber's boxes: 41 % and 58 % of 1172 px by 17 px in the two
   // graphs of BM_Parse (their labels cover some of it); "all" spans every
   // graph.
