@@ -388,8 +388,9 @@ std::string MdMarked(absl::string_view s) {
   return absl::StrReplaceAll(Md(s), {{kEstimateMarker, "\\~"}});
 }
 
-std::string MetricRow(const BenchmarkComparison& bc, const MetricComparison& m,
-                      const std::string& last) {
+std::string FormatMetricRow(const BenchmarkComparison& bc,
+                            const MetricComparison& m,
+                            const std::string& last) {
   return absl::StrCat("| ", Code(bc.name), " | ", Md(m.metric), " | ",
                       MdMarked(FormatSide(m, m.base)), " | ",
                       MdMarked(FormatSide(m, m.next)), " | ",
@@ -516,7 +517,7 @@ std::string RenderMarkdown(const Comparison& c,
       out += heading;
       for (; i < s.items->size(); ++i) {
         const Item& item = (*s.items)[i];
-        if (!w.Row(MetricRow(*item.bc, *item.m, item.gate_cell))) break;
+        if (!w.Row(FormatMetricRow(*item.bc, *item.m, item.gate_cell))) break;
         flagged = flagged || Flagged(item.m->base) || Flagged(item.m->next);
       }
       out += "\n";
