@@ -2,10 +2,14 @@
 // benchmark_ext_profile_exact_test run with --perf_profile (built with -g,
 // so that every build type has the line tables and inlined frames). Each loop
 // calls two noinline functions whose work is in a 3:1 ratio (the same loop
-// body, 3x and 1x the trips: the same ratio of instructions, and of CPU time);
+// body, 3x and 1x the trips: the same ratio of instructions) and reports the
+// ratio of CPU time they really took, which the code's placement moves
+// (counter three_cpu_share, below);
 // a setup function runs before the loop and a third one only between
 // PauseTiming and ResumeTiming, so neither may get a sample; an always-inline
 // helper must appear as an inlined frame.
+#include <time.h>
+
 #include <cstdint>
 
 #include "benchmark/benchmark.h"
@@ -50,18 +54,57 @@ __attribute__((always_inline)) inline void InlinedHelper() {
 }
 __attribute__((noinline)) void CallsInlinedHelper() { InlinedHelper(); }
 
+// This thread's CPU time: what a cpu-clock sampler's clock counts.
+__attribute__((noinline)) uint64_t CpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u +
+         static_cast<uint64_t>(t.tv_nsec);
+}
+
+// The CPU time ThreeParts and OnePart took in all runs of one benchmark.
+struct PartTimes {
+  uint64_t three_ns = 0;
+  uint64_t one_ns = 0;
+};
+
+// Sets counter three_cpu_share: ThreeParts' share of the two parts' CPU
+// time, the share its samples must have. Not 0.75 on every machine: the same
+// loop at another address ran 3.8 times as long as OnePart's, not 3 times
+// (an AMD EPYC VM, this file built against Google Benchmark main).
+void ReportShare(benchmark::State& state, const PartTimes& t) {
+  const uint64_t both = t.three_ns + t.one_ns;
+  if (both == 0) return;
+  state.counters["three_cpu_share"] =
+      static_cast<double>(t.three_ns) / static_cast<double>(both);
+}
+
 }  // namespace profiled
+
+// ThreeParts then OnePart, each one's CPU time added to `times`. A macro,
+// not a function: a sample's stack stays benchmark -> part in every build
+// type (a helper left out of line at -O0 would sit between them).
+#define PROFILED_THREE_AND_ONE(times)          \
+  do {                                         \
+    const uint64_t t0_ = profiled::CpuNs();    \
+    profiled::ThreeParts();                    \
+    const uint64_t t1_ = profiled::CpuNs();    \
+    profiled::OnePart();                       \
+    (times).three_ns += t1_ - t0_;             \
+    (times).one_ns += profiled::CpuNs() - t1_; \
+  } while (0)
 
 static void BM_ThreeToOne(benchmark::State& state) {
   profiled::SetupOnly();
+  static profiled::PartTimes times;
   for (auto _ : perfcounters::Measure(state)) {
-    profiled::ThreeParts();
-    profiled::OnePart();
+    PROFILED_THREE_AND_ONE(times);
     perfcounters::PauseTiming(state);
     profiled::PausedOnly();
     perfcounters::ResumeTiming(state);
   }
   profiled::SetupOnly();
+  profiled::ReportShare(state, times);
 }
 BENCHMARK(BM_ThreeToOne);
 
@@ -76,14 +119,15 @@ BENCHMARK(BM_Inlined)->Name("BM odd/<name> with spaces")->Threads(2);
 // cannot sample it and say so.
 static void BM_PlainThreeToOne(benchmark::State& state) {
   profiled::SetupOnly();
+  static profiled::PartTimes times;
   for (auto _ : state) {
-    profiled::ThreeParts();
-    profiled::OnePart();
+    PROFILED_THREE_AND_ONE(times);
     perfcounters::PauseTiming(state);
     profiled::PausedOnly();
     perfcounters::ResumeTiming(state);
   }
   profiled::SetupOnly();
+  profiled::ReportShare(state, times);
 }
 BENCHMARK(BM_PlainThreeToOne);
 
