@@ -331,8 +331,17 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
   absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
   absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);
   ASSERT_TRUE(full.ok() && bare.ok()) << bare.status();
+  // The sampled addresses, and the profiled functions' entries: under TSan
+  // most samples land in its runtime (the spinners' volatile accesses are
+  // instrumented calls), which left as few as 4 distinct addresses here.
+  std::vector<uint64_t> ips;
+  for (const auto& [ip, n] : s.profile.by_address) ips.push_back(ip);
+  for (uint64_t (*fn)(uint64_t) :
+       {&SpinThree, &SpinOne, &SpinStopped, &SpinInlined, &Outer}) {
+    ips.push_back(reinterpret_cast<uint64_t>(fn));
+  }
   size_t compared = 0;
-  for (const auto& [ip, n] : s.profile.by_address) {
+  for (const uint64_t ip : ips) {
     const Location& f = full->Symbolize(ip);
     if (f.module != exe || !f.from_debug_info) continue;
     const Location& b = bare->Symbolize(f.offset);
@@ -348,7 +357,8 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
     ++compared;
   }
   unlink(copy.c_str());
-  EXPECT_GT(compared, 5u) << "too few sampled addresses with debug info";
+  // More than the 5 entries: sampled addresses were compared too.
+  EXPECT_GT(compared, 5u) << "too few addresses with debug info";
 }
 
 TEST(ProfileTest, ThreadsMerge) {
