@@ -783,8 +783,11 @@ TEST(HistoryPostgresTest, ConnectionFaultsAreClear) {
 
 // The t distribution against SciPy's (an independent implementation).
 TEST(HistoryStatisticsTest, StudentTMatchesScipy) {
+  // The last three: p near 1, where x = df / (df + t^2) is near 1 and
+  // 1 - x must keep its digits.
   const std::vector<std::pair<double, double>> cases = {
-      {0.5, 3}, {2.0, 10}, {3.5, 58}, {10, 40}, {1.96, 1000}, {0.01, 2}};
+      {0.5, 3},  {2.0, 10},  {3.5, 58},   {10, 40}, {1.96, 1000},
+      {0.01, 2}, {1e-6, 58}, {1e-6, 300}, {0, 5}};
   std::string script = "from scipy.stats import t\n";
   for (const auto& [x, df] : cases) {
     absl::StrAppend(&script, "print(repr(2*t.sf(", x, ",", df, ")))\n");

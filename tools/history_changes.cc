@@ -42,16 +42,18 @@ double BetaContinuedFraction(double a, double b, double x) {
   return h;
 }
 
-double RegularizedBeta(double a, double b, double x) {
+// I_x(a, b), with y = 1 - x and the logarithms of both given by the caller:
+// computed from x, 1 - x and log(x) lose digits when x is near 1.
+double RegularizedBeta(double a, double b, double x, double y, double log_x,
+                       double log_y) {
   if (x <= 0) return 0;
-  if (x >= 1) return 1;
+  if (y <= 0) return 1;
   const double log_front = std::lgamma(a + b) - std::lgamma(a) -
-                           std::lgamma(b) + a * std::log(x) +
-                           b * std::log1p(-x);
+                           std::lgamma(b) + a * log_x + b * log_y;
   if (x < (a + 1) / (a + b + 2)) {
     return std::exp(log_front) * BetaContinuedFraction(a, b, x) / a;
   }
-  return 1 - std::exp(log_front) * BetaContinuedFraction(b, a, 1 - x) / b;
+  return 1 - std::exp(log_front) * BetaContinuedFraction(b, a, y) / b;
 }
 
 struct Stats {
@@ -201,7 +203,14 @@ double ChangePoint::ChangePercent() const {
 double StudentTwoSidedP(double t, double df) {
   if (std::isnan(t) || df <= 0) return 1;
   if (std::isinf(t)) return 0;
-  return std::clamp(RegularizedBeta(df / 2, 0.5, df / (df + t * t)), 0.0, 1.0);
+  // p = I_x(df / 2, 1 / 2) at x = df / (df + t^2); 1 - x = t^2 / (df + t^2)
+  // and log(x) = -log1p(t^2 / df) keep their digits for a small t or a
+  // large df, where x is near 1.
+  const double t2 = t * t;
+  const double p =
+      RegularizedBeta(df / 2, 0.5, df / (df + t2), t2 / (df + t2),
+                      -std::log1p(t2 / df), std::log(t2 / (df + t2)));
+  return std::clamp(p, 0.0, 1.0);
 }
 
 double TTestP(const double* left, size_t n1, const double* right, size_t n2) {
