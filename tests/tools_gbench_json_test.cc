@@ -178,5 +178,25 @@ TEST(GbenchJsonShapes, ArraysAndObjectsWhereOneValueBelongs) {
   EXPECT_EQ(quiet->warning_count, 0u);
 }
 
+// benchmark_ext's end-of-run facts (docs/environment.md) come after the
+// benchmarks, in "context_end": read as context members, after the
+// context's own.
+TEST(GbenchJsonShapes, ContextEndMembersAreContext) {
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(
+      "{\"context\": {\"perfcounters.env.loadavg.start\": \"1.00 0.50 "
+      "0.25\"}, \"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 5, "
+      "\"cpu_time\": 4}], \"context_end\": "
+      "{\"perfcounters.env.loadavg.end\": \"2.00 0.75 0.30\"}}",
+      "mem.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(f->context,
+              ::testing::ElementsAre(
+                  std::pair<std::string, std::string>(
+                      "perfcounters.env.loadavg.start", "1.00 0.50 0.25"),
+                  std::pair<std::string, std::string>(
+                      "perfcounters.env.loadavg.end", "2.00 0.75 0.30")));
+  EXPECT_EQ(f->entries.size(), 1u);
+}
+
 }  // namespace
 }  // namespace perfcounters::tools

@@ -104,7 +104,9 @@ struct BenchmarkFile {
   // Where it was read from (for messages).
   std::string source;
   // "context" fields kept as text (e.g. "date", "host_name",
-  // "executable"); numbers are rendered as text.
+  // "perfcounters.env.cpu.model_name"), then those of "context_end"
+  // (benchmark_ext's end-of-run facts, docs/environment.md); numbers are
+  // rendered as text.
   std::vector<std::pair<std::string, std::string>> context;
   // "context" members that are arrays or objects (gbench's "caches",
   // "load_avg"), as compact JSON text.

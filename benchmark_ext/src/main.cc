@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "environment_context.h"
 #include "measure_internal.h"
 #include "pass_counting.h"
 #include "perfcounters/benchmark.h"
@@ -245,6 +246,7 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   if (!DescribeSetup(*flags)) return 1;
+  bench_internal::AddEnvironmentContext();
   StartCounting(*flags);
   bench_internal::RowFiller rows;
   std::unique_ptr<benchmark::BenchmarkReporter> display(
@@ -253,9 +255,11 @@ int BenchmarkMain(int argc, char** argv) {
       dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
   const bool display_json =
       dynamic_cast<benchmark::JSONReporter*>(display.get()) != nullptr;
+  display = bench_internal::WithEnvironmentEnd(std::move(display));
   bench_internal::DisplayReporter reporter(std::move(display), flags->verbose,
                                            &rows, /*warn=*/true);
-  std::unique_ptr<benchmark::BenchmarkReporter> file = MakeFileReporter(out);
+  std::unique_ptr<benchmark::BenchmarkReporter> file =
+      bench_internal::WithEnvironmentEnd(MakeFileReporter(out));
   // With --perf_profile, a profile pass first (profile_pass.h).
   if (file != nullptr) {
     bench_internal::DisplayReporter file_reporter(std::move(file), true, &rows,
