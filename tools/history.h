@@ -74,6 +74,16 @@ absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
                                      const std::string& path,
                                      const RunIdentity& given);
 
+// AddRunText() in two steps: parsing `text` (errors say nothing was
+// stored; warnings printed), then adding it. `history add` parses a run
+// before it opens (and maybe creates) the store.
+absl::StatusOr<BenchmarkFile> ParseRunText(const std::string& text,
+                                           const std::string& path);
+absl::StatusOr<AddResult> AddParsedRun(HistoryStore& store,
+                                       const std::string& text,
+                                       const BenchmarkFile& file,
+                                       const RunIdentity& given);
+
 // The digest that identifies a run's JSON text (32 hex digits).
 std::string RunDigest(const std::string& text);
 
@@ -112,6 +122,16 @@ struct SeriesQuery {
 // branch.
 absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
                                                const SeriesQuery& query);
+
+// OK when each field of `query` that is set selects something stored;
+// else InvalidArgument naming the option, the nearest stored names ("did
+// you mean") and what is stored.
+absl::Status CheckSeriesQuery(HistoryStore& store, const SeriesQuery& query);
+
+// The machines of the stored runs (of `branch`; empty: every branch), each
+// with its number of runs, by name.
+absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StoredMachines(
+    HistoryStore& store, const std::string& branch);
 
 // The points of each (benchmark, metric) series of `benchmarks` on
 // `machine` and `branch` (empty: every branch) among the latest `lookback`

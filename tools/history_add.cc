@@ -188,12 +188,15 @@ absl::StatusOr<RunIdentity> ResolveIdentity(const BenchmarkFile& file,
                                             const RunIdentity& given) {
   RunIdentity id = given;
   if (id.machine.empty()) {
+    // What does not move between runs: not the clock (mhz_per_cpu follows
+    // the CPU's frequency, 2695 in one run and 2701 in the next).
     const std::string host = ContextValue(file, "host_name");
+    const std::string model = ContextValue(file, "perfcounters.cpu_model");
     const std::string cpus = ContextValue(file, "num_cpus");
-    const std::string mhz = ContextValue(file, "mhz_per_cpu");
-    id.machine = absl::StrCat(host.empty() ? "unknown-host" : host, " / ",
-                              cpus.empty() ? "?" : cpus, " CPUs / ",
-                              mhz.empty() ? "?" : mhz, " MHz");
+    id.machine = absl::StrCat(
+        host.empty() ? "unknown-host" : host, " / ",
+        !model.empty() ? model
+                       : absl::StrCat(cpus.empty() ? "?" : cpus, " CPUs"));
   }
   if (id.commit.empty()) id.commit = Env("GITHUB_SHA");
   if (id.commit.empty()) id.commit = Env("CI_COMMIT_SHA");
@@ -297,10 +300,8 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
   return result;
 }
 
-absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
-                                     const std::string& text,
-                                     const std::string& path,
-                                     const RunIdentity& given) {
+absl::StatusOr<BenchmarkFile> ParseRunText(const std::string& text,
+                                           const std::string& path) {
   absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(text, path);
   if (!file.ok()) {
     return absl::Status(
@@ -314,14 +315,29 @@ absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
                      "(nothing stored)"));
   }
   PrintWarnings("history add", *file);
-  ASSIGN_OR_RETURN(RunIdentity id, ResolveIdentity(*file, given));
-  absl::StatusOr<AddResult> r = AddRun(store, text, *file, id);
+  return file;
+}
+
+absl::StatusOr<AddResult> AddParsedRun(HistoryStore& store,
+                                       const std::string& text,
+                                       const BenchmarkFile& file,
+                                       const RunIdentity& given) {
+  ASSIGN_OR_RETURN(RunIdentity id, ResolveIdentity(file, given));
+  absl::StatusOr<AddResult> r = AddRun(store, text, file, id);
   if (!r.ok()) {
     return absl::Status(
         r.status().code(),
         absl::StrCat(r.status().message(), " (the store is as it was before)"));
   }
   return r;
+}
+
+absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
+                                     const std::string& text,
+                                     const std::string& path,
+                                     const RunIdentity& given) {
+  ASSIGN_OR_RETURN(BenchmarkFile file, ParseRunText(text, path));
+  return AddParsedRun(store, text, file, given);
 }
 
 }  // namespace perfcounters::tools

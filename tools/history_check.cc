@@ -10,9 +10,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "edit_distance.h"
 #include "nlohmann/json.hpp"
 #include "status_macros.h"
 
@@ -58,6 +60,37 @@ std::string HistoryWording(const std::string& reason) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> MachineHint(HistoryStore& store,
+                                        const CheckOptions& options) {
+  ASSIGN_OR_RETURN(auto machines, StoredMachines(store, options.branch));
+  for (const auto& [machine, runs] : machines) {
+    if (machine == options.machine) return std::string();
+  }
+  const std::string branch =
+      options.branch.empty()
+          ? ""
+          : absl::StrCat(" of branch '", options.branch, "'");
+  if (machines.empty()) {
+    return absl::StrCat("the history has no runs", branch);
+  }
+  // Nearest names first.
+  std::stable_sort(machines.begin(), machines.end(),
+                   [&](const auto& a, const auto& b) {
+                     return internal::EditDistance(options.machine, a.first) <
+                            internal::EditDistance(options.machine, b.first);
+                   });
+  std::vector<std::string> listed;
+  for (size_t i = 0; i < machines.size() && i < 5; ++i) {
+    listed.push_back(absl::StrCat("'", machines[i].first, "' (",
+                                  machines[i].second, " runs)"));
+  }
+  return absl::StrCat(
+      "no run of machine '", options.machine, "' is in the history", branch,
+      "; it has runs of ", absl::StrJoin(listed, ", "),
+      machines.size() > listed.size() ? ", ..." : "", ": give --machine '",
+      machines[0].first, "' to check against that machine's runs");
+}
 
 double PredictionP(const std::vector<double>& history, double value) {
   const size_t n = history.size();

@@ -36,6 +36,12 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
                                               const std::string& digest,
                                               const CheckOptions& options);
 
+// Empty when the history has runs of `options.machine` (on
+// `options.branch`); else a note naming the machines it has runs of,
+// nearest names first, and --machine.
+absl::StatusOr<std::string> MachineHint(HistoryStore& store,
+                                        const CheckOptions& options);
+
 // p of the prediction test: how likely a run drawn from the history (its
 // mean and sample standard deviation, n values) is at least as far from
 // the mean as `value` (Student's t, n - 1 degrees of freedom).

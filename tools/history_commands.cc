@@ -47,13 +47,23 @@ int Fail(const char* command, absl::string_view message) {
 }
 
 int RunAdd(const HistoryArgs& a) {
-  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
-  if (!store.ok()) return Fail("add", store.status().message());
+  // The store is opened (and maybe created) once the first run is read: a
+  // run that cannot be added leaves no new store behind.
+  std::unique_ptr<HistoryStore> store;
   int code = kExitOk;
   for (const std::string& path : a.runs) {
     absl::StatusOr<std::string> text = ReadFileToString(path);
     if (!text.ok()) return Fail("add", text.status().message());
-    absl::StatusOr<AddResult> r = AddRunText(**store, *text, path, a.identity);
+    absl::StatusOr<BenchmarkFile> file = ParseRunText(*text, path);
+    if (!file.ok()) return Fail("add", file.status().message());
+    if (store == nullptr) {
+      absl::StatusOr<std::unique_ptr<HistoryStore>> opened =
+          OpenHistoryStore(a.db, StoreAccess::kAdd);
+      if (!opened.ok()) return Fail("add", opened.status().message());
+      store = *std::move(opened);
+    }
+    absl::StatusOr<AddResult> r =
+        AddParsedRun(*store, *text, *file, a.identity);
     if (!r.ok()) return Fail("add", r.status().message());
     if (r->already_stored) {
       std::fprintf(stderr,
@@ -98,7 +108,8 @@ int RunCheck(const HistoryArgs& a) {
       ParseBenchmarkJson(*text, a.runs.front());
   if (!file.ok()) return Fail("check", file.status().message());
   PrintWarnings("history check", *file);
-  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(a.db);
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store =
+      OpenHistoryStore(a.db, StoreAccess::kRead);
   if (!store.ok()) return Fail("check", store.status().message());
   RunIdentity given;
   given.machine = a.machine;
@@ -112,6 +123,14 @@ int RunCheck(const HistoryArgs& a) {
   absl::StatusOr<Comparison> comparison =
       CompareWithHistory(**store, *file, RunDigest(*text), options);
   if (!comparison.ok()) return Fail("check", comparison.status().message());
+  // No history of this machine: say which machines have one.
+  absl::StatusOr<std::string> hint = MachineHint(**store, options);
+  if (!hint.ok()) return Fail("check", hint.status().message());
+  if (!hint->empty()) {
+    comparison->base_source += absl::StrCat(": ", *hint);
+    std::fprintf(stderr, "perfcounters history check: note: %s\n",
+                 EscapeControlBytes(*hint).c_str());
+  }
   const std::optional<std::vector<GateResult>> results =
       RunGates("history check", a.gates, *comparison,
                {.alpha = a.alpha,
@@ -128,7 +147,8 @@ int RunCheck(const HistoryArgs& a) {
 }
 
 absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store, OpenHistoryStore(a.db));
+  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store,
+                   OpenHistoryStore(a.db, StoreAccess::kRead));
   SeriesQuery q;
   q.metric = a.metric;
   q.machine = a.machine;
@@ -141,6 +161,7 @@ absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
     }
     q.benchmark = *std::move(f);
   }
+  RETURN_IF_ERROR(CheckSeriesQuery(*store, q));
   return ReadSeries(*store, q);
 }
 
@@ -213,8 +234,8 @@ Command AddHistoryCommands(CLI::App& app) {
   add->add_option("--branch", a.identity.branch,
                   "branch (default $GITHUB_REF_NAME or $CI_COMMIT_REF_NAME)");
   add->add_option("--machine", a.identity.machine,
-                  "machine (default: host name, CPUs and MHz of the run's "
-                  "context)");
+                  "machine (default: the run's host name and CPU model, or "
+                  "its number of CPUs)");
   add->add_option("--time", a.identity.time,
                   "ISO 8601 time (default: the run's date)");
 

@@ -4,17 +4,22 @@
 // jobs adding at once are serialized on the unique keys they share).
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "history_store.h"
 
@@ -25,21 +30,120 @@ bool IsPostgresUrl(absl::string_view db) {
          absl::StartsWith(db, "postgres://");
 }
 
-std::string RedactUrl(absl::string_view url) {
-  // scheme://user:password@host...: the password is between the first ':'
-  // after the scheme and the last '@' of the authority.
+namespace {
+
+// The user-information part of a URL (between "://" and the last '@'
+// before the query), or npos when there is none. The last '@' is taken,
+// and '/' is not an end, so that a password with a raw '@' or '/' is
+// still inside it.
+std::pair<size_t, size_t> UserInfo(absl::string_view url) {
   const size_t scheme = url.find("://");
-  if (scheme == absl::string_view::npos) return std::string(url);
+  if (scheme == absl::string_view::npos) return {absl::string_view::npos, 0};
   const size_t start = scheme + 3;
-  size_t end = url.find_first_of("/?", start);
-  if (end == absl::string_view::npos) end = url.size();
-  const absl::string_view authority = url.substr(start, end - start);
-  const size_t at = authority.rfind('@');
-  if (at == absl::string_view::npos) return std::string(url);
-  const size_t colon = authority.substr(0, at).find(':');
-  if (colon == absl::string_view::npos) return std::string(url);
-  return absl::StrCat(url.substr(0, start + colon + 1), "***",
-                      url.substr(start + at));
+  const size_t query = url.find('?', start);
+  const absl::string_view head = url.substr(start, query - start);
+  const size_t at = head.rfind('@');
+  if (at == absl::string_view::npos) return {absl::string_view::npos, 0};
+  return {start, at};
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string PercentDecode(absl::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 &&
+        HexDigit(s[i + 2]) >= 0) {
+      out.push_back(
+          static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// The ranges of `url` that hold a password: the user information's after
+// its first ':', and each password= parameter's value.
+std::vector<std::pair<size_t, size_t>> PasswordRanges(absl::string_view url) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const auto [start, length] = UserInfo(url);
+  if (start != absl::string_view::npos) {
+    const size_t colon = url.substr(start, length).find(':');
+    if (colon != absl::string_view::npos) {
+      out.emplace_back(start + colon + 1, length - colon - 1);
+    }
+  }
+  const size_t query = url.find('?');
+  if (query != absl::string_view::npos) {
+    size_t at = query + 1;
+    while (at < url.size()) {
+      size_t end = url.find('&', at);
+      if (end == absl::string_view::npos) end = url.size();
+      const absl::string_view param = url.substr(at, end - at);
+      if (absl::StartsWithIgnoreCase(param, "password=")) {
+        out.emplace_back(at + 9, end - at - 9);
+      }
+      at = end + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RedactUrl(absl::string_view url) {
+  std::string out(url);
+  std::vector<std::pair<size_t, size_t>> ranges = PasswordRanges(url);
+  // From the last, so that earlier offsets stay valid.
+  std::sort(ranges.begin(), ranges.end());
+  for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+    out.replace(it->first, it->second, "***");
+  }
+  return out;
+}
+
+std::vector<std::string> UrlSecrets(absl::string_view url) {
+  std::vector<std::string> out;
+  for (const auto& [start, length] : PasswordRanges(url)) {
+    if (length == 0) continue;
+    const absl::string_view raw = url.substr(start, length);
+    out.emplace_back(raw);
+    out.push_back(PercentDecode(raw));
+    // libpq ends the user information at a '/': what it may quote.
+    if (const size_t slash = raw.find('/'); slash > 0 && slash != raw.npos) {
+      out.emplace_back(raw.substr(0, slash));
+    }
+  }
+  if (const char* env = std::getenv("PGPASSWORD"); env && *env) {
+    out.emplace_back(env);
+  }
+  // Longest first: a secret that contains another is replaced whole.
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  return out;
+}
+
+std::string ScrubMessage(absl::string_view text, absl::string_view url) {
+  // The URL as the user wrote it (libpq quotes it in parse errors) becomes
+  // the redacted one, then any password left (decoded, PGPASSWORD) ***.
+  std::string out = absl::StrReplaceAll(text, {{url, RedactUrl(url)}});
+  for (const std::string& secret : UrlSecrets(url)) {
+    if (!secret.empty()) out = absl::StrReplaceAll(out, {{secret, "***"}});
+  }
+  // libpq's messages are lines, the hints indented by a tab: one line.
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) lines.emplace_back(line);
+  }
+  return absl::StrJoin(lines, "; ");
 }
 
 namespace {
@@ -63,8 +167,8 @@ std::string NumberPlaceholders(absl::string_view sql) {
 
 class PostgresStore final : public HistoryStore {
  public:
-  PostgresStore(PGconn* conn, std::string name)
-      : conn_(conn), name_(std::move(name)) {}
+  PostgresStore(PGconn* conn, std::string url)
+      : conn_(conn), url_(std::move(url)), name_(RedactUrl(url_)) {}
   ~PostgresStore() override { PQfinish(conn_); }
 
   const char* Backend() const override { return "postgresql"; }
@@ -104,7 +208,7 @@ class PostgresStore final : public HistoryStore {
       const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
       std::string message =
           absl::StrCat("store ", name_, ": a statement failed: ",
-                       absl::StripAsciiWhitespace(PQresultErrorMessage(res)));
+                       ScrubMessage(PQresultErrorMessage(res), url_));
       if (PQstatus(conn_) != CONNECTION_OK) {
         return absl::UnavailableError(
             absl::StrCat(message, " (the connection to the server was lost)"));
@@ -151,8 +255,78 @@ class PostgresStore final : public HistoryStore {
 
  private:
   PGconn* conn_;
+  std::string url_;  // for ScrubMessage(); never printed
   std::string name_;
 };
+
+}  // namespace
+
+namespace {
+
+// The connect timeout in seconds that applies: the URL's connect_timeout,
+// else PGCONNECT_TIMEOUT, else none (empty); libpq reads both itself.
+std::string GivenConnectTimeout(PQconninfoOption* options) {
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (absl::string_view(o->keyword) == "connect_timeout" &&
+        o->val != nullptr && *o->val != '\0') {
+      return o->val;
+    }
+  }
+  const char* env = std::getenv("PGCONNECT_TIMEOUT");
+  return env != nullptr && *env != '\0' ? env : "";
+}
+
+// Why a connection failed, as a status: what libpq said (one line, no
+// password), and what to check.
+absl::Status ConnectError(PGconn* conn, const std::string& url,
+                          const std::string& timeout) {
+  const std::string why = ScrubMessage(PQerrorMessage(conn), url);
+  const std::string host = PQhost(conn) != nullptr ? PQhost(conn) : "";
+  const std::string port = PQport(conn) != nullptr ? PQport(conn) : "";
+  const std::string message = absl::StrCat(
+      "cannot connect to the PostgreSQL store ", RedactUrl(url), ": ", why);
+  if (absl::StrContains(why, "password") ||
+      absl::StrContains(why, "authentication")) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(message,
+                     " (check the user and password in the URL, "
+                     "or PGPASSWORD / ~/.pgpass)"));
+  }
+  if (absl::StrContains(why, "does not exist")) {
+    return absl::NotFoundError(message);
+  }
+  if (absl::StrContains(why, "invalid port") ||
+      absl::StrContains(why, "invalid integer value")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        message,
+        " (a port is a number from 1 to 65535: postgresql://HOST:PORT/"
+        "DATABASE)"));
+  }
+  if (absl::StrContains(why, "timeout expired")) {
+    return absl::UnavailableError(absl::StrCat(
+        message, " (no answer within the connect timeout of ", timeout,
+        " s from host ", host, " port ", port,
+        ": a firewall, or not a PostgreSQL server there; the timeout is "
+        "?connect_timeout=SECONDS or PGCONNECT_TIMEOUT)"));
+  }
+  if (absl::StrContains(why, "Connection refused")) {
+    return absl::UnavailableError(absl::StrCat(
+        message, " (nothing accepts connections on host ", host, " port ", port,
+        ": check the port in the URL, postgresql://HOST:PORT/ (default "
+        "5432, or PGPORT), and that the server listens there)"));
+  }
+  if (absl::StrContains(why, "No such file or directory") &&
+      absl::StrContains(why, "socket")) {
+    return absl::UnavailableError(absl::StrCat(
+        message, " (no server socket for port ", port, " in ", host,
+        ": check host= (the socket directory) and the port, and that the "
+        "server runs)"));
+  }
+  return absl::UnavailableError(
+      absl::StrCat(message,
+                   " (check the host and port in the URL, and that the server "
+                   "runs and is reachable from here)"));
+}
 
 }  // namespace
 
@@ -162,44 +336,35 @@ absl::StatusOr<std::unique_ptr<HistoryStore>> OpenPostgresStore(
   char* parse_error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &parse_error);
   if (options == nullptr) {
-    std::string why = parse_error != nullptr
-                          ? std::string(absl::StripAsciiWhitespace(parse_error))
-                          : "out of memory";
+    std::string why = parse_error != nullptr ? ScrubMessage(parse_error, url)
+                                             : "out of memory";
     PQfreemem(parse_error);
     return absl::InvalidArgumentError(absl::StrCat(
         "malformed PostgreSQL URL ", name, ": ", why,
         "; expected postgresql://[USER[:PASSWORD]@][HOST][:PORT][/DATABASE]"
         "[?host=/socket/dir&...]"));
   }
+  std::string timeout = GivenConnectTimeout(options);
   PQconninfoFree(options);
-  // The URL, and a connect timeout unless it sets one.
-  const char* keywords[] = {"dbname", "connect_timeout", nullptr};
-  const char* values[] = {url.c_str(), "10", nullptr};
+  // The URL, and a connect timeout of 10 s unless the URL or the
+  // environment sets one (a keyword after dbname would override both).
+  const bool default_timeout = timeout.empty();
+  if (default_timeout) timeout = "10";
+  const char* keywords[] = {
+      "dbname", default_timeout ? "connect_timeout" : nullptr, nullptr};
+  const char* values[] = {url.c_str(), timeout.c_str(), nullptr};
   PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr) {
     return absl::ResourceExhaustedError("libpq: out of memory");
   }
   if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string why(absl::StripAsciiWhitespace(PQerrorMessage(conn)));
+    absl::Status error = ConnectError(conn, url, timeout);
     PQfinish(conn);
-    const std::string message = absl::StrCat(
-        "cannot connect to the PostgreSQL store ", name, ": ", why);
-    if (absl::StrContains(why, "password") ||
-        absl::StrContains(why, "authentication")) {
-      return absl::PermissionDeniedError(
-          absl::StrCat(message,
-                       " (check the user and password in the URL, "
-                       "or PGPASSWORD / ~/.pgpass)"));
-    }
-    if (absl::StrContains(why, "does not exist")) {
-      return absl::NotFoundError(message);
-    }
-    return absl::UnavailableError(absl::StrCat(
-        message, " (is the server running and reachable at that address?)"));
+    return error;
   }
   PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
   return std::unique_ptr<HistoryStore>(
-      std::make_unique<PostgresStore>(conn, name));
+      std::make_unique<PostgresStore>(conn, url));
 }
 
 }  // namespace perfcounters::tools

@@ -11,6 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "edit_distance.h"
 #include "history.h"
 #include "status_macros.h"
 
@@ -125,7 +127,89 @@ int64_t IdOf(const absl::flat_hash_map<int64_t, std::string>& names,
   return -1;
 }
 
+absl::StatusOr<std::vector<std::string>> Distinct(HistoryStore& store,
+                                                  const char* sql) {
+  std::vector<std::string> out;
+  RETURN_IF_ERROR(store.Query(sql, {}, {SqlType::kText},
+                              [&](const std::vector<SqlValue>& r) {
+                                out.push_back(std::get<std::string>(r[0]));
+                              }));
+  return out;
+}
+
+// "--metric 'x' matches no metric of the store; did you mean 'y'? (the
+// store has: ...)".
+absl::Status NothingMatches(const char* option, const std::string& given,
+                            const char* what,
+                            const std::vector<std::string>& stored) {
+  const std::vector<std::string> close =
+      internal::ClosestNames(given, stored, 3);
+  std::vector<std::string> shown(
+      stored.begin(), stored.begin() + std::min<size_t>(stored.size(), 12));
+  return absl::InvalidArgumentError(absl::StrCat(
+      option, " '", given, "' matches no ", what, " of the store",
+      close.empty() ? ""
+                    : absl::StrCat("; did you mean '",
+                                   absl::StrJoin(close, "', '"), "'?"),
+      stored.empty()
+          ? " (it has none)"
+          : absl::StrCat(" (it has ", stored.size(), ": ",
+                         absl::StrJoin(shown, ", "),
+                         shown.size() < stored.size() ? ", ..." : "", ")")));
+}
+
 }  // namespace
+
+absl::Status CheckSeriesQuery(HistoryStore& store, const SeriesQuery& query) {
+  if (query.benchmark) {
+    ASSIGN_OR_RETURN(auto names, Distinct(store,
+                                          "SELECT name FROM benchmarks ORDER "
+                                          "BY name"));
+    if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+          return query.benchmark->Matches(n);
+        })) {
+      return NothingMatches("--benchmark", query.benchmark->pattern(),
+                            "benchmark", names);
+    }
+  }
+  if (!query.metric.empty()) {
+    ASSIGN_OR_RETURN(auto names,
+                     Distinct(store, "SELECT name FROM metrics ORDER BY name"));
+    if (std::find(names.begin(), names.end(), query.metric) == names.end()) {
+      return NothingMatches("--metric", query.metric, "metric", names);
+    }
+  }
+  for (const auto& [option, given, sql] :
+       {std::tuple{"--machine", &query.machine,
+                   "SELECT DISTINCT machine FROM runs ORDER BY machine"},
+        std::tuple{"--branch", &query.branch,
+                   "SELECT DISTINCT branch FROM runs ORDER BY branch"}}) {
+    if (given->empty()) continue;
+    ASSIGN_OR_RETURN(auto names, Distinct(store, sql));
+    if (std::find(names.begin(), names.end(), *given) == names.end()) {
+      return NothingMatches(option, *given, option + 2, names);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StoredMachines(
+    HistoryStore& store, const std::string& branch) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  std::string sql = "SELECT machine, COUNT(*) FROM runs";
+  std::vector<SqlValue> params;
+  if (!branch.empty()) {
+    sql += " WHERE branch = ?";
+    params.emplace_back(branch);
+  }
+  sql += " GROUP BY machine ORDER BY machine";
+  RETURN_IF_ERROR(store.Query(sql, params, {SqlType::kText, SqlType::kInt},
+                              [&](const std::vector<SqlValue>& r) {
+                                out.emplace_back(std::get<std::string>(r[0]),
+                                                 std::get<int64_t>(r[1]));
+                              }));
+  return out;
+}
 
 absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
                                                const SeriesQuery& query) {

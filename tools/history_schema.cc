@@ -1,12 +1,18 @@
 // history_schema.cc: the history store's schema, created and migrated
 // forward in one transaction, and the store's opening. docs/history.md
 // describes the tables.
+#include <unistd.h>
+
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "history_store.h"
 #include "status_macros.h"
@@ -62,8 +68,32 @@ const std::vector<std::vector<std::string>>& Migrations() {
       {"ALTER TABLE points ADD COLUMN coverage DOUBLE PRECISION",
        "ALTER TABLE samples ADD COLUMN coverage DOUBLE PRECISION",
        "ALTER TABLE aggregates ADD COLUMN coverage DOUBLE PRECISION"},
+      // 2 -> 3: the default machine no longer has the CPU's clock
+      // (DropClockFromMachines()).
+      {},
   };
   return *steps;
+}
+
+// "host / 2 CPUs / 2695 MHz", the default machine of versions 1 and 2,
+// becomes "host / 2 CPUs": the clock moves between runs of one machine.
+absl::Status DropClockFromMachines(HistoryStore& store) {
+  std::vector<std::string> machines;
+  RETURN_IF_ERROR(
+      store.Query("SELECT DISTINCT machine FROM runs", {}, {SqlType::kText},
+                  [&](const std::vector<SqlValue>& row) {
+                    machines.push_back(std::get<std::string>(row[0]));
+                  }));
+  for (const std::string& m : machines) {
+    const size_t slash = m.rfind(" / ");
+    if (slash == std::string::npos || !absl::EndsWith(m, " MHz") ||
+        !absl::EndsWith(m.substr(0, slash), " CPUs")) {
+      continue;
+    }
+    RETURN_IF_ERROR(store.Exec("UPDATE runs SET machine = ? WHERE machine = ?",
+                               {m.substr(0, slash), m}));
+  }
+  return absl::OkStatus();
 }
 
 std::string ForBackend(const HistoryStore& store, const std::string& sql) {
@@ -158,6 +188,7 @@ absl::Status PrepareSchema(HistoryStore& store, int64_t target) {
       for (const std::string& sql : Migrations()[version - 1]) {
         RETURN_IF_ERROR(store.Exec(ForBackend(store, sql)));
       }
+      if (version == 2) RETURN_IF_ERROR(DropClockFromMachines(store));
     }
     RETURN_IF_ERROR(store.Exec(
         "DELETE FROM perfcounters_meta WHERE key = 'schema_version'"));
@@ -168,12 +199,103 @@ absl::Status PrepareSchema(HistoryStore& store, int64_t target) {
   });
 }
 
+namespace {
+
+// The tables of the store's database (SQLite: all; PostgreSQL: those of
+// the current schema).
+absl::StatusOr<std::vector<std::string>> Tables(HistoryStore& store) {
+  std::vector<std::string> out;
+  RETURN_IF_ERROR(store.Query(
+      std::string(store.Backend()) == "sqlite"
+          ? "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+          : "SELECT table_name FROM information_schema.tables WHERE "
+            "table_schema = current_schema() ORDER BY table_name",
+      {}, {SqlType::kText}, [&](const std::vector<SqlValue>& row) {
+        if (const auto* t = std::get_if<std::string>(&row[0])) {
+          out.push_back(*t);
+        }
+      }));
+  return out;
+}
+
+constexpr const char* kOurTables[] = {
+    "perfcounters_meta", "runs",      "benchmarks", "metrics", "points",
+    "samples",           "aggregates"};
+
+// OK for a store of ours or an empty one (`*empty` says which); an error
+// for a database of another program.
+absl::Status CheckOurs(HistoryStore& store, bool* empty) {
+  ASSIGN_OR_RETURN(std::vector<std::string> tables, Tables(store));
+  *empty = tables.empty();
+  std::vector<std::string> foreign;
+  for (const std::string& t : tables) {
+    if (t == "perfcounters_meta") return absl::OkStatus();
+    const bool ours = std::find(std::begin(kOurTables), std::end(kOurTables),
+                                t) != std::end(kOurTables);
+    // PostgreSQL: a database may hold other programs' tables beside ours,
+    // but not tables of our names that are not ours.
+    if (ours || std::string(store.Backend()) == "sqlite") foreign.push_back(t);
+  }
+  if (foreign.empty()) return absl::OkStatus();
+  if (foreign.size() > 5) {
+    foreign.resize(5);
+    foreign.push_back("...");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "store ", store.Name(),
+      " is not a perfcounters history store: it holds tables of another "
+      "program (",
+      absl::StrJoin(foreign, ", "),
+      ") and no perfcounters_meta; give --db a new file (or an empty one) "
+      "for a new store, or the path of an existing store"));
+}
+
+absl::Status MissingStore(const std::string& db, bool exists) {
+  return absl::NotFoundError(absl::StrCat(
+      "store ", IsPostgresUrl(db) ? RedactUrl(db) : db,
+      exists ? " holds no history (no run was added to it)" : " does not exist",
+      ": check --db; `perfcounters history add RUN.json --db DB` creates a "
+      "store"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenHistoryStore(
-    const std::string& db) {
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<HistoryStore> store,
-      IsPostgresUrl(db) ? OpenPostgresStore(db) : OpenSqliteStore(db));
-  RETURN_IF_ERROR(PrepareSchema(*store));
+    const std::string& db, StoreAccess mode) {
+  const bool pg = IsPostgresUrl(db);
+  const bool read = mode == StoreAccess::kRead;
+  if (read && !pg && !db.empty() && ::access(db.c_str(), F_OK) != 0) {
+    return MissingStore(db, false);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store,
+                   pg ? OpenPostgresStore(db) : OpenSqliteStore(db, read));
+  bool empty = false;
+  RETURN_IF_ERROR(CheckOurs(*store, &empty));
+  if (!read) {
+    RETURN_IF_ERROR(PrepareSchema(*store));
+    return store;
+  }
+  ASSIGN_OR_RETURN(bool has_meta, HasMetaTable(*store));
+  if (!has_meta) return MissingStore(db, true);
+  ASSIGN_OR_RETURN(int64_t version, StoredVersion(*store));
+  if (version > kHistorySchemaVersion) return TooNew(*store, version);
+  if (version < kHistorySchemaVersion) {
+    // An older store is migrated forward (as add would), which writes.
+    if (!pg) {
+      store.reset();
+      ASSIGN_OR_RETURN(store, OpenSqliteStore(db, false));
+    }
+    if (absl::Status s = PrepareSchema(*store); !s.ok()) {
+      return absl::Status(
+          s.code(),
+          absl::StrCat(s.message(), "; the store has schema version ", version,
+                       ", which this perfcounters "
+                       "migrates to ",
+                       kHistorySchemaVersion,
+                       " when it opens it: once, as a user who "
+                       "may write the store"));
+    }
+  }
   return store;
 }
 

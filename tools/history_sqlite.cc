@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "history_store.h"
 #include "status_macros.h"
 
@@ -157,18 +158,51 @@ class SqliteStore final : public HistoryStore {
   absl::flat_hash_map<std::string, sqlite3_stmt*> cache_;
 };
 
+// Whether this process may create files in the directory of `path`.
+bool DirectoryWritable(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  return access(dir.c_str(), W_OK) == 0;
+}
+
+// `path` for a file: URI (RFC 3986: '%', '?' and '#' escaped).
+std::string UriPath(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      absl::StrAppend(&out, absl::StrFormat("%%%02X", c));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
-    const std::string& path) {
+    const std::string& path, bool read_only) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         "--db is empty: give a file path (SQLite) or a postgresql:// URL");
   }
+  // A reader that may not create the WAL index (a directory it cannot
+  // write, no writer active: no -wal file) reads the file as it is
+  // (immutable): SQLite cannot open a WAL store read-only otherwise.
+  const bool immutable = read_only && access(path.c_str(), F_OK) == 0 &&
+                         access((path + "-wal").c_str(), F_OK) != 0 &&
+                         access((path + "-shm").c_str(), F_OK) != 0 &&
+                         !DirectoryWritable(path);
+  const std::string name =
+      immutable ? absl::StrCat("file:", UriPath(path), "?immutable=1") : path;
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(
-      path.c_str(), &db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      name.c_str(), &db,
+      (read_only ? SQLITE_OPEN_READONLY
+                 : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+          SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0),
       nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
@@ -185,12 +219,14 @@ absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
   // WAL: readers do not block the writer; the journal mode sticks to the
   // file. A read-only file stays in its mode (the schema step then says
   // what cannot be written).
-  if (absl::Status s = store->Query("PRAGMA journal_mode=WAL", {},
-                                    {SqlType::kText}, [](const auto&) {});
-      !s.ok() && s.code() != absl::StatusCode::kPermissionDenied) {
-    return s;
+  if (!read_only) {
+    if (absl::Status s = store->Query("PRAGMA journal_mode=WAL", {},
+                                      {SqlType::kText}, [](const auto&) {});
+        !s.ok() && s.code() != absl::StatusCode::kPermissionDenied) {
+      return s;
+    }
+    RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", {}));
   }
-  RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", {}));
   RETURN_IF_ERROR(store->Exec("PRAGMA foreign_keys=ON", {}));
   return std::unique_ptr<HistoryStore>(std::move(store));
 }

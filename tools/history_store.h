@@ -55,28 +55,55 @@ class HistoryStore {
 };
 
 // The schema version this build writes, and reads.
-// Version 2 added each value's multiplexing coverage.
-inline constexpr int64_t kHistorySchemaVersion = 2;
+// Version 2 added each value's multiplexing coverage; version 3 dropped the
+// CPU's clock from the default machine ("host / 2 CPUs / 2695 MHz" became
+// "host / 2 CPUs").
+inline constexpr int64_t kHistorySchemaVersion = 3;
 
-// Opens (creating it when it is a file that does not exist) the store `db`
-// and migrates its schema forward. A store of a newer schema version is
+// What a command does with a store.
+enum class StoreAccess {
+  // `history add`: creates a store that does not exist (a file that does
+  // not exist or is empty; a PostgreSQL database without our tables) and
+  // migrates its schema forward.
+  kAdd,
+  // Everything else: opens the store read-only (SQLite; PostgreSQL's
+  // readers only SELECT), so that a user who may read but not write it
+  // can; a store that does not exist or holds no history is NotFound,
+  // naming it. (An older schema is migrated, which needs write access.)
+  kRead,
+};
+
+// Opens the store `db`. A file or database that holds tables of another
+// program (SQLite: any table; PostgreSQL: a table of ours, without our
+// schema version) is refused (InvalidArgument): perfcounters never writes
+// into another program's database. A store of a newer schema version is
 // FailedPrecondition, naming both versions. A URL that is malformed, a
 // server that cannot be reached or refuses the login, a file that is not a
-// store: InvalidArgument / Unavailable / PermissionDenied naming `db`.
+// store: InvalidArgument / Unavailable / PermissionDenied naming `db`
+// (never its password).
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenHistoryStore(
-    const std::string& db);
+    const std::string& db, StoreAccess mode = StoreAccess::kAdd);
 
 // Whether `db` names a PostgreSQL store (a postgresql:// or postgres://
 // URL).
 bool IsPostgresUrl(absl::string_view db);
 
-// `url` with its password replaced by "***" (for messages).
+// `url` with its passwords (USER:PASSWORD@ and ?password=) replaced by
+// "***" (for messages).
 std::string RedactUrl(absl::string_view url);
+
+// The passwords a PostgreSQL connection to `url` may use, each as written
+// and percent-decoded: the URL's and PGPASSWORD; longest first.
+std::vector<std::string> UrlSecrets(absl::string_view url);
+
+// A libpq message `text` about `url` made fit to print: the URL redacted,
+// every password of UrlSecrets() "***", its lines joined by "; ".
+std::string ScrubMessage(absl::string_view text, absl::string_view url);
 
 // The back ends (history_sqlite.cc, history_pg.cc): open without the
 // schema step.
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSqliteStore(
-    const std::string& path);
+    const std::string& path, bool read_only = false);
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenPostgresStore(
     const std::string& url);
 

@@ -113,7 +113,8 @@ std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
 
 int RunReportTrends(const std::string& db, const std::string& benchmark,
                     const std::string& output, const std::string& title) {
-  absl::StatusOr<std::unique_ptr<HistoryStore>> store = OpenHistoryStore(db);
+  absl::StatusOr<std::unique_ptr<HistoryStore>> store =
+      OpenHistoryStore(db, StoreAccess::kRead);
   if (!store.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
                  EscapeControlBytes(store.status().message()).c_str());
@@ -128,6 +129,11 @@ int RunReportTrends(const std::string& db, const std::string& benchmark,
       return kExitUsage;
     }
     q.benchmark = *std::move(f);
+  }
+  if (absl::Status s = CheckSeriesQuery(**store, q); !s.ok()) {
+    std::fprintf(stderr, "perfcounters report: %s\n",
+                 EscapeControlBytes(s.message()).c_str());
+    return kExitUsage;
   }
   absl::StatusOr<std::vector<Series>> series = ReadSeries(**store, q);
   if (!series.ok()) {

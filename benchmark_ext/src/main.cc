@@ -1,6 +1,7 @@
 // main.cc: perfcounters::BenchmarkMain, gbench's main with perf counters.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
 #include "environment_context.h"
@@ -27,6 +29,22 @@
 
 namespace perfcounters {
 namespace {
+
+// The CPU's model name (/proc/cpuinfo's first "model name"; empty where
+// there is none, as on most arm64 kernels): with the host name, a
+// machine's identity that does not move with its clock
+// (`perfcounters history`'s default machine).
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!absl::StartsWith(line, "model name")) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+  }
+  return "";
+}
 
 // Prints the read path and records it and the calibration in the JSON
 // context. False (after an error message) when --perf_counters_read=user
@@ -230,6 +248,9 @@ int BenchmarkMain(int argc, char** argv) {
   }
   const std::string warnings = DescribeUnavailable(*plan);
   std::fputs(warnings.c_str(), stderr);
+  if (const std::string model = CpuModel(); !model.empty()) {
+    benchmark::AddCustomContext("perfcounters.cpu_model", model);
+  }
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
