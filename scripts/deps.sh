@@ -34,6 +34,9 @@ perfcounters_test_packages=(
   # the history test starts a real PostgreSQL server (initdb, pg_ctl) and
   # checks its t distribution against SciPy's
   postgresql python3-scipy
+  # the simulated counting source (docs/simulate.md): valgrind runs the
+  # benchmarks, its headers give the client requests
+  valgrind
   # the emulated arm64 machine (tests/arm64): cross compiler, qemu, initramfs tools
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )

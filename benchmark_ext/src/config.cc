@@ -24,10 +24,12 @@ namespace bench_internal {
 namespace {
 
 std::shared_ptr<const Config> MakeConfig(Plan plan,
-                                         const MeasureOptions& options) {
+                                         const MeasureOptions& options,
+                                         bool simulated) {
   auto config = std::make_shared<Config>();
   config->plan = std::move(plan);
   config->options = options;
+  config->simulated = simulated;
   for (const PlannedGroup& g : config->plan.groups) {
     config->first_event.push_back(config->keys.size());
     for (const PlannedEvent& e : g.events) {
@@ -71,20 +73,28 @@ Plan CurrentBenchmarkPlan() {
 
 bool AnyCounterNotCounted() { return Registry::Get().any_not_counted(); }
 
+absl::StatusOr<Plan> ConfigureEvents(std::string_view list,
+                                     const MeasureOptions& options,
+                                     const TryOpenFn& try_open,
+                                     bool simulated) {
+  ParseOptions parse_options;
+  parse_options.default_user_only = true;
+  ASSIGN_OR_RETURN(Request request, ParseRequest(list, parse_options));
+  Plan plan = MakePlan(request, try_open);
+  Registry& registry = Registry::Get();
+  if (!plan.unavailable.empty()) registry.MarkNotCounted();
+  registry.SetConfig(plan.requested_keys.empty()
+                         ? nullptr
+                         : MakeConfig(plan, options, simulated));
+  return plan;
+}
+
 }  // namespace bench_internal
 
 absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
                                         const MeasureOptions& options) {
-  ParseOptions parse_options;
-  parse_options.default_user_only = true;
-  ASSIGN_OR_RETURN(Request request, ParseRequest(list, parse_options));
-  Plan plan = MakePlan(request, OpenAndVerify);
-  bench_internal::Registry& registry = bench_internal::Registry::Get();
-  if (!plan.unavailable.empty()) registry.MarkNotCounted();
-  registry.SetConfig(plan.requested_keys.empty()
-                         ? nullptr
-                         : bench_internal::MakeConfig(plan, options));
-  return plan;
+  return bench_internal::ConfigureEvents(list, options, OpenAndVerify,
+                                         /*simulated=*/false);
 }
 
 }  // namespace perfcounters

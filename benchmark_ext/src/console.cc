@@ -108,7 +108,8 @@ void WarnNotCounted(const std::vector<std::string>& keys,
 
 bool ShowContextOnConsole(absl::string_view key, bool verbose) {
   return verbose || !absl::StartsWith(key, "perfcounters.") ||
-         key == "perfcounters.events" || key == "perfcounters.read_path";
+         key == "perfcounters.events" || key == "perfcounters.read_path" ||
+         key == "perfcounters.source";
 }
 
 double RoundSignificant(double value, int digits) {

@@ -26,6 +26,7 @@
 #include "perfcounters/plan.h"
 #include "profile_pass.h"
 #include "rows.h"
+#include "simulate.h"
 
 namespace perfcounters {
 namespace {
@@ -201,6 +202,7 @@ void StartCounting(const bench::Flags& flags) {
 
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
+  std::fputs(bench_internal::SourceFlagHelp().c_str(), stdout);
   std::fputs(bench_internal::ProfileFlagsHelp().c_str(), stdout);
   benchmark::PrintDefaultHelp();
 }
@@ -208,6 +210,16 @@ void PrintHelp() {
 }  // namespace
 
 int BenchmarkMain(int argc, char** argv) {
+  // The arguments as given, for the simulator's child (simulate.h).
+  const std::vector<std::string> args(argv, argv + argc);
+  absl::StatusOr<bench_internal::SourceFlag> source =
+      bench_internal::ExtractSourceFlag(
+          &argc, argv, std::getenv(bench_internal::kSourceEnvVar));
+  if (!source.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(source.status().message()).c_str());
+    return 1;
+  }
   absl::StatusOr<bench::Flags> flags =
       bench::ExtractFlags(&argc, argv, std::getenv(bench::kEventsEnvVar));
   if (!flags.ok()) {
@@ -221,6 +233,13 @@ int BenchmarkMain(int argc, char** argv) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(profile_flags.status().message()).c_str());
     return 1;
+  }
+  const bool child = bench_internal::IsSimulatorChild();
+  if (!child && source->source != bench_internal::Source::kPmu) {
+    std::optional<int> rc =
+        bench_internal::MaybeSimulate(*source, flags->events.value_or(""),
+                                      !profile_flags->event.empty(), args);
+    if (rc.has_value()) return *rc;
   }
   const OutFile out = FindOutFile(argc, argv);
   benchmark::Initialize(&argc, argv, &PrintHelp);
@@ -238,7 +257,9 @@ int BenchmarkMain(int argc, char** argv) {
   MeasureOptions options;
   options.read_mode = flags->read_mode;
   options.calibrate = flags->calibrate;
-  absl::StatusOr<Plan> plan = SetBenchmarkEvents(list, options);
+  absl::StatusOr<Plan> plan =
+      child ? bench_internal::SetSimulatedEvents(list, options)
+            : SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
     // The message quotes the list (shortened when long) where it matters.
     std::fprintf(stderr, "perfcounters: error: %s: %s\n",
@@ -251,6 +272,7 @@ int BenchmarkMain(int argc, char** argv) {
   if (const std::string model = CpuModel(); !model.empty()) {
     benchmark::AddCustomContext("perfcounters.cpu_model", model);
   }
+  if (!child) bench_internal::NoteSimulatable(list, *plan);
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
@@ -266,9 +288,19 @@ int BenchmarkMain(int argc, char** argv) {
                  plan->unavailable.size());
     return 1;
   }
-  if (!DescribeSetup(*flags)) return 1;
-  bench_internal::AddEnvironmentContext();
-  StartCounting(*flags);
+  if (child) {
+    if (!bench_internal::DescribeSimulatorChild()) return 1;
+    bench_internal::PrepareCallingThread();
+    bench_internal::AddEnvironmentContext();
+  } else {
+    if (!DescribeSetup(*flags)) return 1;
+    bench_internal::AddEnvironmentContext();
+    StartCounting(*flags);
+    // Said when asked for (--perf_counters_source or the environment).
+    if (!list.empty() && !source->origin.empty()) {
+      benchmark::AddCustomContext("perfcounters.source", "pmu");
+    }
+  }
   bench_internal::RowFiller rows;
   std::unique_ptr<benchmark::BenchmarkReporter> display(
       benchmark::CreateDefaultDisplayReporter());

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,9 @@
 #include "registry.h"
 
 namespace perfcounters {
+namespace bench_internal {
+struct SimThread;
+}  // namespace bench_internal
 
 // One thread's groups (opened and calibrated by the core's Counters) and
 // the current batch.
@@ -33,11 +37,21 @@ struct Measure::ThreadCounters {
   // then holds no group and every event is not counted.
   absl::Status budget;
   Counters counters;
+  // The simulator's brackets (simulate.h) when the configuration is
+  // simulated (`counters` then holds no group); null otherwise.
+  std::shared_ptr<bench_internal::SimThread> sim = nullptr;
 };
 
 namespace bench_internal {
 
 using ThreadCounters = Measure::ThreadCounters;
+
+// Parses `list`, plans it with `try_open` and makes it the configured
+// events (SetBenchmarkEvents() with OpenAndVerify; the simulator's with
+// its own test and `simulated`, simulate.h).
+absl::StatusOr<Plan> ConfigureEvents(std::string_view list,
+                                     const MeasureOptions& options,
+                                     const TryOpenFn& try_open, bool simulated);
 
 // The configuration (read from PERFCOUNTERS_EVENTS on first use when no
 // one called SetBenchmarkEvents()); null when no events are configured.

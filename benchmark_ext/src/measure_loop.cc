@@ -26,6 +26,7 @@
 #include "perfcounters/counters.h"
 #include "profile_pass.h"
 #include "profiler_pass.h"
+#include "simulate.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -62,6 +63,29 @@ void bench_internal::CalibrateBrackets(ThreadCounters* c) {
 void Measure::Access::Calibrate(ThreadCounters* c) {
   using bench_internal::NoTimer;
   using bench_internal::t_active;
+  if (c->sim != nullptr) {
+    // The simulator's brackets, through the same code (simulate.h). An
+    // empty loop, which the compiler drops with its test before the loop:
+    // the least a benchmark's loop can run, so that what remains of a
+    // batch is never below 0 (the benchmark function's own instructions
+    // around its loop, a few per batch, stay in).
+    bench_internal::SimCalibrate(
+        c->sim.get(),
+        [c] {
+          Measure m(c);
+          for (auto _ : m) {
+          }
+        },
+        [c] {
+          Measure paused(c);
+          t_active = &paused;
+          NoTimer timer;
+          ResumeTiming(timer);
+          PauseTiming(timer);
+          t_active = nullptr;
+        });
+    return;
+  }
   Counters& counters = c->counters;
   std::vector<BracketCost> batch = counters.MeasureBracket([c] {
     Measure m(c);
@@ -123,6 +147,8 @@ Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
   if (state_ != nullptr) bench_internal::ProfileEnd();
   if (bench_internal::t_active == this) {
+    if (counters_->sim != nullptr)
+      bench_internal::SimStop(counters_->sim.get());
     counters_->counters.Stop();
     bench_internal::t_active = nullptr;
   }
@@ -162,13 +188,21 @@ Measure::Iterator Measure::begin() {
   if (counters_ != nullptr) {
     bench_internal::t_active = this;
     counters_->counters.Start();
+    if (counters_->sim != nullptr) {
+      bench_internal::SimStart(counters_->sim.get(),
+                               state_ == nullptr ? 1 : state_->threads());
+    }
   }
   return Iterator(this, n);
 }
 
 void Measure::Finish() {
   // The counters stop first (a no-op when they are not running).
-  if (counters_ != nullptr) counters_->counters.Stop();
+  if (counters_ != nullptr) {
+    if (counters_->sim != nullptr)
+      bench_internal::SimStop(counters_->sim.get());
+    counters_->counters.Stop();
+  }
   if (state_ != nullptr) bench_internal::ProfileEnd();
   if (finished_) return;
   finished_ = true;
@@ -178,6 +212,10 @@ void Measure::Finish() {
   if (counters_ != nullptr) {
     if (state.error_occurred()) {
       bench_internal::PublishSkipped(*counters_);
+    } else if (counters_->sim != nullptr) {
+      bench_internal::PublishSimulated(
+          counters_->sim.get(), *counters_->config,
+          state.max_iterations > 0 ? state.max_iterations : 1);
     } else {
       bench_internal::PublishBatch(
           *counters_, state.max_iterations > 0 ? state.max_iterations : 1);
@@ -191,15 +229,23 @@ void Measure::Finish() {
   if (counters_ != nullptr && state.thread_index() == 0 &&
       !state.error_occurred()) {
     bench_internal::Report(*counters_->config, state);
+    if (counters_->sim != nullptr) {
+      bench_internal::ReportSimulatedEstimates(*counters_->config, state);
+    }
   }
 }
 
 void Measure::Pause() {
-  if (counters_ != nullptr) counters_->counters.Stop();
+  if (counters_ == nullptr) return;
+  if (counters_->sim != nullptr) bench_internal::SimPause(counters_->sim.get());
+  counters_->counters.Stop();
 }
 
 void Measure::Resume() {
-  if (counters_ != nullptr) counters_->counters.Start();
+  if (counters_ == nullptr) return;
+  counters_->counters.Start();
+  if (counters_->sim != nullptr)
+    bench_internal::SimResume(counters_->sim.get());
 }
 
 }  // namespace perfcounters

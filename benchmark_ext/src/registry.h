@@ -31,6 +31,8 @@ struct Config {
   // Flat list of keys, group by group.
   std::vector<std::string> keys;
   MeasureOptions options;
+  // Counted by the simulator (simulate.h), not the PMU.
+  bool simulated = false;
 };
 
 // How long the counters of the last reported batch ran.
@@ -66,6 +68,9 @@ struct RunRecord {
   bool skipped = false;
   // Warnings: batches too small for the bracket's noise.
   std::vector<std::string> noise;
+  // The simulator's costs of the run, summed over threads (simulate.h's
+  // SimEvent order; empty when not simulated).
+  std::vector<uint64_t> simulated;
 };
 
 // What one reported run left for the main's reporter: its warnings (batches

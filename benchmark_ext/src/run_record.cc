@@ -124,6 +124,7 @@ void ResetRun(const Config& config) {
   run.short_of_descriptors = false;
   run.skipped = false;
   run.noise.clear();
+  run.simulated.clear();
 }
 
 // Thread 0: writes the run's counters.

@@ -21,6 +21,7 @@
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
+#include "simulate.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -54,6 +55,14 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   options.read_mode = config->options.read_mode;
   // Calibrated below, through Measure's own loop (CalibrateBrackets).
   options.calibrate = false;
+  if (config->simulated) {
+    // No group: the simulator's brackets count (simulate.h).
+    t_counters = std::make_unique<ThreadCounters>(ThreadCounters{
+        config, absl::OkStatus(), Counters::Open(Plan{}, options),
+        std::make_shared<SimThread>()});
+    if (config->options.calibrate) CalibrateBrackets(t_counters.get());
+    return t_counters.get();
+  }
   absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
   if (!budget.ok()) {
     WarnOnce("budget/" + std::string(budget.message()),

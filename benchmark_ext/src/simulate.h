@@ -1,0 +1,170 @@
+// simulate.h: the simulated counting source (--perf_counters_source=
+// simulate|auto, PERFCOUNTERS_SOURCE): the flag, the events Valgrind's
+// callgrind counts and their perf names, the parent that re-executes the
+// benchmark under callgrind, and the child's brackets around each batch
+// and pause (client requests instead of perf_event reads). See
+// docs/simulate.md.
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/event_spec.h"
+#include "perfcounters/plan.h"
+
+namespace perfcounters::bench_internal {
+
+struct Config;
+
+// Where the counts come from.
+enum class Source { kPmu, kSimulate, kAuto };
+
+// The environment variable read when no flag names the source.
+inline constexpr char kSourceEnvVar[] = "PERFCOUNTERS_SOURCE";
+// Set by the parent for the child it runs under callgrind: the private
+// directory callgrind writes its dumps into.
+inline constexpr char kChildEnvVar[] = "PERFCOUNTERS_SIMULATE_CHILD";
+// Set by the parent for the child: what perfcounters.source says.
+inline constexpr char kDescriptionEnvVar[] = "PERFCOUNTERS_SIMULATE_SOURCE";
+
+struct SourceFlag {
+  Source source = Source::kPmu;
+  // "--perf_counters_source", "PERFCOUNTERS_SOURCE" or "" (the default).
+  std::string origin;
+};
+
+// Removes --perf_counters_source=... from argv (as ExtractFlags does) and
+// returns it, or PERFCOUNTERS_SOURCE's value (`env`, null when unset) when
+// no flag gives one. A bad value is an error naming it and the valid ones.
+absl::StatusOr<SourceFlag> ExtractSourceFlag(int* argc, char** argv,
+                                             const char* env);
+
+// Our section of --help.
+std::string SourceFlagHelp();
+
+// The callgrind events, in the order callgrind 3.19 writes them with
+// --cache-sim=yes --branch-sim=yes.
+enum SimEvent {
+  kIr,
+  kDr,
+  kDw,
+  kI1mr,
+  kD1mr,
+  kD1mw,
+  kILmr,
+  kDLmr,
+  kDLmw,
+  kBc,
+  kBcm,
+  kBi,
+  kBim,
+  kSimEventCount
+};
+using SimCosts = std::array<uint64_t, kSimEventCount>;
+
+// The costs of one callgrind dump (its `totals:` line, the sum of every
+// function's self cost, by the `events:` line's names; an event the dump
+// lacks is 0). An error names what is missing or malformed.
+absl::StatusOr<SimCosts> ParseCallgrindTotals(absl::string_view dump);
+
+// How `spec` is computed from callgrind's events, as the sum of
+// `events`; an error (the reason, for Plan::unavailable) when the
+// simulator cannot count it.
+absl::StatusOr<std::vector<SimEvent>> SimulatedInputs(const EventSpec& spec);
+
+// The estimated cycles of the cost model (docs/simulate.md): L1 hits + 5 x
+// LL hits + 35 x memory accesses, over instruction fetches and data
+// accesses.
+double EstimatedCycles(const SimCosts& c);
+
+// MakePlan()'s open test for the simulator: OK when it counts every event.
+absl::Status SimulatedOpen(const std::vector<EventSpec>& events);
+
+// Plans `list` for the simulator and makes it the configured events (as
+// SetBenchmarkEvents() does for the PMU).
+absl::StatusOr<Plan> SetSimulatedEvents(std::string_view list,
+                                        const MeasureOptions& options);
+
+// The keys of `list`'s events that the simulator counts (empty when the
+// list does not parse).
+std::vector<std::string> SimulatableKeys(std::string_view list);
+
+// True in the child that the parent runs under callgrind.
+bool IsSimulatorChild();
+
+// The child's check that it really runs under callgrind, and the JSON
+// context (perfcounters.source). False after an error message.
+bool DescribeSimulatorChild();
+
+// The main's choice for --perf_counters_source=simulate|auto outside the
+// child: the exit status when it ran the simulator's child (or refused),
+// nullopt when the PMU counts (auto, and the PMU counts every requested
+// event the simulator would; or nothing to simulate). `profiling`:
+// --perf_profile was given (not simulated yet).
+std::optional<int> MaybeSimulate(const SourceFlag& source,
+                                 std::string_view list, bool profiling,
+                                 const std::vector<std::string>& args);
+
+// On the PMU: a note naming the events the PMU cannot count here that
+// --perf_counters_source=simulate would.
+void NoteSimulatable(std::string_view list, const Plan& plan);
+
+// The parent: runs this program (`args`: the original argv) under
+// callgrind, the child counting, and returns the exit status for main.
+// `user_min_time`: the user gave --benchmark_min_time (flag or
+// environment), which is then left as it is.
+int RunUnderSimulator(const std::vector<std::string>& args);
+
+// The child's per-thread simulator state (a Measure's brackets).
+struct SimThread {
+  // The bracket's own costs per batch and per pause (calibration), the
+  // warm value of three runs; zero when calibration is off.
+  SimCosts batch_cost{};
+  SimCosts pause_cost{};
+  // Pauses in the running batch.
+  uint64_t pauses = 0;
+  bool collecting = false;
+  // The batch is one of several threads': not counted (callgrind's costs
+  // are the process's, its collection state each thread's).
+  bool threaded = false;
+};
+
+// The brackets: a batch's start (costs zeroed, collection on; nothing for
+// a batch of a benchmark of several `threads`) and stop (collection off); a
+// pause and a resume inside a batch.
+void SimStart(SimThread* t, int threads);
+void SimStop(SimThread* t);
+void SimPause(SimThread* t);
+void SimResume(SimThread* t);
+
+// Dumps the costs collected since SimStart() and reads them back.
+absl::StatusOr<SimCosts> SimDump();
+
+// Measures the brackets (`batch`: an empty Measure loop; `pause`: a
+// ResumeTiming()/PauseTiming() pair) and keeps them in `t`.
+void SimCalibrate(SimThread* t, const std::function<void()>& batch,
+                  const std::function<void()>& pause);
+
+// Publishes the calling thread's simulated batch of `iterations` (the
+// dump's costs less the calibration) into the run record.
+void PublishSimulated(SimThread* t, const Config& config,
+                      benchmark::IterationCount iterations);
+
+// Thread 0, after Report(): the estimates (est_cycles, est_ipc) of the run.
+void ReportSimulatedEstimates(const Config& config, benchmark::State& state);
+
+}  // namespace perfcounters::bench_internal
+
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_H_

@@ -1,0 +1,330 @@
+// simulate_run.cc: the parent of --perf_counters_source=simulate — finds
+// valgrind, makes a private directory for callgrind's dumps, re-executes
+// this program under callgrind with a fixed cache geometry and address
+// space randomisation off, waits for it and reports how it ended — and the
+// child's check that it runs under callgrind.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef PERFCOUNTERS_HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/grammar.h"
+#include "perfcounters/plan.h"
+#include "simulate.h"
+
+namespace perfcounters::bench_internal {
+namespace {
+
+// The simulated caches: fixed, whatever the host's (docs/simulate.md).
+constexpr const char* kCacheOptions[] = {"--I1=32768,8,64", "--D1=32768,8,64",
+                                         "--LL=8388608,16,64"};
+constexpr char kGeometry[] =
+    "I1 32768 B 8-way 64 B lines, D1 32768 B 8-way 64 B lines, LL 8388608 B "
+    "16-way 64 B lines";
+// Iterations per benchmark when the user gives no --benchmark_min_time
+// (gbench 1.8 and newer take "<N>x").
+constexpr int kIterations = 100;
+
+// `valgrind --version`'s output ("valgrind-3.19.0"), or an error message
+// when it cannot be run.
+bool ValgrindVersion(std::string* version, std::string* error) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    *error = absl::StrCat("pipe: ", std::strerror(errno));
+    return false;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *error = absl::StrCat("fork: ", std::strerror(errno));
+    return false;
+  }
+  if (pid == 0) {
+    dup2(pipe_fds[1], 1);
+    execlp("valgrind", "valgrind", "--version", static_cast<char*>(nullptr));
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  close(pipe_fds[1]);
+  char buf[256];
+  ssize_t n;
+  while ((n = read(pipe_fds[0], buf, sizeof buf)) > 0) version->append(buf, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  *version = std::string(absl::StripAsciiWhitespace(*version));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    *error =
+        "valgrind was not found on PATH; install Debian's package valgrind "
+        "(apt-get install valgrind), or count with the PMU "
+        "(--perf_counters_source=pmu)";
+    return false;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      !absl::StartsWith(*version, "valgrind-")) {
+    *error =
+        absl::StrCat("`valgrind --version` failed (",
+                     WIFEXITED(status) ? "exit status " : "signal ",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                     "); reinstall Debian's package valgrind");
+    return false;
+  }
+  return true;
+}
+
+bool GivesMinTime(const std::vector<std::string>& args) {
+  if (std::getenv("BENCHMARK_MIN_TIME") != nullptr) return true;
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view a = args[i];
+    if (!absl::ConsumePrefix(&a, "--")) absl::ConsumePrefix(&a, "-");
+    if (absl::StartsWith(a, "benchmark_min_time")) return true;
+  }
+  return false;
+}
+
+// Valgrind's own messages (its --log-file), less its notes on the host's
+// caches, which the fixed geometry replaces.
+void PrintValgrindLog(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StrContains(line, "warning: L3 cache found") ||
+        absl::StrContains(line, "LL cache: line_size")) {
+      continue;
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
+void RemoveDir(const std::string& dir) {
+  if (DIR* d = opendir(dir.c_str()); d != nullptr) {
+    while (const dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.')
+        unlink(absl::StrCat(dir, "/", e->d_name).c_str());
+    }
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+
+bool DescribeSimulatorChild() {
+  if (RUNNING_ON_VALGRIND == 0) {
+    std::fprintf(stderr,
+                 "perfcounters: error: %s is set but this program does not "
+                 "run under valgrind: unset it (it is the simulator's own "
+                 "marker) and use --perf_counters_source=simulate\n",
+                 kChildEnvVar);
+    return false;
+  }
+  const char* description = std::getenv(kDescriptionEnvVar);
+  benchmark::AddCustomContext(
+      "perfcounters.source",
+      description != nullptr ? description : "simulate (callgrind)");
+  benchmark::AddCustomContext(
+      "perfcounters.counting",
+      "benchmarks that use perfcounters::Measure, in their own run, by the "
+      "simulator (callgrind client requests around each batch and pause, "
+      "the brackets' own costs subtracted); the others are not counted "
+      "(every event <name>.not_counted=1)");
+  return true;
+}
+
+std::optional<int> MaybeSimulate(const SourceFlag& source,
+                                 std::string_view list, bool profiling,
+                                 const std::vector<std::string>& args) {
+  if (source.source == Source::kAuto) {
+    if (profiling || list.empty()) return std::nullopt;
+    absl::StatusOr<Plan> plan = SetBenchmarkEvents(list);
+    if (!plan.ok()) return std::nullopt;  // the main reports it
+    const std::vector<std::string> simulatable = SimulatableKeys(list);
+    std::vector<std::string> missing;
+    for (const Unavailable& u : plan->unavailable) {
+      if (absl::c_linear_search(simulatable, u.key)) missing.push_back(u.key);
+    }
+    if (missing.empty()) return std::nullopt;
+    std::fprintf(stderr,
+                 "perfcounters: note: %s=auto: the PMU cannot count %s here; "
+                 "every event is counted by the simulator (Valgrind's "
+                 "callgrind)\n",
+                 source.origin.c_str(), absl::StrJoin(missing, ", ").c_str());
+    return RunUnderSimulator(args);
+  }
+  if (profiling) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_profile is not supported with "
+                 "%s=simulate yet; profile with the PMU "
+                 "(--perf_counters_source=pmu) or run callgrind itself\n",
+                 source.origin.c_str());
+    return 1;
+  }
+  ParseOptions parse_options;
+  parse_options.default_user_only = true;
+  if (absl::StatusOr<Request> r = ParseRequest(list, parse_options); !r.ok()) {
+    return std::nullopt;  // the main reports it
+  }
+  return RunUnderSimulator(args);
+}
+
+void NoteSimulatable(std::string_view list, const Plan& plan) {
+  if (plan.unavailable.empty()) return;
+  const std::vector<std::string> simulatable = SimulatableKeys(list);
+  std::vector<std::string> keys;
+  for (const Unavailable& u : plan.unavailable) {
+    if (absl::c_linear_search(simulatable, u.key)) keys.push_back(u.key);
+  }
+  if (keys.empty()) return;
+  std::fprintf(stderr,
+               "perfcounters: note: --perf_counters_source=simulate would "
+               "count %s (Valgrind's callgrind: exact, simulated; "
+               "docs/simulate.md)\n",
+               absl::StrJoin(keys, ", ").c_str());
+}
+
+int RunUnderSimulator(const std::vector<std::string>& args) {
+#ifndef PERFCOUNTERS_HAVE_VALGRIND_H
+  std::fprintf(stderr,
+               "perfcounters: error: --perf_counters_source=simulate: this "
+               "perfcounters was built without valgrind's headers "
+               "(valgrind/callgrind.h); install Debian's package valgrind and "
+               "rebuild\n");
+  return 1;
+#endif
+  std::string version;
+  std::string error;
+  if (!ValgrindVersion(&version, &error)) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: %s\n",
+                 error.c_str());
+    return 1;
+  }
+  char exe[4096];
+  const ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (exe_len <= 0) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: "
+                 "cannot read /proc/self/exe to re-execute this program: "
+                 "%s\n",
+                 std::strerror(errno));
+    return 1;
+  }
+  exe[exe_len] = '\0';
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                                 "/perfcounters-simulate-XXXXXX");
+  if (mkdtemp(dir.data()) == nullptr) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: "
+                 "cannot make a directory for callgrind's dumps (%s): %s\n",
+                 dir.c_str(), std::strerror(errno));
+    return 1;
+  }
+  std::vector<std::string> argv = {"valgrind",         "-q",
+                                   "--tool=callgrind", "--collect-atstart=no",
+                                   "--cache-sim=yes",  "--branch-sim=yes"};
+  for (const char* o : kCacheOptions) argv.emplace_back(o);
+  argv.push_back(absl::StrCat("--callgrind-out-file=", dir, "/callgrind.out"));
+  argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));
+  argv.emplace_back(exe);
+  argv.insert(argv.end(), args.begin() + 1, args.end());
+  std::string iterations = "chosen by gbench from time (gbench 1.7)";
+  if (GivesMinTime(args)) {
+    iterations = "as the user's --benchmark_min_time gives";
+  } else {
+#ifdef PERFCOUNTERS_GBENCH_HAS_MIN_TIME_ITERATIONS
+    argv.push_back(absl::StrCat("--benchmark_min_time=", kIterations, "x"));
+    iterations = absl::StrCat("fixed: --benchmark_min_time=", kIterations, "x");
+#endif
+  }
+  const std::string description = absl::StrCat(
+      "simulate: ", version, " callgrind, ", kGeometry,
+      ", address space randomisation off; iterations ", iterations);
+  setenv(kChildEnvVar, dir.c_str(), 1);
+  setenv(kDescriptionEnvVar, description.c_str(), 1);
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  std::fflush(nullptr);
+  // Ctrl-C reaches the child too; the parent waits for it and cleans up.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction old_int {};
+  struct sigaction old_term {};
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGTERM, &ignore, &old_term);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    if (personality(ADDR_NO_RANDOMIZE) == -1) {
+      static constexpr char kWarn[] =
+          "perfcounters: warning: --perf_counters_source=simulate: address "
+          "space randomisation could not be turned off (personality(2) "
+          "refused, e.g. by a container's seccomp profile): simulated cache "
+          "misses may differ between runs\n";
+      (void)!write(2, kWarn, sizeof kWarn - 1);
+    }
+    execvp("valgrind", c_argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  int rc = 0;
+  if (pid < 0) {
+    std::fprintf(stderr, "perfcounters: error: fork: %s\n",
+                 std::strerror(errno));
+    rc = 1;
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  unsetenv(kChildEnvVar);
+  unsetenv(kDescriptionEnvVar);
+  PrintValgrindLog(dir + "/valgrind.log");
+  RemoveDir(dir);
+  if (rc != 0) return rc;
+  if (WIFSIGNALED(status)) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark died of signal %d (%s) under valgrind; its "
+                 "results are incomplete\n",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return 128 + WTERMSIG(status);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark exited with status %d under valgrind (%s)\n",
+                 WEXITSTATUS(status), exe);
+    return WEXITSTATUS(status);
+  }
+  return 0;
+}
+
+}  // namespace perfcounters::bench_internal

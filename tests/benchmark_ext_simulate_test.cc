@@ -1,0 +1,364 @@
+// benchmark_ext_simulate_test.cc: the simulated counting source
+// (--perf_counters_source=simulate, Valgrind's callgrind) end to end. Runs
+// tests/e2e/simulate_bench.cc (perfcounters_simulate_bench) and reads its
+// JSON; the loops' own instructions come from the binary's disassembly
+// (objdump), the oracle from plain callgrind. Skips, saying so, where
+// valgrind is not installed.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/bench_runner.h"
+#include "support/subprocess.h"
+
+namespace {
+
+using ::perfcounters::testing::FindBench;
+using ::perfcounters::testing::Result;
+using ::perfcounters::testing::RunBench;
+using ::perfcounters::testing::RunOptions;
+using ::perfcounters::testing::WithEnv;
+using ::testing::HasSubstr;
+
+constexpr char kSimBench[] = "perfcounters_simulate_bench";
+constexpr int kNops = 37;
+
+bool HaveValgrind() {
+  return std::system("valgrind --version >/dev/null 2>&1") == 0;
+}
+
+#define REQUIRE_VALGRIND()                                                  \
+  if (!HaveValgrind()) {                                                    \
+    GTEST_SKIP() << "valgrind is not installed (Debian package valgrind): " \
+                    "the simulated source cannot run here";                 \
+  }
+
+// stdout of a shell command.
+std::string Capture(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+Result Simulate(std::vector<std::string> args, RunOptions options = {}) {
+  args.insert(args.begin(), "--perf_counters_source=simulate");
+  options.binary = kSimBench;
+  return RunBench(std::move(args), options);
+}
+
+double Value(const Result& r, const std::string& name, const std::string& key) {
+  const nlohmann::json& e = r.Entry(name);
+  if (!e.is_object() || !e.contains(key)) return NAN;
+  return e[key].get<double>();
+}
+
+// The instructions of the innermost loop of `function` (a backward jump and
+// every instruction from its target to it) that contains an instruction
+// with `marker` in its text, read from objdump's disassembly of the
+// benchmark binary; -1 when none is found.
+int LoopInstructions(const std::string& function, const std::string& marker) {
+  const std::string dis = Capture("objdump -d --no-show-raw-insn -C '" +
+                                  FindBench(kSimBench) + "' 2>/dev/null");
+  const std::string header = "<(anonymous namespace)::" + function + ">:";
+  size_t start = dis.find(header);
+  if (start == std::string::npos) return -1;
+  const size_t end = dis.find("\n\n", start);
+  std::istringstream body(dis.substr(start, end - start));
+  struct Insn {
+    uint64_t addr;
+    std::string text;
+  };
+  std::vector<Insn> insns;
+  std::string line;
+  std::getline(body, line);  // the header
+  while (std::getline(body, line)) {
+    const size_t colon = line.find(":\t");
+    if (colon == std::string::npos) continue;
+    insns.push_back({std::stoull(line.substr(0, colon), nullptr, 16),
+                     line.substr(colon + 2)});
+  }
+  int best = -1;
+  for (size_t b = 0; b < insns.size(); ++b) {
+    const std::string& t = insns[b].text;
+    if (t.empty() || t[0] != 'j') continue;
+    const size_t space = t.find_first_of(" \t");
+    if (space == std::string::npos) continue;
+    const size_t hex = t.find_first_not_of(" \t", space);
+    uint64_t target = 0;
+    if (std::sscanf(t.c_str() + hex, "%lx", &target) != 1) continue;
+    if (target >= insns[b].addr) continue;
+    int count = 0;
+    bool has_marker = false;
+    for (const Insn& i : insns) {
+      if (i.addr < target || i.addr > insns[b].addr) continue;
+      ++count;
+      has_marker = has_marker || i.text.find(marker) != std::string::npos;
+    }
+    if (has_marker && (best < 0 || count < best)) best = count;
+  }
+  return best;
+}
+
+// Per batch: round(value x n) - n x per_iteration: the benchmark
+// function's own instructions around its loop (the calibration's empty loop
+// has none), a few.
+int64_t Residual(double value, int64_t n, int64_t per_iteration) {
+  return std::llround(value * static_cast<double>(n)) - n * per_iteration;
+}
+
+TEST(Simulate, NopLoopReadsItsInstructionsExactlyAtEveryCount) {
+  REQUIRE_VALGRIND();
+  const int loop = LoopInstructions("BM_Nops37(benchmark::State&)", "nop");
+  ASSERT_GT(loop, kNops) << "no loop of 37 nops in BM_Nops37's disassembly";
+  const int64_t per_iteration = loop;  // 37 nops + the loop's control
+  std::vector<std::string> runs;
+  for (int run = 0; run < 2; ++run) {
+    Result r = Simulate({"--perf_counters=instructions",
+                         "--benchmark_filter=BM_Nops37|BM_PausedNops37"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<int64_t, int64_t> residual;
+    for (int64_t n : {10, 1000, 100000}) {
+      const std::string name = "BM_Nops37/iterations:" + std::to_string(n);
+      const double v = Value(r, name, "instructions");
+      ASSERT_FALSE(std::isnan(v)) << name << "\n" << r.json_text;
+      // A whole number of instructions per batch.
+      EXPECT_NEAR(v * n, std::round(v * n), 1e-6 * n) << name;
+      residual[n] = Residual(v, n, per_iteration);
+    }
+    // The same few instructions per batch at every count (the function's
+    // own code around its loop), so per iteration exactly the loop.
+    EXPECT_EQ(residual[10], residual[1000]);
+    EXPECT_EQ(residual[10], residual[100000]);
+    EXPECT_GE(residual[10], 0);
+    EXPECT_LE(residual[10], 8);
+    EXPECT_NEAR(Value(r, "BM_Nops37/iterations:100000", "instructions"),
+                per_iteration, 1e-4);
+    // An empty pause per iteration adds nothing per iteration.
+    const double p10 =
+        Value(r, "BM_PausedNops37/iterations:10", "instructions");
+    const double p1000 =
+        Value(r, "BM_PausedNops37/iterations:1000", "instructions");
+    EXPECT_EQ(std::llround(p1000 * 1000) - std::llround(p10 * 10),
+              990 * per_iteration)
+        << p10 << " " << p1000;
+    runs.push_back(r.json["benchmarks"].dump());
+  }
+  // Bit-identical values run to run (times aside).
+  auto counters = [](const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    for (nlohmann::json& b : j) {
+      for (const char* k : {"real_time", "cpu_time"}) b.erase(k);
+    }
+    return j.dump();
+  };
+  EXPECT_EQ(counters(runs[0]), counters(runs[1]));
+}
+
+// Work()'s instructions per call from plain callgrind (no client requests:
+// no --perf_counters, so Measure issues none): its self cost (a leaf) over
+// its calls, from the callgrind file's fn=/cfn=/calls= lines.
+double CallgrindPerCall(const std::string& out_file, const std::string& fn) {
+  std::ifstream in(out_file);
+  std::string line;
+  std::string id;  // "(N)" of fn
+  bool in_fn = false;
+  bool after_call = false;
+  double self = 0;
+  double calls = 0;
+  while (std::getline(in, line)) {
+    auto name_id = [&](const std::string& prefix) -> std::string {
+      // "fn=(12) name" or "fn=(12)"
+      std::string rest = line.substr(prefix.size());
+      const size_t close = rest.find(')');
+      if (rest.empty() || rest[0] != '(' || close == std::string::npos) {
+        return "";
+      }
+      if (rest.find(fn) != std::string::npos) id = rest.substr(0, close + 1);
+      return rest.substr(0, close + 1);
+    };
+    if (line.rfind("fn=", 0) == 0) {
+      in_fn = name_id("fn=") == id && !id.empty();
+      after_call = false;
+    } else if (line.rfind("cfn=", 0) == 0) {
+      after_call = name_id("cfn=") == id && !id.empty();
+    } else if (line.rfind("calls=", 0) == 0) {
+      if (after_call) calls += std::stod(line.substr(6));
+    } else if (!line.empty() && (std::isdigit(line[0]) || line[0] == '+' ||
+                                 line[0] == '-' || line[0] == '*')) {
+      std::istringstream fields(line);
+      std::string pos;
+      double ir = 0;
+      fields >> pos >> ir;
+      // A cost line after calls= is the call's inclusive cost (the
+      // caller's), not Work's self cost.
+      if (in_fn && !after_call) self += ir;
+      after_call = false;
+    } else if (line.rfind("ob=", 0) == 0 || line.rfind("fl=", 0) == 0 ||
+               line.rfind("fi=", 0) == 0 || line.rfind("fe=", 0) == 0) {
+      // file changes keep the function
+    }
+  }
+  return calls > 0 ? self / calls : NAN;
+}
+
+TEST(Simulate, PerIterationInstructionsMatchPlainCallgrind) {
+  REQUIRE_VALGRIND();
+  const int loop = LoopInstructions("BM_CallWork(benchmark::State&)", "Work");
+  ASSERT_GT(loop, 0) << "no loop calling Work in BM_CallWork";
+  char dir_template[] = "/tmp/pc_sim_oracle_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string out = dir + "/callgrind.out";
+  const std::string cmd =
+      "valgrind -q --tool=callgrind --callgrind-out-file=" + out + " '" +
+      FindBench(kSimBench) + "' --benchmark_filter=BM_CallWork >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const double work = CallgrindPerCall(out, "Work(unsigned long)");
+  std::remove(out.c_str());
+  rmdir(dir.c_str());
+  ASSERT_FALSE(std::isnan(work)) << "Work not found in callgrind's output";
+  ASSERT_GT(work, 257);
+
+  Result r = Simulate(
+      {"--perf_counters=instructions", "--benchmark_filter=BM_CallWork"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double v100 = Value(r, "BM_CallWork/iterations:100", "instructions");
+  const double v300 = Value(r, "BM_CallWork/iterations:300", "instructions");
+  // The per-iteration slope: Work's cost per call plus the loop's own
+  // instructions (the call among them), exactly.
+  EXPECT_EQ(std::llround(v300 * 300) - std::llround(v100 * 100),
+            std::llround(200 * (work + loop)))
+      << "callgrind: " << work << " per call of Work, loop " << loop
+      << "; ours " << v100 << ", " << v300;
+}
+
+TEST(Simulate, SequentialPassMissesOncePerLine) {
+  REQUIRE_VALGRIND();
+  Result r = Simulate({"--perf_counters=L1-dcache-load-misses,L1-dcache-loads",
+                       "--benchmark_filter=BM_Sequential"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double misses =
+      Value(r, "BM_Sequential/iterations:4", "L1-dcache-load-misses");
+  const double elements = 1 << 18;
+  // 8 elements per 64-byte line of the simulated L1.
+  EXPECT_NEAR(misses, elements / 8, elements / 8 * 0.01) << r.json_text;
+  EXPECT_GE(Value(r, "BM_Sequential/iterations:4", "L1-dcache-loads"),
+            elements / 2);  // at least one load per two elements
+}
+
+TEST(Simulate, UnsimulatedEventsAreNotCountedWithTheReason) {
+  REQUIRE_VALGRIND();
+  Result r = Simulate({"--perf_counters=instructions,cycles,task-clock",
+                       "--benchmark_filter=BM_Nops37/iterations:10$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_Nops37/iterations:10");
+  ASSERT_TRUE(e.is_object()) << r.json_text;
+  EXPECT_EQ(e.value("cycles.not_counted", 0.0), 1.0);
+  EXPECT_EQ(e.value("task-clock.not_counted", 0.0), 1.0);
+  EXPECT_FALSE(e.contains("cycles"));
+  EXPECT_FALSE(e.contains("task-clock"));
+  EXPECT_FALSE(e.contains("ipc"));
+  EXPECT_GT(e.value("est_cycles", 0.0), kNops);
+  EXPECT_GT(e.value("est_ipc", 0.0), 0.0);
+  EXPECT_THAT(r.err, HasSubstr("cycles: not counted"));
+  EXPECT_THAT(r.err, HasSubstr("not counted by the simulator"));
+  const std::string source = r.json["context"].value("perfcounters.source", "");
+  EXPECT_THAT(source, HasSubstr("simulate: valgrind-"));
+  EXPECT_THAT(source, HasSubstr("D1 32768 B 8-way 64 B lines"));
+}
+
+TEST(Simulate, ThreadedBenchmarksAreNotCountedYet) {
+  REQUIRE_VALGRIND();
+  Result r = Simulate({"--perf_counters=instructions",
+                       "--benchmark_filter=BM_Nops37/iterations:10/threads:2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& e = r.Entry("BM_Nops37/iterations:10/threads:2");
+  ASSERT_TRUE(e.is_object()) << r.json_text;
+  EXPECT_EQ(e.value("instructions.not_counted", 0.0), 1.0) << e.dump();
+  EXPECT_FALSE(e.contains("instructions"));
+  EXPECT_THAT(r.err, HasSubstr("Threads(N)) is not counted by the simulator"));
+}
+
+TEST(Simulate, BadSourceIsAnErrorNamingTheValidOnes) {
+  // No valgrind needed: refused before anything runs.
+  for (const RunOptions& options :
+       {WithEnv({}, kSimBench),
+        WithEnv({{"PERFCOUNTERS_SOURCE", "bogus"}}, kSimBench)}) {
+    std::vector<std::string> args = {"--perf_counters=instructions"};
+    if (options.env.empty()) args.push_back("--perf_counters_source=bogus");
+    Result r = RunBench(args, options);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("=bogus: unknown counting source"));
+    EXPECT_THAT(r.err, HasSubstr("pmu"));
+    EXPECT_THAT(r.err, HasSubstr("simulate"));
+    EXPECT_THAT(r.err, HasSubstr("auto"));
+    EXPECT_FALSE(r.json.is_object());
+  }
+}
+
+TEST(Simulate, MissingValgrindNamesThePackage) {
+  Result r = Simulate({"--perf_counters=instructions"},
+                      WithEnv({{"PATH", "/nonexistent"}}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("valgrind was not found on PATH"));
+  EXPECT_THAT(r.err, HasSubstr("package valgrind"));
+}
+
+TEST(Simulate, AFailingBenchmarkFailsTheRun) {
+  REQUIRE_VALGRIND();
+  Result exited =
+      Simulate({"--perf_counters=instructions", "--benchmark_filter=BM_Exit3"},
+               WithEnv({{"SIMULATE_BENCH_FAIL", "1"}}));
+  EXPECT_EQ(exited.exit_code, 3) << exited.err;
+  EXPECT_THAT(exited.err, HasSubstr("exited with status 3 under valgrind"));
+  Result aborted =
+      Simulate({"--perf_counters=instructions", "--benchmark_filter=BM_Abort"},
+               WithEnv({{"SIMULATE_BENCH_FAIL", "1"}}));
+  EXPECT_NE(aborted.exit_code, 0) << aborted.err;
+  EXPECT_THAT(aborted.err, HasSubstr("under valgrind"));
+  EXPECT_THAT(aborted.err, HasSubstr("signal 6"));
+}
+
+TEST(Simulate, PmuWithoutTheEventsPointsToTheSimulatorAndAutoUsesIt) {
+  REQUIRE_VALGRIND();
+  Result pmu = RunBench({"--perf_counters=instructions",
+                         "--benchmark_filter=BM_Nops37/iterations:10$"},
+                        WithEnv({}, kSimBench));
+  ASSERT_EQ(pmu.exit_code, 0) << pmu.err;
+  const bool no_pmu =
+      pmu.err.find("instructions: not counted") != std::string::npos;
+  Result automatic =
+      RunBench({"--perf_counters=instructions", "--perf_counters_source=auto",
+                "--benchmark_filter=BM_Nops37/iterations:10$"},
+               WithEnv({}, kSimBench));
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
+  const std::string source =
+      automatic.json["context"].value("perfcounters.source", "");
+  if (no_pmu) {
+    EXPECT_THAT(pmu.err,
+                HasSubstr("--perf_counters_source=simulate would count "
+                          "instructions"));
+    EXPECT_THAT(source, HasSubstr("simulate"));
+    EXPECT_GT(Value(automatic, "BM_Nops37/iterations:10", "instructions"),
+              kNops);
+  } else {
+    EXPECT_EQ(source, "pmu");
+  }
+}
+
+}  // namespace

@@ -1,0 +1,111 @@
+// simulate_bench.cc: benchmarks with exactly known simulated counts, run by
+// tests/benchmark_ext_simulate_test.cc with --perf_counters_source=simulate
+// (and under plain callgrind, as the oracle). Built at -O2 in every build
+// type: the test reads the loops' own instructions from this binary's
+// disassembly.
+//
+//   BM_Nops37/iterations:N        37 nops per iteration (asm), N = 10, 1000,
+//                                 100000 (one batch each; every
+//                                 registration is the same function), and
+//                                 N = 10 at Threads(2) (not simulated)
+//   BM_PausedNops37/iterations:N  the same with an empty PauseTiming()/
+//                                 ResumeTiming() pair per iteration
+//   BM_CallWork/iterations:N      one call of Work() (a leaf, the same
+//                                 instructions every call) per iteration
+//   BM_Sequential                 one pass over kElements 8-byte elements
+//                                 per iteration (64-byte aligned)
+//   BM_Exit3 / BM_Abort           exit(3) / abort() when
+//                                 SIMULATE_BENCH_FAIL=1 (else nothing)
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_main.h"
+
+namespace {
+
+#define PERFCOUNTERS_NOPS37 __asm__ volatile(".rept 37\n nop\n .endr\n")
+
+void BM_Nops37(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    PERFCOUNTERS_NOPS37;
+  }
+}
+BENCHMARK(BM_Nops37)->Iterations(10);
+BENCHMARK(BM_Nops37)->Iterations(1000);
+BENCHMARK(BM_Nops37)->Iterations(100000);
+BENCHMARK(BM_Nops37)->Iterations(10)->Threads(2);
+
+void BM_PausedNops37(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::PauseTiming(state);
+    perfcounters::ResumeTiming(state);
+    PERFCOUNTERS_NOPS37;
+  }
+}
+BENCHMARK(BM_PausedNops37)->Iterations(10);
+BENCHMARK(BM_PausedNops37)->Iterations(1000);
+
+// A leaf of the same instructions every call (no data-dependent branch;
+// the test compares its callgrind cost with ours).
+__attribute__((noinline)) uint64_t Work(uint64_t seed) {
+  uint64_t x = seed;
+  for (int i = 0; i < 257; ++i) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    x ^= x >> 13;
+    benchmark::DoNotOptimize(x);
+  }
+  return x;
+}
+
+void BM_CallWork(benchmark::State& state) {
+  uint64_t seed = 1;
+  for (auto _ : perfcounters::Measure(state)) {
+    seed = Work(seed);
+    benchmark::DoNotOptimize(seed);
+  }
+}
+BENCHMARK(BM_CallWork)->Iterations(100);
+BENCHMARK(BM_CallWork)->Iterations(300);
+
+constexpr size_t kElements = 1 << 18;  // 2 MiB: more than L1, less than LL
+
+void BM_Sequential(benchmark::State& state) {
+  auto* data = static_cast<uint64_t*>(
+      std::aligned_alloc(64, kElements * sizeof(uint64_t)));
+  for (size_t i = 0; i < kElements; ++i) data[i] = i;
+  for (auto _ : perfcounters::Measure(state)) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < kElements; ++i) {
+      sum += data[i];
+      benchmark::DoNotOptimize(sum);
+    }
+  }
+  std::free(data);
+}
+BENCHMARK(BM_Sequential)->Iterations(4);
+
+bool Fail() {
+  const char* env = std::getenv("SIMULATE_BENCH_FAIL");
+  return env != nullptr && env[0] == '1';
+}
+
+void BM_Exit3(benchmark::State& state) {
+  if (Fail()) std::exit(3);
+  for (auto _ : perfcounters::Measure(state)) {
+  }
+}
+BENCHMARK(BM_Exit3)->Iterations(1);
+
+void BM_Abort(benchmark::State& state) {
+  if (Fail()) std::abort();
+  for (auto _ : perfcounters::Measure(state)) {
+  }
+}
+BENCHMARK(BM_Abort)->Iterations(1);
+
+}  // namespace
+
+PERFCOUNTERS_BENCHMARK_MAIN();
