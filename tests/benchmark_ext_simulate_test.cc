@@ -282,16 +282,21 @@ TEST(Simulate, UnsimulatedEventsAreNotCountedWithTheReason) {
   EXPECT_THAT(source, HasSubstr("D1 32768 B 8-way 64 B lines"));
 }
 
-TEST(Simulate, ThreadedBenchmarksAreNotCountedYet) {
+TEST(Simulate, ThreadedAndUnmodifiedBenchmarksAreNotCountedYet) {
   REQUIRE_VALGRIND();
-  Result r = Simulate({"--perf_counters=instructions",
-                       "--benchmark_filter=BM_Nops37/iterations:10/threads:2"});
+  Result r = Simulate(
+      {"--perf_counters=instructions",
+       "--benchmark_filter=BM_Nops37/iterations:10/threads:2|BM_PlainNops37"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json& e = r.Entry("BM_Nops37/iterations:10/threads:2");
-  ASSERT_TRUE(e.is_object()) << r.json_text;
-  EXPECT_EQ(e.value("instructions.not_counted", 0.0), 1.0) << e.dump();
-  EXPECT_FALSE(e.contains("instructions"));
+  for (const char* name :
+       {"BM_Nops37/iterations:10/threads:2", "BM_PlainNops37/iterations:10"}) {
+    const nlohmann::json& e = r.Entry(name);
+    ASSERT_TRUE(e.is_object()) << name << "\n" << r.json_text;
+    EXPECT_EQ(e.value("instructions.not_counted", 0.0), 1.0) << e.dump();
+    EXPECT_FALSE(e.contains("instructions")) << e.dump();
+  }
   EXPECT_THAT(r.err, HasSubstr("Threads(N)) is not counted by the simulator"));
+  EXPECT_THAT(r.err, HasSubstr("counts Measure loops only"));
 }
 
 TEST(Simulate, BadSourceIsAnErrorNamingTheValidOnes) {

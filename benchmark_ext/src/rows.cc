@@ -74,6 +74,11 @@ const char kNoPass[] =
     "sed for a whole suite), or build against Google Benchmark 1.9 or "
     "newer";
 
+const char kNoSimulatedPass[] =
+    "not counted: it does not use perfcounters::Measure, and the simulator "
+    "(--perf_counters_source=simulate) counts Measure loops only; write its "
+    "loop as `for (auto _ : perfcounters::Measure(state))`";
+
 }  // namespace
 
 std::string RepetitionsNote(const std::vector<int64_t>& repetitions,
@@ -269,7 +274,9 @@ void RowFiller::Fill(std::vector<Run>* runs,
           pending_.erase(pending_.begin());
         }
         if (!Own(**config, run) && !Skipped(run)) {
-          if (!PassCountingActive()) {
+          if ((**config).simulated) {
+            c = NotCounted(run, kNoSimulatedPass, warnings);
+          } else if (!PassCountingActive()) {
             c = NotCounted(run, kNoPass, warnings);
           } else if (!have || pass.self_counted) {
             c = NotCounted(run,

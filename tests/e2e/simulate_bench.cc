@@ -10,6 +10,7 @@
 //                                 N = 10 at Threads(2) (not simulated)
 //   BM_PausedNops37/iterations:N  the same with an empty PauseTiming()/
 //                                 ResumeTiming() pair per iteration
+//   BM_PlainNops37/iterations:10  the same in an unmodified loop
 //   BM_CallWork/iterations:N      one call of Work() (a leaf, the same
 //                                 instructions every call) per iteration
 //   BM_Sequential                 one pass over kElements 8-byte elements
@@ -47,6 +48,14 @@ void BM_PausedNops37(benchmark::State& state) {
 }
 BENCHMARK(BM_PausedNops37)->Iterations(10);
 BENCHMARK(BM_PausedNops37)->Iterations(1000);
+
+// An unmodified loop (not simulated: not counted, with a warning).
+void BM_PlainNops37(benchmark::State& state) {
+  for (auto _ : state) {
+    PERFCOUNTERS_NOPS37;
+  }
+}
+BENCHMARK(BM_PlainNops37)->Iterations(10);
 
 // A leaf of the same instructions every call (no data-dependent branch;
 // the test compares its callgrind cost with ours).
