@@ -189,8 +189,12 @@ int RunExport(const HistoryArgs& a) {
   }
   absl::StatusOr<std::vector<Series>> series = SelectSeries(a);
   if (!series.ok()) return Fail("export", series.status().message());
+  std::string note;
   const std::string text =
-      a.format == "bmf" ? ExportBmf(*series) : ExportCsv(*series);
+      a.format == "bmf" ? ExportBmf(*series) : ExportCsv(*series, &note);
+  if (!note.empty()) {
+    std::fprintf(stderr, "perfcounters history export: %s\n", note.c_str());
+  }
   return WriteOutput("history export", a.output.empty() ? "-" : a.output, text,
                      {})
              ? kExitOk

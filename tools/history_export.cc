@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
@@ -55,7 +56,7 @@ std::string ExportBmf(const std::vector<Series>& series) {
   return out.dump(2) + "\n";
 }
 
-std::string ExportCsv(const std::vector<Series>& series) {
+std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   // Runs in order (time, id), with their machine, branch and commit.
   using RunKey = std::tuple<std::string, int64_t>;
   std::map<RunKey, std::tuple<std::string, std::string, std::string>> runs;
@@ -81,21 +82,63 @@ std::string ExportCsv(const std::vector<Series>& series) {
       }
     }
   }
+  // Otava's CSV reader needs a number in every cell of its metric columns
+  // (float(''): "could not convert string to float"), and a number is what
+  // a not-counted value never is: a column with no value in any run is
+  // left out, and so is a run with no value in some column; both said.
+  std::vector<std::string> empty_columns, kept;
+  std::map<std::string, size_t> gaps;  // column -> runs without a value
+  for (const std::string& c : columns) {
+    size_t valued = 0;
+    for (const auto& [key, attrs] : runs) valued += cells.count({key, c});
+    if (valued == 0) {
+      empty_columns.push_back(c);
+    } else {
+      kept.push_back(c);
+      if (valued < runs.size()) gaps[c] = runs.size() - valued;
+    }
+  }
   std::string out = "time,commit,machine,branch";
-  for (const std::string& c : columns) absl::StrAppend(&out, ",", CsvField(c));
+  for (const std::string& c : kept) absl::StrAppend(&out, ",", CsvField(c));
   out += "\n";
+  size_t left_out = 0;
   for (const auto& [key, attrs] : runs) {
+    const bool whole = std::all_of(kept.begin(), kept.end(), [&](auto& c) {
+      return cells.count({key, c}) > 0;
+    });
+    if (!whole) {
+      ++left_out;
+      continue;
+    }
     absl::StrAppend(&out, std::get<0>(key), ",", CsvField(std::get<0>(attrs)),
                     ",", CsvField(std::get<1>(attrs)), ",",
                     CsvField(std::get<2>(attrs)));
-    for (const std::string& c : columns) {
-      out += ",";
-      // Not counted or absent: an empty cell, never 0.
-      if (auto it = cells.find({key, c}); it != cells.end()) {
-        absl::StrAppend(&out, ShortestDouble(it->second));
-      }
+    for (const std::string& c : kept) {
+      absl::StrAppend(&out, ",", ShortestDouble(cells.at({key, c})));
     }
     out += "\n";
+  }
+  if (note != nullptr) {
+    note->clear();
+    if (!empty_columns.empty()) {
+      absl::StrAppend(note, "left out ", empty_columns.size(),
+                      " column(s) never counted in the exported runs: ",
+                      absl::StrJoin(empty_columns, ", "), ". ");
+    }
+    if (left_out > 0) {
+      std::vector<std::string> why;
+      for (const auto& [c, n] : gaps) {
+        why.push_back(absl::StrCat(c, " (", n, " runs)"));
+      }
+      absl::StrAppend(
+          note, "left out ", left_out, " of ", runs.size(),
+          " runs that have no value (not counted, or absent) in some "
+          "column: ",
+          absl::StrJoin(why, ", "),
+          "; a CSV cell for Otava must be a number. Export those series on "
+          "their own (--benchmark, --metric) to keep the other series' "
+          "points of these runs.");
+    }
   }
   return out;
 }

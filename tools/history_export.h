@@ -17,11 +17,15 @@ namespace perfcounters::tools {
 // adds the measure "<metric>.coverage" ({value}).
 std::string ExportBmf(const std::vector<Series>& series);
 
-// CSV for Apache Otava: time,commit,machine,branch, then a column per
+// CSV for Apache Otava (0.8's CSV reader: Python's csv module, a float in
+// every metric cell): time,commit,machine,branch, then a column per
 // benchmark.metric (and benchmark.metric.coverage for a series with a
-// multiplexed point: 1 where not multiplexed); a row per run; not counted
-// cells empty.
-std::string ExportCsv(const std::vector<Series>& series);
+// multiplexed point: 1 where not multiplexed); a row per run. A value
+// that was not counted is never written as a number: a column with no
+// value is left out, and so is a run without a value in every column;
+// `note` (when given) says which, empty when nothing was left out.
+std::string ExportCsv(const std::vector<Series>& series,
+                      std::string* note = nullptr);
 
 // One change point of one series, as `history changes` lists it.
 struct SeriesChange {
