@@ -17,12 +17,9 @@
 
 namespace perfcounters::tools {
 
-// Writes `contents` to `path`. "-" means standard output. A path that names
-// an existing file which is not a regular file (a FIFO, /dev/null, a
-// terminal) is written in place, since it cannot be renamed over. `inputs`
-// are the files the command read: a `path` that is one of them (the same
-// file, whatever the spelling) is refused, so an input is never replaced by
-// the output. Errors name the path and the reason (errno).
+// internal::WriteFileWhole (perfcounters/src/whole_file.h): `contents`
+// written whole to `path` ("-": standard output), never over one of
+// `inputs`; errors name the path and the reason.
 absl::Status WriteOutputFile(const std::string& path,
                              absl::string_view contents,
                              absl::Span<const std::string> inputs = {});

@@ -17,6 +17,7 @@
 #include "console.h"
 #include "environment_context.h"
 #include "measure_internal.h"
+#include "out_file.h"
 #include "pass_counting.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
@@ -128,13 +129,13 @@ bool DescribeSetup(const bench::Flags& flags) {
 // environment variables), read before benchmark::Initialize() takes them:
 // the main makes the file reporter itself, so that its rows get the same
 // counters as the display's.
-struct OutFile {
+struct OutFileFlags {
   std::string path;
   std::string format = "json";
 };
 
-OutFile FindOutFile(int argc, char** argv) {
-  OutFile out;
+OutFileFlags FindOutFile(int argc, char** argv) {
+  OutFileFlags out;
   if (const char* env = std::getenv("BENCHMARK_OUT")) out.path = env;
   if (const char* env = std::getenv("BENCHMARK_OUT_FORMAT")) out.format = env;
   for (int i = 1; i < argc; ++i) {
@@ -152,7 +153,7 @@ OutFile FindOutFile(int argc, char** argv) {
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> MakeFileReporter(
-    const OutFile& out) {
+    const OutFileFlags& out) {
   if (out.path.empty()) return nullptr;
   if (out.format == "csv") {
     // gbench marks its CSV reporter deprecated but still makes it for
@@ -241,9 +242,22 @@ int BenchmarkMain(int argc, char** argv) {
                                       !profile_flags->event.empty(), args);
     if (rc.has_value()) return *rc;
   }
-  const OutFile out = FindOutFile(argc, argv);
-  benchmark::Initialize(&argc, argv, &PrintHelp);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const OutFileFlags out = FindOutFile(argc, argv);
+  // gbench writes --benchmark_out to /dev/null; out_file.h writes the file.
+  std::vector<char*> gbench_args =
+      bench_internal::GbenchArgs(argc, argv, !out.path.empty());
+  int gbench_argc = static_cast<int>(gbench_args.size()) - 1;
+  benchmark::Initialize(&gbench_argc, gbench_args.data(), &PrintHelp);
+  if (benchmark::ReportUnrecognizedArguments(gbench_argc, gbench_args.data())) {
+    return 1;
+  }
+  if (!out.path.empty()) {
+    if (absl::Status s = bench_internal::OutFile::Check(out.path); !s.ok()) {
+      std::fprintf(stderr, "perfcounters: error: %s\n",
+                   std::string(s.message()).c_str());
+      return 1;
+    }
+  }
   if (flags->overridden_env_events.has_value()) {
     std::fprintf(
         stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
@@ -313,18 +327,20 @@ int BenchmarkMain(int argc, char** argv) {
                                            &rows, /*warn=*/true);
   std::unique_ptr<benchmark::BenchmarkReporter> file =
       bench_internal::WithEnvironmentEnd(MakeFileReporter(out));
-  // With --perf_profile, a profile pass first (profile_pass.h).
+  std::unique_ptr<bench_internal::OutFile> out_file;
   if (file != nullptr) {
-    bench_internal::DisplayReporter file_reporter(std::move(file), true, &rows,
-                                                  /*warn=*/false);
-    bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
-                                    display_json, &file_reporter,
-                                    out.format == "json");
-  } else {
-    bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
-                                    display_json, nullptr, false);
+    out_file = std::make_unique<bench_internal::OutFile>(
+        std::make_unique<bench_internal::DisplayReporter>(
+            std::move(file), true, &rows, /*warn=*/false),
+        out.path, out.format);
+    out_file->HandleInterrupts();
   }
+  // With --perf_profile, a profile pass first (profile_pass.h).
+  bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
+                                  display_json, out_file.get(),
+                                  out.format == "json");
   benchmark::Shutdown();
+  if (out_file != nullptr && !out_file->Write()) return 1;
   if (flags->strict && bench_internal::AnyCounterNotCounted()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: some requested "
