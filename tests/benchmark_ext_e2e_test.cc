@@ -233,6 +233,27 @@ TEST(BenchmarkE2E, GbenchsOwnMainStopsOnABadEnvironmentList) {
   EXPECT_TRUE(r.Entry("BM_TouchThreePages").is_null());
 }
 
+// A suite that kept gbench's BENCHMARK_MAIN() and also links
+// perfcounters_benchmark_main (gbench's main would run and refuse
+// --perf_counters as an unknown flag) stops at start with one line saying
+// what to change, with or without our flags.
+TEST(BenchmarkE2E, BenchmarkMainLeftInASuiteLinkingOurMainStopsAtStart) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--perf_counters=page-faults", kMinTime},
+        std::vector<std::string>{kMinTime}}) {
+    Result r = RunBench(args, WithEnv({}, "perfcounters_gbench_main_bench"));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.err,
+              "perfcounters: error: this program defines its own main() "
+              "(gbench's BENCHMARK_MAIN()?) and links "
+              "perfcounters::benchmark_main, whose main() runs the benchmarks "
+              "with --perf_counters: delete BENCHMARK_MAIN(), or link "
+              "perfcounters::benchmark instead to keep your main() (events "
+              "from PERFCOUNTERS_EVENTS)\n");
+    EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchThreePages")));
+  }
+}
+
 TEST(BenchmarkE2E, NoEventsNoCounters) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime});
   ASSERT_EQ(r.exit_code, 0) << r.err;

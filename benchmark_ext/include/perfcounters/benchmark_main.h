@@ -9,6 +9,9 @@
 // (with the reason), records the list in the JSON context, runs the
 // benchmarks, and with --perf_counters_strict exits 1 if any requested
 // counter was not counted.
+//
+// A program that links `perfcounters_benchmark_main` must not define main()
+// itself (gbench's BENCHMARK_MAIN()): it stops at start saying so.
 #ifndef PERFCOUNTERS_BENCHMARK_MAIN_H_
 #define PERFCOUNTERS_BENCHMARK_MAIN_H_
 
@@ -20,12 +23,18 @@ int BenchmarkMain(int argc, char** argv);
 
 }  // namespace perfcounters
 
+// Defined by PERFCOUNTERS_BENCHMARK_MAIN() (see there).
+extern "C" void perfcounters_main_runs_benchmark_main();
+
 // Defines main() as perfcounters::BenchmarkMain (use instead of
-// BENCHMARK_MAIN()).
-#define PERFCOUNTERS_BENCHMARK_MAIN()                 \
-  int main(int argc, char** argv) {                   \
-    return ::perfcounters::BenchmarkMain(argc, argv); \
-  }                                                   \
+// BENCHMARK_MAIN()). The marker function tells perfcounters_benchmark_main,
+// when linked too, that this main() is perfcounters' (its start-up check
+// stops a program whose own main() would run instead).
+#define PERFCOUNTERS_BENCHMARK_MAIN()                        \
+  extern "C" void perfcounters_main_runs_benchmark_main() {} \
+  int main(int argc, char** argv) {                          \
+    return ::perfcounters::BenchmarkMain(argc, argv);        \
+  }                                                          \
   int main(int, char**)
 
 #endif  // PERFCOUNTERS_BENCHMARK_MAIN_H_
