@@ -159,10 +159,12 @@ class HistoryTest : public ::testing::TestWithParam<std::string> {
     }
   }
 
-  nlohmann::json Changes() {
+  // `history changes` by `method` (the tests of Otava's behaviour name it;
+  // the simple cases hold the default method to the same answers).
+  nlohmann::json Changes(const std::string& method = "otava") {
     const RunResult r =
         RunTool(absl::StrCat("history changes --format json --db ", Quote(db_),
-                             " --metric instructions"));
+                             " --metric instructions --method ", method));
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   }
@@ -238,15 +240,20 @@ TEST_P(HistoryTest, OneChangePointAtRun41) {
   std::vector<double> v = Level(40, 1000, noise);
   for (double x : Level(20, 1020, noise)) v.push_back(x);
   AddSeries(v);
-  const nlohmann::json cps = Changes();
-  ASSERT_EQ(cps.size(), 1u) << cps.dump(2);
-  EXPECT_EQ(cps[0]["commit"], "c41");
-  EXPECT_EQ(cps[0]["benchmark"], "BM_a");
-  EXPECT_EQ(cps[0]["branch"], "main");
-  EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
-  EXPECT_LT(cps[0]["p_value"].get<double>(), 0.001);
-  EXPECT_NEAR(cps[0]["before"].get<double>(), 1000, 1);
-  EXPECT_NEAR(cps[0]["after"].get<double>(), 1020, 1);
+  for (const char* method : {"otava", "robust"}) {
+    SCOPED_TRACE(method);
+    const nlohmann::json cps = Changes(method);
+    ASSERT_EQ(cps.size(), 1u) << cps.dump(2);
+    EXPECT_EQ(cps[0]["method"], method);
+    EXPECT_EQ(cps[0]["kind"], "step");
+    EXPECT_EQ(cps[0]["commit"], "c41");
+    EXPECT_EQ(cps[0]["benchmark"], "BM_a");
+    EXPECT_EQ(cps[0]["branch"], "main");
+    EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
+    EXPECT_LT(cps[0]["p_value"].get<double>(), 0.001);
+    EXPECT_NEAR(cps[0]["before"].get<double>(), 1000, 1);
+    EXPECT_NEAR(cps[0]["after"].get<double>(), 1020, 1);
+  }
   // The page marks it.
   const std::string html = ScratchPath("trends.html");
   const RunResult r = RunTool(absl::StrCat(
@@ -259,7 +266,8 @@ TEST_P(HistoryTest, OneChangePointAtRun41) {
 TEST_P(HistoryTest, NoChangePointOnAFlatSeries) {
   Noise noise(7);
   AddSeries(Level(60, 1000, noise));
-  EXPECT_EQ(Changes(), nlohmann::json::array());
+  EXPECT_EQ(Changes("otava"), nlohmann::json::array());
+  EXPECT_EQ(Changes("robust"), nlohmann::json::array());
 }
 
 TEST_P(HistoryTest, TwoChangePointsBothFound) {
@@ -268,12 +276,15 @@ TEST_P(HistoryTest, TwoChangePointsBothFound) {
   for (double x : Level(30, 1020, noise)) v.push_back(x);
   for (double x : Level(30, 1020 * 0.99, noise)) v.push_back(x);
   AddSeries(v);
-  const nlohmann::json cps = Changes();
-  ASSERT_EQ(cps.size(), 2u) << cps.dump(2);
-  EXPECT_EQ(cps[0]["commit"], "c41");
-  EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
-  EXPECT_EQ(cps[1]["commit"], "c71");
-  EXPECT_NEAR(cps[1]["change_percent"].get<double>(), -1.0, 0.1);
+  for (const char* method : {"otava", "robust"}) {
+    SCOPED_TRACE(method);
+    const nlohmann::json cps = Changes(method);
+    ASSERT_EQ(cps.size(), 2u) << cps.dump(2);
+    EXPECT_EQ(cps[0]["commit"], "c41");
+    EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
+    EXPECT_EQ(cps[1]["commit"], "c71");
+    EXPECT_NEAR(cps[1]["change_percent"].get<double>(), -1.0, 0.1);
+  }
 }
 
 TEST_P(HistoryTest, CheckTripsOnOnePercentAndPassesOneHundredth) {
@@ -309,12 +320,15 @@ TEST_P(HistoryTest, CheckBaselineIsTheLevelSinceTheLastChange) {
   AddSeries(v);
   // +0.1 % over the new level: passes (over the old it would be +2.1 %).
   const std::string f = Write("lvl.json", RunJson(1021, 2000));
-  const RunResult r = RunTool(absl::StrCat(
-      "history check --db ", Quote(db_),
-      " --branch main --format json --fail-on 'instructions>+0.5%' ",
-      Quote(f)));
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["history_runs"], 12);
+  for (const char* method : {"otava", "robust"}) {
+    SCOPED_TRACE(method);
+    const RunResult r = RunTool(absl::StrCat(
+        "history check --db ", Quote(db_), " --method ", method,
+        " --branch main --format json --fail-on 'instructions>+0.5%' ",
+        Quote(f)));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["history_runs"], 12);
+  }
 }
 
 // AddSeries() stores runs as `history add` of the same files does.

@@ -1,11 +1,13 @@
 // history_changes.cc: E-divisive means with Otava's split and merge steps
-// (history_changes.h).
+// (history_changes.h), and the choice of method.
 #include "history_changes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "changepoint_robust.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -200,6 +202,15 @@ double ChangePoint::ChangePercent() const {
   return mean_before == 0 ? 0 : (mean_after / mean_before - 1) * 100;
 }
 
+double ChangePoint::SlopePercent() const {
+  if (kind != ChangeKind::kDrift || last_index <= index) return 0;
+  return ChangePercent() / static_cast<double>(last_index - index);
+}
+
+const char* ChangeMethodName(ChangeMethod method) {
+  return method == ChangeMethod::kOtava ? "otava" : "robust";
+}
+
 double StudentTwoSidedP(double t, double df) {
   if (std::isnan(t) || df <= 0) return 1;
   if (std::isinf(t)) return 0;
@@ -228,6 +239,9 @@ double TTestP(const double* left, size_t n1, const double* right, size_t n2) {
 
 std::vector<ChangePoint> FindChangePoints(const std::vector<double>& series,
                                           const ChangePointOptions& options) {
+  if (options.method == ChangeMethod::kRobust) {
+    return FindRobustChanges(series, options);
+  }
   const size_t window = std::max<size_t>(options.window, 2);
   const double first_pass = options.max_p < 0.05  ? options.max_p * 10
                             : options.max_p < 0.5 ? options.max_p * 2

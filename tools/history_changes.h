@@ -1,7 +1,13 @@
-// history_changes.h: change points of a series, found as Apache Otava (ex
-// Hunter; Fleming et al., "Hunter: Using Change Point Detection to Hunt for
-// Performance Regressions", ICPE 2023) finds them with E-divisive means
-// (Matteson & James 2014):
+// history_changes.h: change points of a series, by one of two methods
+// (ChangeMethod):
+//
+// kRobust (the default; changepoint_robust.h): a penalised segmentation of
+// the series in units of its own robust noise scale, into levels and linear
+// drifts: few false alarms, and a drift reported as one drift.
+//
+// kOtava: as Apache Otava 0.8 (ex Hunter; Fleming et al., "Hunter: Using
+// Change Point Detection to Hunt for Performance Regressions", ICPE 2023)
+// finds them with E-divisive means (Matteson & James 2014):
 //  1. split: in sliding windows of `window` points (step window / 2), the
 //     E-divisive detector: repeatedly the split (tau, kappa) of an interval
 //     that maximizes the energy statistic Q-hat, kept while Student's
@@ -21,27 +27,47 @@
 
 namespace perfcounters::tools {
 
-// Otava's defaults.
+enum class ChangeMethod { kRobust, kOtava };
+
+// "robust" or "otava".
+const char* ChangeMethodName(ChangeMethod method);
+
 struct ChangePointOptions {
+  ChangeMethod method = ChangeMethod::kRobust;
+  // kOtava: Otava's defaults.
   size_t window = 50;
   double max_p = 0.001;
-  // Relative change (0.01 = 1 %) a change point must exceed.
+  // Both: the relative change (0.01 = 1 %) a change must exceed.
   double min_magnitude = 0.0;
+  // kRobust: the smallest change, in noise standard deviations.
+  double min_sigmas = 2.0;
 };
 
+enum class ChangeKind { kStep, kDrift };
+
+// A step (the level changed from one run to the next), or a drift (the
+// level moved steadily from run `index` to run `last_index`: mean_before
+// and mean_after are its levels there).
 struct ChangePoint {
-  // The first point after the change.
+  // The first point after the change; a drift's first point.
   size_t index = 0;
   double mean_before = 0;
   double mean_after = 0;
   double std_before = 0;
   double std_after = 0;
   double p = 1;
+  ChangeKind kind = ChangeKind::kStep;
+  // A drift's last point.
+  size_t last_index = 0;
+  // kRobust: the series' robust noise scale (standard deviation); 0: none.
+  double sigma = 0;
   // (mean_after / mean_before - 1) * 100; 0 when mean_before is 0.
   double ChangePercent() const;
+  // A drift's change per run, in % of mean_before.
+  double SlopePercent() const;
 };
 
-// The change points of `series`, by index.
+// The change points of `series`, by index, by options.method.
 std::vector<ChangePoint> FindChangePoints(
     const std::vector<double>& series, const ChangePointOptions& options = {});
 

@@ -145,11 +145,16 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
           ++base.not_counted;
         }
       }
-      // The level since the last change point, at most `window` runs.
+      // The level since the last change point, at most `window` runs: after
+      // a drift that ended, the runs since; during a drift, its runs.
       size_t first = 0;
       const std::vector<ChangePoint> cps =
           FindChangePoints(values, options.change_points);
-      if (!cps.empty()) first = cps.back().index;
+      for (const ChangePoint& cp : cps) {
+        const bool ended =
+            cp.kind == ChangeKind::kDrift && cp.last_index + 1 < values.size();
+        first = std::max(first, ended ? cp.last_index + 1 : cp.index);
+      }
       if (values.size() - first > options.window) {
         first = values.size() - options.window;
       }

@@ -1,4 +1,5 @@
 // history_commands.cc: the `perfcounters history` subcommands.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -202,12 +203,28 @@ int RunExport(const HistoryArgs& a) {
 }
 
 void AddChangePointOptions(CLI::App* c, HistoryArgs& a) {
+  c->add_option_function<std::string>(
+       "--method",
+       [&a](const std::string& m) {
+         a.cp.method =
+             m == "otava" ? ChangeMethod::kOtava : ChangeMethod::kRobust;
+       },
+       "change points: robust (default: levels and drifts in units of the "
+       "series' noise) or otava (Apache Otava's E-divisive means and "
+       "t-test, its defaults)")
+      ->check(CLI::IsMember({"robust", "otava"}))
+      ->default_str("robust");
+  c->add_option("--cp-min-sigmas", a.cp.min_sigmas,
+                "change points (robust): the smallest change, in noise "
+                "standard deviations")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 1000.0));
   c->add_option("--cp-window", a.cp.window,
-                "change points: the E-divisive sliding window (runs)")
+                "change points (otava): the E-divisive sliding window (runs)")
       ->capture_default_str()
       ->check(CLI::Range(3, 100000));
   c->add_option("--cp-p-value", a.cp.max_p,
-                "change points: the t-test's largest p-value")
+                "change points (otava): the t-test's largest p-value")
       ->capture_default_str()
       ->check(CLI::Range(1e-12, 0.5));
   c->add_option("--cp-min-change", a.cp.min_magnitude,
@@ -276,7 +293,9 @@ Command AddHistoryCommands(CLI::App& app) {
   AddChangePointOptions(check, a);
 
   CLI::App* changes = history->add_subcommand(
-      "changes", "Change points of every series (E-divisive means, t-test)");
+      "changes",
+      "Change points of every series: steps and drifts (--method robust), "
+      "or Apache Otava's (--method otava)");
   CLI::App* exp = history->add_subcommand(
       "export", "Export: bmf (Bencher Metric Format) or csv (Apache Otava)");
   for (CLI::App* c : {changes, exp}) {
@@ -316,6 +335,10 @@ std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
     const std::vector<ChangePoint> cps = FindChangePoints(values, options);
     for (size_t k = 0; k < cps.size(); ++k) {
       SeriesChange c{&s, points[cps[k].index], cps[k], std::nullopt};
+      c.method = options.method;
+      if (cps[k].kind == ChangeKind::kDrift) {
+        c.last = points[std::min(cps[k].last_index, points.size() - 1)];
+      }
       const size_t lo = k == 0 ? 0 : cps[k - 1].index;
       const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : points.size();
       for (size_t i = lo; i < hi; ++i) {
@@ -332,30 +355,45 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const SeriesChange& c : changes) {
-      out.push_back({{"benchmark", c.series->benchmark},
-                     {"metric", c.series->metric},
-                     {"machine", c.series->machine},
-                     {"branch", c.series->branch},
-                     {"commit", c.first_after->commit},
-                     {"time", c.first_after->time},
-                     {"before", c.change.mean_before},
-                     {"after", c.change.mean_after},
-                     {"change_percent", c.change.ChangePercent()},
-                     {"p_value", c.change.p},
-                     {"coverage", c.coverage ? nlohmann::json(*c.coverage)
-                                             : nlohmann::json()}});
+      const bool drift = c.change.kind == ChangeKind::kDrift;
+      const nlohmann::json none;
+      out.push_back(
+          {{"method", ChangeMethodName(c.method)},
+           {"kind", drift ? "drift" : "step"},
+           {"benchmark", c.series->benchmark},
+           {"metric", c.series->metric},
+           {"machine", c.series->machine},
+           {"branch", c.series->branch},
+           {"commit", c.first_after->commit},
+           {"time", c.first_after->time},
+           {"before", c.change.mean_before},
+           {"after", c.change.mean_after},
+           {"change_percent", c.change.ChangePercent()},
+           {"p_value", c.change.p},
+           {"coverage",
+            c.coverage ? nlohmann::json(*c.coverage) : nlohmann::json()},
+           {"noise_sd",
+            c.change.sigma > 0 ? nlohmann::json(c.change.sigma) : none},
+           {"last_commit", drift ? nlohmann::json(c.last->commit) : none},
+           {"last_time", drift ? nlohmann::json(c.last->time) : none},
+           {"runs",
+            drift ? nlohmann::json(c.change.last_index - c.change.index + 1)
+                  : none},
+           {"slope_percent_per_run",
+            drift ? nlohmann::json(c.change.SlopePercent()) : none}});
     }
     return out.dump(2) + "\n";
   }
   const bool md = format == "markdown";
   std::string out =
       md ? "| benchmark | metric | machine | branch | commit | time | before "
-           "| after | change | p |\n|---|---|---|---|---|---|---|---|---|---|\n"
+           "| after | change | p | kind |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n"
          : absl::StrFormat(
                "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s "
-               "%9s %9s\n",
+               "%9s %9s  %s\n",
                "benchmark", "metric", "machine", "branch", "commit", "time",
-               "before", "after", "change", "p");
+               "before", "after", "change", "p", "kind");
   for (const SeriesChange& c : changes) {
     const std::string& m = c.series->metric;
     const std::string change =
@@ -363,18 +401,27 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
     const std::string p =
         absl::StrCat(absl::StrFormat("%.2g", c.change.p),
                      Estimated(c.coverage) ? " (multiplexed)" : "");
+    // A drift: its first run's commit, and where it ends.
+    const std::string kind =
+        c.change.kind == ChangeKind::kDrift && c.last != nullptr
+            ? absl::StrFormat("drift to %s (%d runs, %+.3g %%/run)",
+                              c.last->commit.substr(0, 12),
+                              c.change.last_index - c.change.index + 1,
+                              c.change.SlopePercent())
+            : std::string("step");
     out += md ? absl::StrCat("| ", c.series->benchmark, " | ", m, " | ",
                              c.series->machine, " | ", c.series->branch, " | ",
                              c.first_after->commit, " | ", c.first_after->time,
                              " | ", FormatValue(m, c.change.mean_before), " | ",
                              FormatValue(m, c.change.mean_after), " | ", change,
-                             " | ", p, " |\n")
+                             " | ", p, " | ", kind, " |\n")
               : absl::StrFormat(
-                    "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s %9s %9s\n",
+                    "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s %9s %9s  "
+                    "%s\n",
                     c.series->benchmark, m, c.series->machine, c.series->branch,
                     c.first_after->commit.substr(0, 12), c.first_after->time,
                     FormatValue(m, c.change.mean_before),
-                    FormatValue(m, c.change.mean_after), change, p);
+                    FormatValue(m, c.change.mean_after), change, p, kind);
   }
   if (changes.empty() && !md) out += "(no change points)\n";
   return out;

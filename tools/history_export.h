@@ -37,6 +37,10 @@ struct SeriesChange {
   // (the segments the change was tested on); empty when none was
   // multiplexed.
   std::optional<double> coverage;
+  // A drift's last run.
+  const SeriesPoint* last = nullptr;
+  // The method that found it.
+  ChangeMethod method = ChangeMethod::kRobust;
 };
 
 // The change points of every series (counted points only).

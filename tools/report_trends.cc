@@ -90,13 +90,18 @@ std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
   absl::StrAppend(&svg, "<polyline class=trend points=\"", line, "\" />");
   for (const SeriesChange& c : changes) {
     if (c.series != &s) continue;
-    const double cx = (x(c.change.index - 1) + x(c.change.index)) / 2;
+    // A step between its runs; a drift from its first run.
+    const bool drift = c.change.kind == ChangeKind::kDrift;
+    const double cx = drift || c.change.index == 0
+                          ? x(c.change.index)
+                          : (x(c.change.index - 1) + x(c.change.index)) / 2;
     absl::StrAppend(
         &svg,
         absl::StrFormat("<line x1=%.1f x2=%.1f y1=%.0f y2=%.0f class=cp />"
-                        "<text x=%.1f y=%.0f class=cpl>%s @ %s (p %.2g)"
+                        "<text x=%.1f y=%.0f class=cpl>%s%s @ %s (p %.2g)"
                         "</text>",
                         cx, cx, kTop, kH - kBottom, cx + 3, kH - 8,
+                        drift ? "drift " : "",
                         Esc(FormatChange(c.change.ChangePercent())),
                         Esc(c.first_after->commit.substr(0, 12)), c.change.p));
   }
@@ -154,8 +159,8 @@ int RunReportTrends(const std::string& db, const std::string& benchmark,
       "</style></head><body><h1>",
       Esc(title), "</h1><p class=note>Store ", Esc((*store)->Name()), ": ",
       series->size(), " series, ", changes.size(),
-      " change points (E-divisive means, Otava's defaults: window 50, p &lt; "
-      "0.001). Each point is a run's value (the median of its "
+      " change points (steps and drifts, the robust method of "
+      "docs/history.md). Each point is a run's value (the median of its "
       "repetitions; the bar their range); dashed lines mark change "
       "points; hollow points were multiplexed (an estimate).</p>");
   size_t shown = 0;
