@@ -133,18 +133,26 @@ void BM_CheckOneRun(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckOneRun)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// Arg 0: the robust method (the default), 1: Otava's.
 void BM_ChangesEverySeries(benchmark::State& state) {
   HistoryStore& store = Store();
+  ChangePointOptions options;
+  options.method =
+      state.range(0) == 0 ? ChangeMethod::kRobust : ChangeMethod::kOtava;
   size_t series_count = 0, changes = 0;
   for (auto _ : state) {
     absl::StatusOr<std::vector<Series>> series = ReadSeries(store, {});
     series_count = series->size();
-    changes = FindSeriesChanges(*series, {}).size();
+    changes = FindSeriesChanges(*series, options).size();
   }
   state.counters["series"] = static_cast<double>(series_count);
   state.counters["change_points"] = static_cast<double>(changes);
 }
-BENCHMARK(BM_ChangesEverySeries)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ChangesEverySeries)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Arg(0)
+    ->Arg(1);
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include "changepoint_robust.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,12 +19,17 @@ constexpr double kClip = 3;
 constexpr double kSegmentPenalty = 4;
 constexpr double kLinePenalty = 3;
 
-double Median(std::vector<double> v) {
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
+// The median of v[0, n), reordering them.
+double MedianInPlace(double* v, size_t n) {
+  const size_t mid = n / 2;
+  std::nth_element(v, v + mid, v + n);
   const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  return (*std::max_element(v.begin(), v.begin() + mid) + upper) / 2;
+  if (n % 2 == 1) return upper;
+  return (*std::max_element(v, v + mid) + upper) / 2;
+}
+
+double Median(std::vector<double> v) {
+  return MedianInPlace(v.data(), v.size());
 }
 
 // A segment [a, b) of the standardized series, fitted by a level or a line:
@@ -44,12 +50,29 @@ class Segments {
       : line_penalty_(line_penalty),
         s1_(z.size() + 1),
         s2_(z.size() + 1),
-        st_(z.size() + 1) {
+        st_(z.size() + 1),
+        inv_n_(z.size() + 1),
+        inv_stt_(z.size() + 1) {
     for (size_t i = 0; i < z.size(); ++i) {
       s1_[i + 1] = s1_[i] + z[i];
       s2_[i + 1] = s2_[i] + z[i] * z[i];
       st_[i + 1] = st_[i] + static_cast<double>(i) * z[i];
+      const double n = static_cast<double>(i + 1);
+      inv_n_[i + 1] = 1 / n;
+      inv_stt_[i + 1] = i > 0 ? 12 / (n * (n * n - 1)) : 0;
     }
+  }
+
+  // Best(a, b).cost for b - a >= kMinRun: the segmentation's inner loop
+  // (no division).
+  double Cost(size_t a, size_t b) const {
+    const size_t len = b - a;
+    const double sum = s1_[b] - s1_[a];
+    const double rss = std::max(0.0, s2_[b] - s2_[a] - sum * sum * inv_n_[len]);
+    const double sty =
+        st_[b] - st_[a] - 0.5 * static_cast<double>(a + b - 1) * sum;
+    const double gain = std::min(rss, sty * sty * inv_stt_[len]);
+    return rss - std::max(0.0, gain - line_penalty_);
   }
 
   Fit Best(size_t a, size_t b) const {
@@ -102,6 +125,7 @@ class Segments {
  private:
   double line_penalty_;
   std::vector<double> s1_, s2_, st_;
+  std::vector<double> inv_n_, inv_stt_;  // 1 / n, 1 / sum (t - mean t)^2
 };
 
 struct Piece {
@@ -120,20 +144,26 @@ std::vector<Piece> Segment(const Segments& segments, size_t n, double penalty,
   std::vector<size_t> from(n + 1, 0);
   best[0] = -penalty;
   std::vector<size_t> starts = {0};
+  std::vector<double> reach;  // best[a] + C(a, b) of each start, at this b
   for (size_t b = kMinRun; b <= n; ++b) {
-    for (size_t a : starts) {
+    reach.assign(starts.size(), kInf);
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const size_t a = starts[k];
       if (b - a < kMinRun) continue;
-      const double c = best[a] + segments.Best(a, b).cost + penalty;
-      if (c < best[b]) {
-        best[b] = c;
+      reach[k] = best[a] + segments.Cost(a, b);
+      if (reach[k] + penalty < best[b]) {
+        best[b] = reach[k] + penalty;
         from[b] = a;
       }
     }
     if (best[b] == kInf) continue;
-    std::erase_if(starts, [&](size_t a) {
-      return b - a >= kMinRun &&
-             best[a] + segments.Best(a, b).cost - line_penalty > best[b];
-    });
+    size_t kept = 0;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      if (reach[k] == kInf || reach[k] - line_penalty <= best[b]) {
+        starts[kept++] = starts[k];
+      }
+    }
+    starts.resize(kept);
     starts.push_back(b);
   }
   std::vector<Piece> pieces;
@@ -243,8 +273,9 @@ std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
   for (size_t i = 0; i < n; ++i) {
     const size_t lo = i > kMedianHalf ? i - kMedianHalf : 0;
     const size_t hi = std::min(n, i + kMedianHalf + 1);
-    const double m =
-        Median(std::vector<double>(z.begin() + lo, z.begin() + hi));
+    std::array<double, 2 * kMedianHalf + 1> window;
+    std::copy(z.begin() + lo, z.begin() + hi, window.begin());
+    const double m = MedianInPlace(window.data(), hi - lo);
     clipped[i] = std::clamp(z[i], m - kClip, m + kClip);
   }
   const double log_n = std::log(static_cast<double>(n));
