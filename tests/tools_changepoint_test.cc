@@ -113,6 +113,10 @@ TEST(ChangePointCorpusTest, NoiseScaleIgnoresStepsDriftsAndSpikes) {
   v[300] -= 80;
   EXPECT_NEAR(RobustNoiseScale(v), 2.0, 0.2);
   EXPECT_EQ(RobustNoiseScale(std::vector<double>(50, 7.0)), 0.0);
+  // An exact straight line: a millionth of its range.
+  std::vector<double> line;
+  for (int i = 0; i < 100; ++i) line.push_back(1000 + i);
+  EXPECT_DOUBLE_EQ(RobustNoiseScale(line), 99e-6);
   // A constant series with one step: a scale, and the step found.
   std::vector<double> step(20, 1000.0);
   for (size_t i = 10; i < step.size(); ++i) step[i] = 1001;

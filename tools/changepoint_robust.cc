@@ -251,13 +251,11 @@ double RobustNoiseScale(const std::vector<double>& series) {
       mad > 0 ? 1.482602218505602 * mad
               : std::sqrt(M_PI / 2) * spread / static_cast<double>(d.size());
   sigma /= std::sqrt(2.0);
-  if (sigma == 0) {
-    // A straight line: every difference equal. Not constant: a tiny scale.
-    double largest = 0;
-    for (double x : series) largest = std::max(largest, std::fabs(x));
-    if (std::fabs(series.back() - series.front()) > 0) sigma = largest * 1e-12;
-  }
-  return sigma;
+  // An exact series (a straight line, a constant with a step): at least a
+  // millionth of its range, which keeps the squares of the standardized
+  // series far inside a double's digits.
+  const auto [lo, hi] = std::minmax_element(series.begin(), series.end());
+  return std::max(sigma, 1e-6 * (*hi - *lo));
 }
 
 std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,

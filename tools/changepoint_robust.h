@@ -31,8 +31,8 @@ namespace perfcounters::tools {
 std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
                                            const ChangePointOptions& options);
 
-// The noise scale of step 1 (0 for fewer than 3 points; never 0 for a
-// series that is not constant).
+// The noise scale of step 1: at least a millionth of the series' range (an
+// exact series); 0 for a constant one or fewer than 3 points.
 double RobustNoiseScale(const std::vector<double>& series);
 
 }  // namespace perfcounters::tools
