@@ -117,6 +117,13 @@ TEST(ChangePointCorpusTest, NoiseScaleIgnoresStepsDriftsAndSpikes) {
   std::vector<double> line;
   for (int i = 0; i < 100; ++i) line.push_back(1000 + i);
   EXPECT_DOUBLE_EQ(RobustNoiseScale(line), 99e-6);
+  // ... and one drift, over the whole line (the ends' ramp not clipped).
+  const std::vector<ChangePoint> ramp = FindChangePoints(line, {});
+  ASSERT_EQ(ramp.size(), 1u);
+  EXPECT_EQ(ramp[0].kind, ChangeKind::kDrift);
+  EXPECT_EQ(ramp[0].index, 0u);
+  EXPECT_EQ(ramp[0].last_index, 99u);
+  EXPECT_NEAR(ramp[0].mean_after - ramp[0].mean_before, 99, 1e-6);
   // A constant series with one step: a scale, and the step found.
   std::vector<double> step(20, 1000.0);
   for (size_t i = 10; i < step.size(); ++i) step[i] = 1001;

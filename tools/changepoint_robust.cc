@@ -222,6 +222,34 @@ Drift BestBend(const Segments& segments, size_t r0, size_t r1, size_t first,
   return best;
 }
 
+// The median of the 9 points around z[i]. In the first and last 4 points
+// the window is the first or last 9, whose median belongs to its middle:
+// where all its differences have one sign (a ramp), the median of the
+// differences carries it to i.
+double RunningMedian(const std::vector<double>& z, size_t i) {
+  constexpr size_t kWidth = 2 * kMedianHalf + 1;
+  const size_t n = z.size();
+  const size_t lo = n <= kWidth || i < kMedianHalf ? 0
+                    : i + kMedianHalf >= n         ? n - kWidth
+                                                   : i - kMedianHalf;
+  const size_t hi = std::min(n, lo + kWidth);
+  std::array<double, kWidth> window;
+  std::copy(z.begin() + lo, z.begin() + hi, window.begin());
+  const double m = MedianInPlace(window.data(), hi - lo);
+  const double middle = static_cast<double>(lo + hi - 1) / 2;
+  if (static_cast<double>(i) == middle || hi - lo < 3) return m;
+  std::array<double, kWidth - 1> d;
+  bool up = true, down = true;
+  for (size_t k = lo + 1; k < hi; ++k) {
+    d[k - lo - 1] = z[k] - z[k - 1];
+    up = up && d[k - lo - 1] > 0;
+    down = down && d[k - lo - 1] < 0;
+  }
+  if (!up && !down) return m;
+  return m + MedianInPlace(d.data(), hi - lo - 1) *
+                 (static_cast<double>(i) - middle);
+}
+
 // The variance (in sigma^2) of a fit's value at its first or last point.
 double EndVariance(const Piece& p) {
   const double n = static_cast<double>(p.b - p.a);
@@ -269,11 +297,7 @@ std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
   for (size_t i = 0; i < n; ++i) z[i] = (series[i] - center) / sigma;
   std::vector<double> clipped(n);
   for (size_t i = 0; i < n; ++i) {
-    const size_t lo = i > kMedianHalf ? i - kMedianHalf : 0;
-    const size_t hi = std::min(n, i + kMedianHalf + 1);
-    std::array<double, 2 * kMedianHalf + 1> window;
-    std::copy(z.begin() + lo, z.begin() + hi, window.begin());
-    const double m = MedianInPlace(window.data(), hi - lo);
+    const double m = RunningMedian(z, i);
     clipped[i] = std::clamp(z[i], m - kClip, m + kClip);
   }
   const double log_n = std::log(static_cast<double>(n));
