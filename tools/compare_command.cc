@@ -20,6 +20,7 @@
 #include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"
+#include "verdict_notes.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -117,7 +118,14 @@ int RunCompare(const CompareArgs& args) {
     }
   }
 
+  if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff);
+      !st.ok()) {
+    std::fprintf(stderr, "perfcounters compare: %s\n",
+                 std::string(st.message()).c_str());
+    return kExitUsage;
+  }
   const Comparison comparison = Compare(*base, *next, options);
+  const VerdictNotes notes = CheckVerdict(*base, *next);
   if (options.filter && comparison.benchmarks.empty()) {
     std::fprintf(stderr,
                  "perfcounters compare: --filter '%s' matches no benchmark in "
@@ -125,12 +133,15 @@ int RunCompare(const CompareArgs& args) {
                  ShortForMessage(args.filter).c_str());
     return kExitUsage;
   }
-  const std::optional<std::vector<GateResult>> results =
+  std::optional<std::vector<GateResult>> results =
       RunGates("compare", args.gate.gates, comparison, args.gate.options);
   if (!results) return kExitUsage;
-  if (!WriteOutput("compare", to_stdout ? "-" : args.output,
-                   Render(comparison, *results, render),
-                   {args.base, args.next})) {
+  ApplyToGates(notes, args.gate.allow_env_diff, &*results);
+  PrintNoFingerprint("compare", notes);
+  if (!WriteOutput(
+          "compare", to_stdout ? "-" : args.output,
+          WithNotes(Render(comparison, *results, render), render.format, notes),
+          {args.base, args.next})) {
     return kExitUsage;
   }
   PrintGateErrors("compare", *results);

@@ -392,6 +392,7 @@ int ExitCode(const std::vector<GateResult>& results) {
         break;
       case GateStatus::kUnchecked:
       case GateStatus::kNoMatch:
+      case GateStatus::kRefused:
         code = 2;
         break;
     }
@@ -411,6 +412,8 @@ const char* StatusName(GateStatus status) {
       return "ERROR (checked nothing)";
     case GateStatus::kNoMatch:
       return "ERROR (matches no benchmark)";
+    case GateStatus::kRefused:
+      return "ERROR (environment differs)";
   }
   return "?";
 }

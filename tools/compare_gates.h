@@ -83,6 +83,8 @@ enum class GateStatus {
   kMissing,    // not evaluated somewhere and --fail-on-missing (exit 1)
   kUnchecked,  // checked nothing (exit 2, unless allowed)
   kNoMatch,    // its FILTER matches no benchmark (exit 2)
+  kRefused,    // the runs' environments differ in a way that can move its
+               // metric (env_diff.h; exit 2)
 };
 
 // What one gate found.

@@ -109,7 +109,7 @@ std::string VerdictText(const std::vector<GateResult>& gates) {
       ++failed;
     }
     if (g.status == GateStatus::kUnchecked ||
-        g.status == GateStatus::kNoMatch) {
+        g.status == GateStatus::kNoMatch || g.status == GateStatus::kRefused) {
       ++errors;
     }
   }

@@ -25,6 +25,13 @@ void AddGateOptions(CLI::App& command, GateArgs& args, const char* fail_on_help,
                    "only)");
   command.add_flag("--allow-unchecked-gates", args.options.allow_unchecked,
                    "accept a gate that checked nothing (otherwise exit 2)");
+  command
+      .add_option("--allow-env-diff", args.allow_env_diff,
+                  "gate even though the runs' environments differ in "
+                  "these fingerprint fields (cpufreq.governor, "
+                  "build.compiler, ...; docs/environment.md); otherwise "
+                  "a gate on a metric the difference can move exits 2")
+      ->expected(1, -1);
 }
 
 const char kGateHelp[] =

@@ -21,10 +21,14 @@ namespace perfcounters::tools {
 struct GateArgs {
   std::vector<std::string> gates;  // --fail-on texts
   GateOptions options;             // --alpha, --fail-on-missing, ...
+  // --allow-env-diff: fingerprint fields whose difference may not refuse
+  // a gate (env_diff.h).
+  std::vector<std::string> allow_env_diff;
 };
 
 // Adds --fail-on (with `fail_on_help`), --alpha (with `alpha_help`),
-// --fail-on-missing and --allow-unchecked-gates to `command`, parsed into
+// --fail-on-missing, --allow-unchecked-gates and --allow-env-diff to
+// `command`, parsed into
 // `args`, which must outlive the parse.
 void AddGateOptions(CLI::App& command, GateArgs& args, const char* fail_on_help,
                     const char* alpha_help);

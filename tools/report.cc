@@ -145,6 +145,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
 
   report_internal::Page page(options.title, labels, options.alpha);
   page.RunsTable(runs, summaries);
+  page.Append(options.notes_html);
   if (!options.gates.empty()) {
     page.Gates(options.gates, labels.front(), labels.back());
   }

@@ -29,6 +29,9 @@ struct ReportOptions {
   double alpha = 0.05;
   // Results of gates on the first vs the last run (shown at the top).
   std::vector<GateResult> gates;
+  // HTML shown above the gates: what differs between the first and the
+  // last run's environments (verdict_notes.h).
+  std::string notes_html;
 };
 
 // Names for the runs: their file names, with as much of the path as tells

@@ -16,6 +16,7 @@
 #include "output_file.h"
 #include "report.h"
 #include "report_trends.h"
+#include "verdict_notes.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -66,6 +67,14 @@ int RunReport(const ReportArgs& args) {
     PrintWarnings("report", *f);
     runs.push_back(*std::move(f));
   }
+  if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff);
+      !st.ok()) {
+    std::fprintf(stderr, "perfcounters report: %s\n",
+                 std::string(st.message()).c_str());
+    return kExitUsage;
+  }
+  // The last run against the first, as the gates.
+  const VerdictNotes notes = CheckVerdict(runs.front(), runs.back());
   ReportOptions options;
   options.title = args.title;
   options.alpha = args.gate.options.alpha;
@@ -80,7 +89,12 @@ int RunReport(const ReportArgs& args) {
         RunGates("report", args.gate.gates, Compare(runs.front(), runs.back()),
                  args.gate.options);
     if (!results) return kExitUsage;
+    ApplyToGates(notes, args.gate.allow_env_diff, &*results);
     options.gates = *std::move(results);
+  }
+  if (runs.size() >= 2) {
+    options.notes_html = NotesHtml(notes);
+    PrintNoFingerprint("report", notes);
   }
   if (!WriteOutput("report", args.output, RenderReport(runs, options),
                    args.runs)) {

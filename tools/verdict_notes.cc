@@ -1,0 +1,98 @@
+// verdict_notes.cc: the environment diff above compare's and report's
+// verdicts, and the gates it refuses.
+#include "verdict_notes.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "report_html.h"
+
+namespace perfcounters::tools {
+namespace {
+
+// `j` dumped with 2-space indentation, its lines after the first indented
+// by 2 more (a member of the top-level object).
+std::string Indented(const nlohmann::ordered_json& j) {
+  const std::string text =
+      j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+}  // namespace
+
+VerdictNotes CheckVerdict(const BenchmarkFile& base,
+                          const BenchmarkFile& next) {
+  VerdictNotes notes;
+  notes.env = DiffEnvironments(base, next);
+  notes.events = EventsOf(next);
+  notes.base_source = base.source;
+  notes.next_source = next.source;
+  return notes;
+}
+
+void ApplyToGates(const VerdictNotes& notes,
+                  const std::vector<std::string>& allowed,
+                  std::vector<GateResult>* results) {
+  RefuseGates(notes.env, notes.events, allowed, results);
+}
+
+void PrintNoFingerprint(const char* command, const VerdictNotes& notes) {
+  std::vector<std::string> without;
+  if (!notes.env.base_has) without.push_back(notes.base_source);
+  if (!notes.env.next_has && notes.next_source != notes.base_source) {
+    without.push_back(notes.next_source);
+  }
+  if (without.empty()) return;
+  std::fprintf(stderr,
+               "perfcounters %s: note: no environment fingerprint in %s (a "
+               "run from before perfcounters recorded one): what differs "
+               "between the runs' machines cannot be told; gates apply as "
+               "usual\n",
+               command,
+               ShortForMessage(absl::StrJoin(without, " and "), 300).c_str());
+}
+
+std::string NotesText(const VerdictNotes& notes, bool markdown) {
+  return EnvDiffText(notes.env, markdown);
+}
+
+std::string NotesHtml(const VerdictNotes& notes) {
+  const std::string text = NotesText(notes, false);
+  if (text.empty()) return "";
+  return absl::StrCat("<section class=\"notes\" id=\"verdict-notes\"><pre>",
+                      report_internal::Esc(text), "</pre></section>\n");
+}
+
+std::string WithNotes(const std::string& rendered, Format format,
+                      const VerdictNotes& notes) {
+  if (format != Format::kJson) {
+    const std::string text = NotesText(notes, format == Format::kMarkdown);
+    if (text.empty()) return rendered;
+    if (format == Format::kMarkdown) {
+      // After the heading line ("## perfcounters compare\n\n").
+      const size_t at = rendered.find("\n\n");
+      if (at != std::string::npos) {
+        return absl::StrCat(rendered.substr(0, at + 2), text,
+                            rendered.substr(at + 2));
+      }
+    }
+    return absl::StrCat(text, rendered);
+  }
+  // The member goes first, as text: the output may be large.
+  if (rendered.rfind("{\n", 0) != 0) return rendered;
+  if (!notes.env.base_has && !notes.env.next_has) return rendered;
+  return absl::StrCat(
+      "{\n  \"environment\": ", Indented(EnvDiffJson(notes.env)), ",\n",
+      rendered.substr(2));
+}
+
+}  // namespace perfcounters::tools

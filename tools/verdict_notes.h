@@ -1,0 +1,57 @@
+// verdict_notes.h: what `compare` and `report` state above a verdict and
+// how it changes the gates: the environment diff of the two runs
+// (env_diff.h) — gates on metrics it can move are refused.
+#ifndef PERFCOUNTERS_TOOLS_VERDICT_NOTES_H_
+#define PERFCOUNTERS_TOOLS_VERDICT_NOTES_H_
+
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "compare_gates.h"
+#include "compare_output.h"
+#include "env_diff.h"
+#include "gbench_json.h"
+
+namespace perfcounters::tools {
+
+// The notes on one comparison of `base` and `next`.
+struct VerdictNotes {
+  EnvDiff env;
+  // The new file's requested events (for the decision table).
+  std::string events;
+  std::string base_source;
+  std::string next_source;
+};
+
+// The notes on the comparison of `base` and `next`.
+VerdictNotes CheckVerdict(const BenchmarkFile& base, const BenchmarkFile& next);
+
+// Refuses the gates the environment difference can move (less the fields
+// in `allowed`, --allow-env-diff).
+void ApplyToGates(const VerdictNotes& notes,
+                  const std::vector<std::string>& allowed,
+                  std::vector<GateResult>* results);
+
+// Prints once to stderr, as "perfcounters COMMAND: note: ...", which files
+// have no fingerprint (runs from before fingerprints: their gates are
+// applied as without one); nothing when both have.
+void PrintNoFingerprint(const char* command, const VerdictNotes& notes);
+
+// The notes' block for people (table: plain text; markdown), "" when there
+// is nothing to say.
+std::string NotesText(const VerdictNotes& notes, bool markdown);
+
+// NotesText(notes, false) as an HTML section for `report` ("" when
+// empty).
+std::string NotesHtml(const VerdictNotes& notes);
+
+// `rendered` (compare's output in `format`) with the notes: the block on
+// top for table and markdown, an "environment" member for JSON (where a
+// file has a fingerprint).
+std::string WithNotes(const std::string& rendered, Format format,
+                      const VerdictNotes& notes);
+
+}  // namespace perfcounters::tools
+
+#endif  // PERFCOUNTERS_TOOLS_VERDICT_NOTES_H_
