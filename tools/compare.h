@@ -137,6 +137,10 @@ struct MetricComparison {
   std::optional<double> p_value;
   PMethod p_method = PMethod::kNone;
   Evidence evidence = Evidence::kNone;
+  // The change is common-mode drift (drift.h): most benchmarks' times
+  // moved alike while their code did not; ChangeDirection() calls it
+  // neither an improvement nor a regression.
+  bool common_mode = false;
 };
 
 // Whether the change of `m` is more than noise at level `alpha`: kUTest:

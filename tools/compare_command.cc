@@ -124,8 +124,9 @@ int RunCompare(const CompareArgs& args) {
                  std::string(st.message()).c_str());
     return kExitUsage;
   }
-  const Comparison comparison = Compare(*base, *next, options);
-  const VerdictNotes notes = CheckVerdict(*base, *next);
+  Comparison comparison = Compare(*base, *next, options);
+  const VerdictNotes notes =
+      CheckVerdict(*base, *next, &comparison, args.gate.options.alpha);
   if (options.filter && comparison.benchmarks.empty()) {
     std::fprintf(stderr,
                  "perfcounters compare: --filter '%s' matches no benchmark in "
@@ -136,7 +137,7 @@ int RunCompare(const CompareArgs& args) {
   std::optional<std::vector<GateResult>> results =
       RunGates("compare", args.gate.gates, comparison, args.gate.options);
   if (!results) return kExitUsage;
-  ApplyToGates(notes, args.gate.allow_env_diff, &*results);
+  ApplyToGates("compare", notes, args.gate.allow_env_diff, &*results);
   PrintNoFingerprint("compare", notes);
   if (!WriteOutput(
           "compare", to_stdout ? "-" : args.output,

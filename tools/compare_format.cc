@@ -56,7 +56,8 @@ bool Changed(const MetricComparison& m, double alpha) {
 
 int ChangeDirection(const MetricComparison& m) {
   const Better better = BetterDirection(m.metric);
-  if (better == Better::kUnknown || !m.change_pct || *m.change_pct == 0) {
+  if (better == Better::kUnknown || !m.change_pct || *m.change_pct == 0 ||
+      m.common_mode) {
     return 0;
   }
   const bool up = *m.change_pct > 0;

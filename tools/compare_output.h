@@ -65,7 +65,8 @@ std::string FormatP(const MetricComparison& m);
 bool Changed(const MetricComparison& m, double alpha);
 
 // +1 when the change is a regression, -1 an improvement, 0 when the
-// metric's better direction is unknown or there is no change.
+// metric's better direction is unknown, there is no change or it is
+// common-mode drift (MetricComparison::common_mode).
 int ChangeDirection(const MetricComparison& m);
 
 // Whether a metric's values are times in nanoseconds: real_time, cpu_time,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "drift.h"
 #include "oom_safe_map.h"
 #include "report_html.h"
 #include "report_profile.h"
@@ -91,6 +92,8 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   std::vector<Comparison> comparisons(runs.size());
   for (size_t r = 1; r < runs.size(); ++r) {
     comparisons[r] = Compare(runs[0], runs[r]);
+    // Common-mode drift is neither an improvement nor a regression.
+    MarkCommonMode(DetectDrift(comparisons[r], options.alpha), &comparisons[r]);
   }
 
   // Metrics and benchmarks in order of first appearance.

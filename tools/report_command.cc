@@ -73,8 +73,12 @@ int RunReport(const ReportArgs& args) {
                  std::string(st.message()).c_str());
     return kExitUsage;
   }
-  // The last run against the first, as the gates.
-  const VerdictNotes notes = CheckVerdict(runs.front(), runs.back());
+  // The last run against the first: what the gates check.
+  Comparison last;
+  if (runs.size() >= 2) last = Compare(runs.front(), runs.back());
+  const VerdictNotes notes =
+      CheckVerdict(runs.front(), runs.back(),
+                   runs.size() >= 2 ? &last : nullptr, args.gate.options.alpha);
   ReportOptions options;
   options.title = args.title;
   options.alpha = args.gate.options.alpha;
@@ -86,10 +90,9 @@ int RunReport(const ReportArgs& args) {
       return kExitUsage;
     }
     std::optional<std::vector<GateResult>> results =
-        RunGates("report", args.gate.gates, Compare(runs.front(), runs.back()),
-                 args.gate.options);
+        RunGates("report", args.gate.gates, last, args.gate.options);
     if (!results) return kExitUsage;
-    ApplyToGates(notes, args.gate.allow_env_diff, &*results);
+    ApplyToGates("report", notes, args.gate.allow_env_diff, &*results);
     options.gates = *std::move(results);
   }
   if (runs.size() >= 2) {

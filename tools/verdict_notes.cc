@@ -29,9 +29,13 @@ std::string Indented(const nlohmann::ordered_json& j) {
 
 }  // namespace
 
-VerdictNotes CheckVerdict(const BenchmarkFile& base,
-                          const BenchmarkFile& next) {
+VerdictNotes CheckVerdict(const BenchmarkFile& base, const BenchmarkFile& next,
+                          Comparison* comparison, double alpha) {
   VerdictNotes notes;
+  if (comparison != nullptr) {
+    notes.drift = DetectDrift(*comparison, alpha);
+    MarkCommonMode(notes.drift, comparison);
+  }
   notes.env = DiffEnvironments(base, next);
   notes.events = EventsOf(next);
   notes.base_source = base.source;
@@ -39,10 +43,13 @@ VerdictNotes CheckVerdict(const BenchmarkFile& base,
   return notes;
 }
 
-void ApplyToGates(const VerdictNotes& notes,
+void ApplyToGates(const char* command, const VerdictNotes& notes,
                   const std::vector<std::string>& allowed,
                   std::vector<GateResult>* results) {
   RefuseGates(notes.env, notes.events, allowed, results);
+  for (const std::string& note : NoteDriftOnGates(notes.drift, results)) {
+    std::fprintf(stderr, "perfcounters %s: note: %s\n", command, note.c_str());
+  }
 }
 
 void PrintNoFingerprint(const char* command, const VerdictNotes& notes) {
@@ -62,7 +69,8 @@ void PrintNoFingerprint(const char* command, const VerdictNotes& notes) {
 }
 
 std::string NotesText(const VerdictNotes& notes, bool markdown) {
-  return EnvDiffText(notes.env, markdown);
+  return absl::StrCat(DriftText(notes.drift, markdown),
+                      EnvDiffText(notes.env, markdown));
 }
 
 std::string NotesHtml(const VerdictNotes& notes) {
@@ -89,10 +97,17 @@ std::string WithNotes(const std::string& rendered, Format format,
   }
   // The member goes first, as text: the output may be large.
   if (rendered.rfind("{\n", 0) != 0) return rendered;
-  if (!notes.env.base_has && !notes.env.next_has) return rendered;
-  return absl::StrCat(
-      "{\n  \"environment\": ", Indented(EnvDiffJson(notes.env)), ",\n",
-      rendered.substr(2));
+  std::string members;
+  if (!notes.drift.empty()) {
+    members =
+        absl::StrCat("  \"drift\": ", Indented(DriftJson(notes.drift)), ",\n");
+  }
+  if (notes.env.base_has || notes.env.next_has) {
+    absl::StrAppend(&members,
+                    "  \"environment\": ", Indented(EnvDiffJson(notes.env)),
+                    ",\n");
+  }
+  return absl::StrCat("{\n", members, rendered.substr(2));
 }
 
 }  // namespace perfcounters::tools

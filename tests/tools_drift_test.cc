@@ -1,0 +1,202 @@
+// tools_drift_test.cc: common-mode drift is named (drift.h): synthetic run
+// pairs where most times move alike, through the built command (compare,
+// report) and DetectDrift itself.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compare.h"
+#include "drift.h"
+#include "gbench_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/tool_runner.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::QuoteAll;
+using testing::RunResult;
+
+// 13 benchmarks of 5 repetitions. Benchmark b's times are scaled by
+// times[b] (1 when absent), its instructions by instructions[b];
+// `instructions_counted`: the runs have instruction counts (a PMU).
+struct Shape {
+  std::vector<double> times;
+  std::vector<double> instructions;
+  bool instructions_counted = true;
+};
+
+std::string RunJson(const Shape& s) {
+  nlohmann::ordered_json root;
+  root["context"] = {{"date", "now"}};
+  root["benchmarks"] = nlohmann::ordered_json::array();
+  for (size_t b = 0; b < 13; ++b) {
+    const std::string name = absl::StrCat("BM_", b);
+    const double scale = b < s.times.size() ? s.times[b] : 1.0;
+    const double more = b < s.instructions.size() ? s.instructions[b] : 1.0;
+    for (int i = 0; i < 5; ++i) {
+      const double t = (1000.0 * (b + 1) + 7 * i) * scale;
+      nlohmann::ordered_json e = {{"name", name},
+                                  {"run_name", name},
+                                  {"run_type", "iteration"},
+                                  {"repetition_index", i},
+                                  {"iterations", 100},
+                                  {"time_unit", "ns"},
+                                  {"real_time", t},
+                                  {"cpu_time", t}};
+      if (s.instructions_counted) e["instructions"] = 4000.0 * (b + 1) * more;
+      root["benchmarks"].push_back(e);
+    }
+  }
+  return root.dump(2);
+}
+
+// Every time -35 %; BM_7's instructions +5 % (and its time 5 % above the
+// drift).
+Shape Drifted(bool counted = true) {
+  Shape s;
+  s.times.assign(13, 0.65);
+  s.times[7] = 0.65 * 1.05;
+  s.instructions.assign(13, 1.0);
+  s.instructions[7] = 1.05;
+  s.instructions_counted = counted;
+  return s;
+}
+
+class DriftCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::ScratchPath(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_TRUE(testing::MakeDirectories(dir_));
+  }
+  void WritePair(const Shape& next, bool counted = true) {
+    Shape base;
+    base.instructions_counted = counted;
+    std::ofstream(dir_ + "/base.json", std::ios::binary) << RunJson(base);
+    std::ofstream(dir_ + "/new.json", std::ios::binary) << RunJson(next);
+  }
+  RunResult Compare(std::vector<std::string> args) {
+    args.insert(args.begin(), {"compare", "base.json", "new.json"});
+    return testing::RunTool(QuoteAll(args), dir_);
+  }
+  std::string dir_;
+};
+
+TEST_F(DriftCommand, UniformShiftIsNamedAndTheRealChangeStillFlagged) {
+  WritePair(Drifted());
+  RunResult r = Compare({"--color", "never"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith(
+                         "common-mode drift: 12 of 13 benchmarks' real_time "
+                         "moved -35.0 % to -35.0 % together"));
+  EXPECT_THAT(r.out, HasSubstr("while their instruction counts did not: the "
+                               "machine was faster in the second run"));
+  EXPECT_THAT(r.out, HasSubstr("BM_7: instructions +5.0 %, real_time -31.7 % "
+                               "(+5.0 % against the drift): the code "
+                               "changed"));
+  // Markdown: no drifted time is headlined; BM_7's instructions are a
+  // regression, its time change an improvement.
+  r = Compare({"--format", "markdown"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("**Common-mode drift:** 12 of 13"));
+  const size_t regressions = r.out.find("### Regressions (1)");
+  const size_t improvements = r.out.find("### Improvements (2)");
+  ASSERT_NE(regressions, std::string::npos) << r.out;
+  ASSERT_NE(improvements, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("`BM_7` | instructions", regressions),
+            std::string::npos);
+  const size_t other = r.out.find("### Other changes", improvements);
+  const std::string improved = r.out.substr(improvements, other - improvements);
+  EXPECT_THAT(improved, HasSubstr("`BM_7` | real_time"));
+  EXPECT_THAT(improved, Not(HasSubstr("`BM_0`")));
+  // JSON: the members and the exception.
+  r = Compare({"--format", "json"});
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["drift"].size(), 2u);  // real_time and cpu_time
+  EXPECT_EQ(j["drift"][0]["metric"], "real_time");
+  EXPECT_EQ(j["drift"][0]["members"].size(), 12u);
+  EXPECT_EQ(j["drift"][0]["exceptions"][0]["benchmark"], "BM_7");
+  EXPECT_NEAR(j["drift"][0]["exceptions"][0]["against_drift_pct"].get<double>(),
+              5.0, 0.01);
+}
+
+TEST_F(DriftCommand, GateOnADriftingTimeIsUnreliable) {
+  WritePair(Drifted());
+  RunResult r = Compare({"--fail-on", "real_time>+5%", "--format", "json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("gate real_time>+5%: verdict unreliable: 12 "
+                               "of 13 benchmarks' real_time moved"));
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_THAT(j.dump(), HasSubstr("verdict unreliable"));
+  // A gate on instructions is not concerned.
+  r = Compare({"--fail-on", "instructions>+1%"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("unreliable")));
+}
+
+TEST_F(DriftCommand, WithoutInstructionCountsTheCodeMayHaveChanged) {
+  WritePair(Drifted(/*counted=*/false), /*counted=*/false);
+  RunResult r = Compare({});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("13 of 13 benchmarks' real_time moved"));
+  EXPECT_THAT(r.out, HasSubstr("without instruction counts (no PMU) nothing "
+                               "tells the machine from the code"));
+}
+
+TEST_F(DriftCommand, AFewChangesAreNotDrift) {
+  Shape s;
+  s.times = {0.65, 0.65, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  WritePair(s);
+  RunResult r = Compare({"--format", "markdown"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("drift")));
+  EXPECT_THAT(r.out, HasSubstr("### Improvements (4)"));
+  // Most times moved, with their instructions: the code changed.
+  s.times.assign(13, 0.65);
+  s.instructions.assign(13, 0.65);
+  WritePair(s);
+  r = Compare({});
+  EXPECT_THAT(r.out, Not(HasSubstr("drift")));
+}
+
+TEST_F(DriftCommand, ReportNamesTheDriftAndCountsNoImprovements) {
+  WritePair(Drifted());
+  RunResult r = testing::RunTool(
+      QuoteAll({"report", "base.json", "new.json", "-o", "r.html"}), dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = testing::Slurp(dir_ + "/r.html");
+  EXPECT_THAT(html, HasSubstr("common-mode drift: 12 of 13 benchmarks&#39; "
+                              "real_time"));
+  // real_time's section: only BM_7 counts as an improvement.
+  const size_t section = html.find("id=\"m-real_time\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_THAT(html.substr(section, 2000), HasSubstr("1 improvements"));
+}
+
+TEST(DetectDrift, SlowerRunIsDriftToo) {
+  Shape s;
+  s.times.assign(13, 1.2);
+  absl::StatusOr<BenchmarkFile> base =
+      ParseBenchmarkJson(RunJson({}), "b.json");
+  absl::StatusOr<BenchmarkFile> next = ParseBenchmarkJson(RunJson(s), "n.json");
+  ASSERT_TRUE(base.ok() && next.ok());
+  const std::vector<DriftMetric> d =
+      DetectDrift(tools::Compare(*base, *next), 0.05);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].direction, 1);
+  EXPECT_EQ(d[0].members.size(), 13u);
+  EXPECT_NEAR(d[0].median_pct, 20.0, 0.01);
+  EXPECT_TRUE(d[0].exceptions.empty());
+  EXPECT_EQ(d[0].unchecked, 0u);
+}
+
+}  // namespace
+}  // namespace perfcounters::tools
