@@ -124,14 +124,14 @@ std::optional<std::string> Lookup(const Fingerprint& f,
   return it->second;
 }
 
-// "times, hardware events" for the classes a field moves.
-std::string MovesText(absl::string_view field) {
+// The names of the metric classes a difference in `field` can move.
+std::vector<std::string> MovedClasses(absl::string_view field) {
   std::vector<std::string> names;
   for (MetricClass c : {MetricClass::kTime, MetricClass::kHardware,
                         MetricClass::kInstructions, MetricClass::kSoftware}) {
     if (FieldMoves(field, c, false)) names.push_back(MetricClassName(c));
   }
-  return absl::StrJoin(names, ", ");
+  return names;
 }
 
 std::string Side(const std::optional<std::string>& v) {
@@ -319,7 +319,7 @@ std::string EnvDiffText(const EnvDiff& diff, bool markdown, size_t max_fields) {
     if (shown++ == max_fields) break;
     absl::StrAppend(&out, markdown ? "- " : "  ", code, f.field, code, ": ",
                     Side(f.base), " -> ", Side(f.next), " (can move ",
-                    MovesText(f.field), ")\n");
+                    absl::StrJoin(MovedClasses(f.field), ", "), ")\n");
   }
   if (diff.fields.size() > max_fields) {
     absl::StrAppend(&out, markdown ? "- " : "  ", "and ",
@@ -343,12 +343,7 @@ nlohmann::ordered_json EnvDiffJson(const EnvDiff& diff) {
     x["field"] = f.field;
     x["base"] = f.base ? json(*f.base) : json(nullptr);
     x["new"] = f.next ? json(*f.next) : json(nullptr);
-    json moves = json::array();
-    for (MetricClass c : {MetricClass::kTime, MetricClass::kHardware,
-                          MetricClass::kInstructions, MetricClass::kSoftware}) {
-      if (FieldMoves(f.field, c, false)) moves.push_back(MetricClassName(c));
-    }
-    x["can_move"] = std::move(moves);
+    x["can_move"] = MovedClasses(f.field);
     fields.push_back(std::move(x));
   }
   j["fields"] = std::move(fields);
