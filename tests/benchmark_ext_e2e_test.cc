@@ -254,6 +254,62 @@ TEST(BenchmarkE2E, BenchmarkMainLeftInASuiteLinkingOurMainStopsAtStart) {
   }
 }
 
+// When no requested event can be opened here, Measure's benchmarks are
+// marked not counted for the true reason — the one warning line before the
+// benchmarks — never told that they do not use Measure, and no benchmark
+// gets a line of its own.
+TEST(BenchmarkE2E, NothingOpenableGivesMeasureBenchmarksTheTrueReason) {
+  if (perfcounters::testing::WhyEventUnavailable("cycles").empty()) {
+    GTEST_SKIP() << "cycles count here: every list below has an event that "
+                    "opens";
+  }
+  struct Case {
+    std::string list;
+    std::vector<std::string> keys;  // marked not counted in every row
+  };
+  const std::vector<Case> cases = {
+      {"cache-misses", {"cache-misses"}},
+      {"ipc", {"cycles", "instructions"}},
+      {"L1-dcache-load-misses", {"L1-dcache-load-misses"}},
+      {"cycles:u,instructions:k", {"cycles:u", "instructions:k"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.list);
+    Result r = RunBench({"--perf_counters=" + c.list,
+                         "--benchmark_filter=^BM_(TouchPages/4/threads:1|"
+                         "Spin)$",
+                         kMinTime});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("does not use perfcounters::Measure")));
+    EXPECT_THAT(r.err, Not(HasSubstr("warning: BM_")));
+    EXPECT_THAT(r.err, HasSubstr(": not counted — "));
+    for (const std::string& key : c.keys) EXPECT_THAT(r.err, HasSubstr(key));
+    for (const char* name : {"BM_TouchPages/4/threads:1", "BM_Spin"}) {
+      const nlohmann::json& e = r.Entry(name);
+      ASSERT_TRUE(e.is_object()) << r.json_text;
+      for (const std::string& key : c.keys) {
+        EXPECT_EQ(PerIteration(e, key + ".not_counted"), 1) << e.dump();
+        EXPECT_FALSE(e.contains(key)) << e.dump();
+      }
+    }
+  }
+}
+
+// A Measure benchmark that skips its run has no profile for that reason,
+// not for lacking Measure.
+TEST(BenchmarkE2E, ProfileOfASkippedBenchmarkSaysItSkipped) {
+  Result r =
+      RunBench({"--perf_profile=auto",
+                "--benchmark_filter=^BM_SkipOnOneThread/threads:1$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("does not use perfcounters::Measure")));
+  if (r.err.find("no profiles") == std::string::npos) {  // sampling refused
+    EXPECT_THAT(r.err, HasSubstr("perfcounters: note: "
+                                 "BM_SkipOnOneThread/threads:1: no profile: "
+                                 "it skipped its run (SkipWithError)"));
+  }
+}
+
 TEST(BenchmarkE2E, NoEventsNoCounters) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -282,6 +282,11 @@ void DisplayReporter::WarnAboutRepetitions(const std::vector<Run>& runs) {
 
 void DisplayReporter::Finalize() {
   ShareStreams();
+  if (warn_ && rows_ != nullptr) {
+    for (const std::string& w : rows_->TakeGroupedWarnings()) {
+      std::fprintf(stderr, "perfcounters: warning: %s\n", w.c_str());
+    }
+  }
   if (!held_.empty()) inner_->ReportRuns(std::exchange(held_, {}));
   inner_->Finalize();
 }

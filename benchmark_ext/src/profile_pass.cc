@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "console.h"
@@ -29,6 +31,7 @@
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
 #include "profiler_pass.h"
+#include "rows.h"
 #include "status_macros.h"
 
 namespace perfcounters::bench_internal {
@@ -123,16 +126,16 @@ class Collector : public benchmark::BenchmarkReporter {
                      std::string(error.message()).c_str());
         return;
       }
-      if (p.event.empty()) {
-        // No timed region was sampled: said, never left out silently.
-        std::fprintf(
-            stderr, "perfcounters: note: %s: no profile: %s\n",
-            run.benchmark_name().c_str(),
-            ProfilerPassAvailable()
-                ? "its timed loop did not run"
-                : "it does not use perfcounters::Measure, and this Google "
-                  "Benchmark (older than 1.9) has no ProfilerManager to "
-                  "sample a plain `for (auto _ : state)` loop in");
+      if (Skipped(run) || p.event.empty()) {
+        // No profile of its timed region: said (once per reason, after the
+        // profile pass), never left out silently.
+        Note(run.benchmark_name(),
+             Skipped(run) ? "it skipped its run (SkipWithError)"
+             : ProfilerPassAvailable()
+                 ? "its timed loop did not run"
+                 : "it does not use perfcounters::Measure, and this Google "
+                   "Benchmark (older than 1.9) has no ProfilerManager to "
+                   "sample a plain `for (auto _ : state)` loop in");
         return;
       }
       if (!symbolizer_.has_value()) {
@@ -149,9 +152,29 @@ class Collector : public benchmark::BenchmarkReporter {
     }
   }
 
+  // The notes of benchmarks without a profile: one line per reason.
+  void PrintNotes() {
+    for (const auto& [why, names] : std::exchange(notes_, {})) {
+      std::fprintf(stderr, "perfcounters: note: %s: no profile: %s\n",
+                   absl::StrJoin(names, ", ").c_str(), why.c_str());
+    }
+  }
+
  private:
+  void Note(const std::string& name, const std::string& why) {
+    for (auto& [w, names] : notes_) {
+      if (w != why) continue;
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+      return;
+    }
+    notes_.emplace_back(why, std::vector<std::string>{name});
+  }
+
   Summaries* out_;
   std::optional<Symbolizer> symbolizer_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes_;
 };
 
 void Merge(absl::StatusOr<Profile> p) {
@@ -366,6 +389,7 @@ void RunWithProfiles(const ProfileFlags& flags,
     } else {
       benchmark::RunSpecifiedBenchmarks(&collector, &quiet_file);
     }
+    collector.PrintNotes();
     g_profiling.store(false);
     t_profiler.reset();
     // The counts of gbench's extra runs in the profile pass belong to no

@@ -36,7 +36,10 @@ std::string RowKey(const RowFiller::Run& run) {
                       static_cast<int>(run.run_type));
 }
 
-// Measure filled the row (or gbench computed its aggregate from such rows).
+// Measure filled the row (or gbench computed its aggregate from such rows):
+// it has one of the counted events, or the mark of one that was not
+// counted — also when no requested event could be opened at all (every
+// event unavailable, `keys` empty).
 bool Own(const Config& config, const RowFiller::Run& run) {
   for (const std::string& key : config.keys) {
     if (run.counters.count(key) > 0 ||
@@ -44,7 +47,20 @@ bool Own(const Config& config, const RowFiller::Run& run) {
       return true;
     }
   }
+  for (const Unavailable& u : config.plan.unavailable) {
+    if (run.counters.count(u.key + ".not_counted") > 0) return true;
+  }
   return false;
+}
+
+// The marks of a row that nothing could count: every requested event is
+// unavailable on this machine (said once, before the benchmarks).
+std::map<std::string, benchmark::Counter> AllUnavailable(const Config& config) {
+  std::map<std::string, benchmark::Counter> c;
+  for (const Unavailable& u : config.plan.unavailable) {
+    c[u.key + ".not_counted"] = benchmark::Counter(1);
+  }
+  return c;
 }
 
 double Statistic(const std::string& name, std::vector<double> v) {
@@ -136,8 +152,7 @@ void RowFiller::CheckPaused(const Run& run, const PassResult& pass) {
 }
 
 RowFiller::Counters RowFiller::NotCounted(const Run& run,
-                                          const std::string& why,
-                                          std::vector<std::string>* warnings) {
+                                          const std::string& why) {
   const std::shared_ptr<const Config> config = *CurrentConfig();
   Counters c;
   for (const std::string& key : config->keys) {
@@ -147,12 +162,28 @@ RowFiller::Counters RowFiller::NotCounted(const Run& run,
     c[u.key + ".not_counted"] = benchmark::Counter(1);
   }
   Registry::Get().MarkNotCounted();
+  // One line per reason at the end of the run, naming every benchmark.
   const std::string name = run.run_name.str();
-  Warn(name + "\n" + why,
-       absl::StrCat(name, ": ", absl::StrJoin(config->keys, ", "), ": ", why,
-                    " (JSON/CSV: <name>.not_counted=1)"),
-       warnings);
+  const std::string what =
+      absl::StrCat(absl::StrJoin(config->keys, ", "), ": ", why,
+                   " (JSON/CSV: <name>.not_counted=1)");
+  for (Grouped& g : grouped_) {
+    if (g.what != what) continue;
+    if (std::find(g.names.begin(), g.names.end(), name) == g.names.end()) {
+      g.names.push_back(name);
+    }
+    return c;
+  }
+  grouped_.push_back(Grouped{what, {name}});
   return c;
+}
+
+std::vector<std::string> RowFiller::TakeGroupedWarnings() {
+  std::vector<std::string> lines;
+  for (const Grouped& g : std::exchange(grouped_, {})) {
+    lines.push_back(absl::StrCat(absl::StrJoin(g.names, ", "), ": ", g.what));
+  }
+  return lines;
 }
 
 RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
@@ -274,17 +305,20 @@ void RowFiller::Fill(std::vector<Run>* runs,
           pending_.erase(pending_.begin());
         }
         if (!Own(**config, run) && !Skipped(run)) {
-          if ((**config).simulated) {
-            c = NotCounted(run, kNoSimulatedPass, warnings);
+          if ((*config)->keys.empty()) {
+            // Nothing requested can be counted here, Measure or not.
+            c = AllUnavailable(**config);
+            Registry::Get().MarkNotCounted();
+          } else if ((**config).simulated) {
+            c = NotCounted(run, kNoSimulatedPass);
           } else if (!PassCountingActive()) {
-            c = NotCounted(run, kNoPass, warnings);
+            c = NotCounted(run, kNoPass);
           } else if (!have || pass.self_counted) {
             c = NotCounted(run,
                            "not counted: gbench's extra run (its "
-                           "ProfilerManager) did not run its loop",
-                           warnings);
+                           "ProfilerManager) did not run its loop");
           } else if (!pass.not_counted.empty()) {
-            c = NotCounted(run, "not counted: " + pass.not_counted, warnings);
+            c = NotCounted(run, "not counted: " + pass.not_counted);
           } else {
             c = FromPass(run, pass, warnings);
           }

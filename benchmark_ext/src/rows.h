@@ -9,8 +9,11 @@
 //   thread;
 // * a benchmark that was not counted at all (no Measure, and a gbench
 //   without ProfilerManager, or the pass could not count it): every
-//   requested event `<key>.not_counted` = 1, and a warning naming it, why,
-//   and the ways out.
+//   requested event `<key>.not_counted` = 1, and at the end of the run one
+//   warning per reason naming every such benchmark, why, and the ways out
+//   (none when no requested event can be opened on this machine at all:
+//   the main said so before the benchmarks, and Measure could not count
+//   them either).
 //
 // Rows Measure filled are left as they are. The calibration benchmark's
 // rows are removed.
@@ -64,12 +67,16 @@ class RowFiller {
   // repetitions they concern.
   void Fill(std::vector<Run>* runs, std::vector<std::string>* warnings);
 
+  // The warnings about benchmarks that were not counted at all, one line
+  // per reason naming every such benchmark (lines without the prefix);
+  // forgets them. For the end of the run.
+  std::vector<std::string> TakeGroupedWarnings();
+
  private:
   using Counters = std::map<std::string, benchmark::Counter>;
   Counters FromPass(const Run& run, const PassResult& pass,
                     std::vector<std::string>* warnings);
-  Counters NotCounted(const Run& run, const std::string& why,
-                      std::vector<std::string>* warnings);
+  Counters NotCounted(const Run& run, const std::string& why);
   // A repetition's warning `text` of kind `key`, printed by Fill() once
   // with every repetition of the call that had it.
   void Note(const std::string& key, const Run& run, std::string text);
@@ -91,6 +98,12 @@ class RowFiller {
     int64_t total = 1;
   };
   std::vector<Noted> notes_;  // this Fill() call's, in order
+  // Rows not counted at all, per reason (the events and why), in order.
+  struct Grouped {
+    std::string what;
+    std::vector<std::string> names;
+  };
+  std::vector<Grouped> grouped_;
   // This Fill() call's rows counted by the pass, per run name.
   absl::flat_hash_map<std::string, size_t> pass_rows_;
 };
