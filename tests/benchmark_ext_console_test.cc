@@ -349,6 +349,18 @@ TEST(Console, TidyLeavesOutNotCountedAndFullCoverageAndRounds) {
                std::pair<std::string, double>("task-clock.coverage", 0.612)));
 }
 
+// Counts in warnings read as numbers, not in exponent notation.
+TEST(Console, CountsInMessagesAreReadable) {
+  using ::perfcounters::bench_internal::ReadableCount;
+  EXPECT_EQ(ReadableCount(16051234.4), "16051234");
+  EXPECT_EQ(ReadableCount(2.5e12), "2500000000000");
+  EXPECT_EQ(ReadableCount(100000), "100000");
+  EXPECT_EQ(ReadableCount(841), "841");
+  EXPECT_EQ(ReadableCount(841.5), "841.5");
+  EXPECT_EQ(ReadableCount(0.25), "0.25");
+  EXPECT_EQ(ReadableCount(-3), "-3");
+}
+
 TEST(Console, ContextOnTheConsole) {
   using ::perfcounters::bench_internal::ShowContextOnConsole;
   EXPECT_TRUE(ShowContextOnConsole("perfcounters.events", false));

@@ -310,6 +310,54 @@ TEST(BenchmarkE2E, ProfileOfASkippedBenchmarkSaysItSkipped) {
   }
 }
 
+// The cv aggregate of a counter that is 0 in every repetition (a benchmark
+// without page faults) is 0 %, not gbench's 0/0 (-nan% on the console, a
+// bare NaN in the JSON).
+TEST(BenchmarkE2E, CvOfACounterThatIsAlwaysZeroIsZero) {
+  Result r = RunBench({"--perf_counters=page-faults,task-clock",
+                       "--benchmark_filter=^BM_Spin$",
+                       "--benchmark_repetitions=3", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(PerIteration(r.Entry("BM_Spin_mean"), "page-faults"), 0)
+      << r.json_text;
+  EXPECT_EQ(PerIteration(r.Entry("BM_Spin_cv"), "page-faults"), 0)
+      << r.json_text;
+  EXPECT_GT(PerIteration(r.Entry("BM_Spin_cv"), "task-clock"), 0)
+      << r.json_text;
+  EXPECT_THAT(r.json_text, Not(HasSubstr("nan")));
+  EXPECT_THAT(r.out, Not(HasSubstr("nan")));
+}
+
+// A profile event that cannot be sampled here points to one that can.
+TEST(BenchmarkE2E, UnsampledProfileEventSuggestsAuto) {
+  if (perfcounters::testing::WhyEventUnavailable("cycles").empty()) {
+    GTEST_SKIP() << "cycles count here";
+  }
+  Result r = RunBench(
+      {"--perf_profile=cycles", "--benchmark_filter=^BM_Spin$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (r.err.find("perf_event_paranoid") != std::string::npos) {
+    GTEST_SKIP() << "sampling refused here: " << r.err;
+  }
+  EXPECT_THAT(r.err, HasSubstr("--perf_profile=cycles: no profiles: "));
+  EXPECT_THAT(r.err, HasSubstr("--perf_profile=auto samples cycles where "
+                               "they count, else cpu-clock"));
+}
+
+// An event given several times is counted once per copy, with a note.
+TEST(BenchmarkE2E, RepeatedEventIsNoted) {
+  Result r =
+      RunBench({"--perf_counters=task-clock,page-faults,task-clock,"
+                "task-clock",
+                "--benchmark_filter=^BM_Spin$", kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("perfcounters: note: task-clock is requested "
+                               "3 times: each copy is counted as a counter of "
+                               "its own (task-clock#2 to task-clock#3)"));
+  EXPECT_THAT(r.err, Not(HasSubstr("page-faults is requested")));
+  EXPECT_GT(PerIteration(r.Entry("BM_Spin"), "task-clock#3"), 0);
+}
+
 TEST(BenchmarkE2E, NoEventsNoCounters) {
   Result r = RunBench({"--benchmark_filter=BM_PausedTouch", kMinTime});
   ASSERT_EQ(r.exit_code, 0) << r.err;

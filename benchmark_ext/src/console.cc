@@ -119,6 +119,15 @@ double RoundSignificant(double value, int digits) {
   return std::strtod(text, nullptr);
 }
 
+std::string ReadableCount(double value) {
+  // StrCat's 6 significant digits turn 16051234 into 1.60512e+07.
+  if (std::isfinite(value) && std::abs(value) >= 1e5 &&
+      std::abs(value) < 9e18) {
+    return absl::StrCat(std::llround(value));
+  }
+  return absl::StrCat(absl::SixDigits(value));
+}
+
 void TidyForConsole(const Plan& plan, benchmark::BenchmarkReporter::Run* run) {
   const absl::flat_hash_set<std::string> keys(plan.requested_keys.begin(),
                                               plan.requested_keys.end());

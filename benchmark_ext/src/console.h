@@ -62,6 +62,10 @@ bool ShowContextOnConsole(absl::string_view key, bool verbose);
 // Rounds `value` to `digits` significant digits (for display).
 double RoundSignificant(double value, int digits);
 
+// A count in a message: whole digits from 100000 up (16051234, not
+// 1.60512e+07), 6 significant digits below (841, 0.25).
+std::string ReadableCount(double value);
+
 // Rewrites one run for the console table: drops `<key>.not_counted` of the
 // plan's keys and `<key>.coverage` that reads as 100 %, and rounds the
 // plan's counters (4 significant digits; coverage and derived metrics 3).

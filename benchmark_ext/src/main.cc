@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -201,6 +202,32 @@ void StartCounting(const bench::Flags& flags) {
   }
 }
 
+// An event given more than once is counted once per copy (label#2, ...:
+// the way to fill more counters than a group holds, as the multiplexing
+// tests do), which a long pasted list may not mean: one note per such
+// event.
+void NoteRepeatedEvents(const Plan& plan) {
+  std::vector<std::string> labels;  // in request order
+  absl::flat_hash_map<std::string, int> copies;
+  for (const std::string& key : plan.requested_keys) {
+    const size_t hash = key.rfind('#');
+    if (hash == std::string::npos) continue;
+    const std::string label = key.substr(0, hash);
+    if (++copies[label] == 1) labels.push_back(label);
+  }
+  for (const std::string& label : labels) {
+    const int n = copies[label] + 1;
+    const std::string copy_keys =
+        n == 2 ? absl::StrCat(label, "#2")
+               : absl::StrCat(label, "#2 to ", label, "#", n);
+    std::fprintf(stderr,
+                 "perfcounters: note: %s is requested %d times: each copy is "
+                 "counted as a counter of its own (%s); give it once unless "
+                 "you want the copies\n",
+                 label.c_str(), n, copy_keys.c_str());
+  }
+}
+
 void PrintHelp() {
   std::fputs(bench::FlagsHelp().c_str(), stdout);
   std::fputs(bench_internal::SourceFlagHelp().c_str(), stdout);
@@ -281,6 +308,7 @@ int BenchmarkMain(int argc, char** argv) {
                  std::string(plan.status().message()).c_str());
     return 1;
   }
+  NoteRepeatedEvents(*plan);
   const std::string warnings = DescribeUnavailable(*plan);
   std::fputs(warnings.c_str(), stderr);
   if (const std::string model = CpuModel(); !model.empty()) {

@@ -370,9 +370,22 @@ void RunWithProfiles(const ProfileFlags& flags,
   }
   Summaries summaries;
   if (!probe.ok()) {
-    std::fprintf(
-        stderr, "perfcounters: warning: --perf_profile=%s: no profiles: %s\n",
-        flags.event.c_str(), std::string(probe.status().message()).c_str());
+    // An event that cannot be sampled here (cycles without a PMU): say
+    // what can, where the CPU clock can.
+    std::string hint;
+    ProfileOptions clock = o;
+    clock.event = "cpu-clock";
+    if (flags.event != "auto" && flags.event != "cpu-clock" &&
+        Profiler::Open(clock).ok()) {
+      hint =
+          "; --perf_profile=auto samples cycles where they count, else "
+          "cpu-clock, which samples here (or give --perf_profile=cpu-clock)";
+    }
+    std::fprintf(stderr,
+                 "perfcounters: warning: --perf_profile=%s: no profiles: "
+                 "%s%s\n",
+                 flags.event.c_str(),
+                 std::string(probe.status().message()).c_str(), hint.c_str());
   } else {
     *probe = Profiler();  // closed again: each thread opens its own
     g_options = o;

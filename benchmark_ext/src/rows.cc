@@ -13,7 +13,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
+#include "console.h"
 #include "measure_internal.h"
 #include "pass_counting.h"
 #include "perfcounters/counters.h"
@@ -94,6 +96,47 @@ const char kNoSimulatedPass[] =
     "not counted: it does not use perfcounters::Measure, and the simulator "
     "(--perf_counters_source=simulate) counts Measure loops only; write its "
     "loop as `for (auto _ : perfcounters::Measure(state))`";
+
+// gbench's cv of a counter whose mean is 0 is 0/0, shown as -nan% (and a
+// bare NaN in its JSON): our counters' cv becomes 0 where the values did
+// not vary (the stddev row says 0), else it has no value.
+void FixZeroMeanCv(const Config& config, std::vector<RowFiller::Run>* runs) {
+  std::set<std::string> ours(config.keys.begin(), config.keys.end());
+  for (const DerivedMetric& m : config.plan.derived) ours.insert(m.name);
+  for (RowFiller::Run& cv : *runs) {
+    if (cv.run_type != RowFiller::Run::RT_Aggregate ||
+        cv.aggregate_name != "cv") {
+      continue;
+    }
+    const RowFiller::Run* stddev = nullptr;
+    for (const RowFiller::Run& r : *runs) {
+      if (r.run_type == RowFiller::Run::RT_Aggregate &&
+          r.aggregate_name == "stddev" &&
+          r.run_name.str() == cv.run_name.str()) {
+        stddev = &r;
+      }
+    }
+    for (auto it = cv.counters.begin(); it != cv.counters.end();) {
+      const std::string& key = it->first;
+      if (std::isfinite(it->second.value) ||
+          ours.count(std::string(absl::StripSuffix(key, ".coverage"))) == 0) {
+        ++it;
+        continue;
+      }
+      bool steady = false;
+      if (stddev != nullptr) {
+        const auto sd = stddev->counters.find(key);
+        steady = sd != stddev->counters.end() && sd->second.value == 0;
+      }
+      if (steady) {
+        it->second.value = 0;
+        ++it;
+      } else {
+        it = cv.counters.erase(it);
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -219,8 +262,9 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
     }
     if (v.below_noise()) {
       Note(name + "\nnoise\n" + key, run,
-           absl::StrCat(name, ": ", key, " counted ", v.value,
-                        " in gbench's extra run, less than ", v.noise_limit,
+           absl::StrCat(name, ": ", key, " counted ", ReadableCount(v.value),
+                        " in gbench's extra run, less than ",
+                        ReadableCount(v.noise_limit),
                         ", the counting's own cost or 10x its noise: give "
                         "the benchmark more work per run"));
     }
@@ -329,6 +373,7 @@ void RowFiller::Fill(std::vector<Run>* runs,
     }
     for (const auto& [k, v] : done->second) run.counters[k] = v;
   }
+  FixZeroMeanCv(**config, runs);
   for (const Noted& n : notes_) {
     // A paused timer shows in every repetition; one run's CPU time alone
     // can be inflated by the machine.

@@ -78,9 +78,9 @@ void PublishBatch(const ThreadCounters& c,
     }
     if (v.below_noise()) {
       run.noise.push_back(absl::StrCat(
-          v.label, " counted ", v.value, " in a batch of ",
-          c.counters.intervals(), " interval(s), less than ", v.noise_limit,
-          ", the measurement's own count (",
+          v.label, " counted ", ReadableCount(v.value), " in a batch of ",
+          c.counters.intervals(), " interval(s), less than ",
+          ReadableCount(v.noise_limit), ", the measurement's own count (",
           c.counters.first_calibration()[i].floor, " per batch, ",
           c.counters.calibration()[i].floor,
           " per pause) or 10x its noise; the value is dominated by the "
