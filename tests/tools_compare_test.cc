@@ -187,6 +187,33 @@ TEST_F(GateTest, InstructionIncreaseFails) {
   EXPECT_EQ(Compare({"@geomean:instructions>+0.5%"}).code, 0);
 }
 
+// A file counted by the simulator (benchmark_ext's
+// --perf_counters_source=simulate) as its context says.
+std::string Simulated(const std::string& json) {
+  const std::string plain = "{\"context\": {\"date\": \"now\"}";
+  return "{\"context\": {\"date\": \"now\", \"perfcounters.source\": "
+         "\"simulate: valgrind-3.19.0 callgrind\"}" +
+         json.substr(plain.size());
+}
+
+TEST_F(GateTest, SimulatedAndMeasuredAreNeverCompared) {
+  const std::string base = Slurp(dir_ + "/base.json");
+  Write("new.json", Simulated(base));
+  const RunResult mixed = Compare({"instructions>+0.5%"});
+  EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
+  EXPECT_THAT(mixed.err,
+              HasSubstr("base.json was counted by pmu (no "
+                        "perfcounters.source) and new.json by simulate: "
+                        "valgrind-3.19.0 callgrind"));
+  EXPECT_THAT(mixed.err, HasSubstr("same --perf_counters_source"));
+  EXPECT_THAT(mixed.out, Not(HasSubstr("instructions")));
+  // Both simulated: compared as usual.
+  Write("base.json", Simulated(base));
+  const RunResult same = Compare({"instructions>+0.5%"});
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_THAT(same.out, HasSubstr("+0.00%"));
+}
+
 TEST_F(GateTest, NoChangePasses) {
   Write("new.json", Slurp(dir_ + "/base.json"));
   const RunResult r = Compare(

@@ -17,6 +17,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "counting_source.h"
 #include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"
@@ -110,6 +111,12 @@ int RunCompare(const CompareArgs& args) {
                    EscapeControlBytes(f->status().message()).c_str());
       return kExitUsage;
     }
+  }
+  if (const std::string mixed = MixedSourcesError(*base, *next);
+      !mixed.empty()) {
+    std::fprintf(stderr, "perfcounters compare: %s\n",
+                 EscapeControlBytes(mixed).c_str());
+    return kExitUsage;
   }
   for (const auto* f : {&base, &next}) {
     PrintWarnings("compare", **f);
