@@ -339,6 +339,28 @@ TEST(Simulate, AFailingBenchmarkFailsTheRun) {
   EXPECT_THAT(aborted.err, HasSubstr("signal 6"));
 }
 
+TEST(Simulate, SigtermReachesTheChildAndLeavesNothingBehind) {
+  REQUIRE_VALGRIND();
+  char dir_template[] = "/tmp/pc_sim_term_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  // The parent gets SIGTERM while the child runs the sequential pass (a
+  // few seconds under valgrind); it passes it on, waits and cleans up.
+  const std::string out =
+      Capture("TMPDIR='" + dir + "' '" + FindBench(kSimBench) +
+              "' --perf_counters_source=simulate --perf_counters=instructions "
+              "--benchmark_filter=BM_Sequential --benchmark_repetitions=20 "
+              "--benchmark_out='" +
+              dir +
+              "/out.json' >/dev/null 2>&1 & pid=$!; sleep 3; kill -TERM $pid; "
+              "wait $pid; echo status=$?");
+  EXPECT_THAT(out, HasSubstr("status=")) << out;
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("status=0\n"))) << out;
+  // No callgrind directory left, and no partial JSON.
+  const std::string left = Capture("ls -A '" + dir + "'");
+  EXPECT_EQ(left, "") << left;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST(Simulate, PmuWithoutTheEventsPointsToTheSimulatorAndAutoUsesIt) {
   REQUIRE_VALGRIND();
   Result pmu = RunBench({"--perf_counters=instructions",

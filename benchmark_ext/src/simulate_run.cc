@@ -106,6 +106,13 @@ bool GivesMinTime(const std::vector<std::string>& args) {
   return false;
 }
 
+// The child under valgrind while the parent waits (0 otherwise).
+volatile sig_atomic_t g_child = 0;
+
+void ForwardSignal(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
 // Valgrind's own messages (its --log-file), less its notes on the host's
 // caches, which the fixed geometry replaces.
 void PrintValgrindLog(const std::string& path) {
@@ -270,14 +277,17 @@ int RunUnderSimulator(const std::vector<std::string>& args) {
   for (std::string& a : argv) c_argv.push_back(a.data());
   c_argv.push_back(nullptr);
   std::fflush(nullptr);
-  // Ctrl-C reaches the child too; the parent waits for it and cleans up.
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
+  // SIGINT and SIGTERM go on to the child (which writes its output whole
+  // and stops); the parent waits for it and cleans up.
+  struct sigaction forward {};
+  forward.sa_handler = ForwardSignal;
+  sigemptyset(&forward.sa_mask);
   struct sigaction old_int {};
   struct sigaction old_term {};
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGTERM, &ignore, &old_term);
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
   const pid_t pid = fork();
+  if (pid > 0) g_child = pid;
   if (pid == 0) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
@@ -302,6 +312,7 @@ int RunUnderSimulator(const std::vector<std::string>& args) {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
+  g_child = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   unsetenv(kChildEnvVar);
