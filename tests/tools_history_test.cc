@@ -707,6 +707,26 @@ TEST_P(HistoryTest, IdentityDefaultsComeFromTheCiEnvironment) {
       r.out, HasSubstr("2026-11-30T10:00:00Z,def456,ci / 2 CPUs,release,1000"));
 }
 
+TEST_P(HistoryTest, SimulatedRunsAreASeriesOfTheirOwn) {
+  nlohmann::ordered_json simulated =
+      nlohmann::ordered_json::parse(RunJson(1000, 2));
+  simulated["context"]["perfcounters.source"] =
+      "simulate: valgrind-3.19.0 callgrind";
+  const std::string f = Write("measured.json", RunJson(1000, 1));
+  const std::string g = Write("simulated.json", simulated.dump());
+  for (const std::string& file : {f, g}) {
+    RunResult r =
+        RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(file)),
+                "", "env GITHUB_SHA=abc123 GITHUB_REF_NAME=main");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  RunResult r = RunTool(absl::StrCat(
+      "history export --format csv --metric instructions --db ", Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(",abc123,ci / 2 CPUs,main,1000"));
+  EXPECT_THAT(r.out, HasSubstr(",abc123,ci / 2 CPUs [simulate],main,1000"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,
                          ::testing::Values("sqlite", "postgresql"));
 

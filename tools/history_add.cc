@@ -11,12 +11,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "compare.h"
+#include "counting_source.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
 #include "status_macros.h"
@@ -178,6 +180,8 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
 
 }  // namespace
 
+constexpr char kSimulatedMachine[] = " [simulate]";
+
 std::string BranchFromEnvironment() {
   std::string branch = Env("GITHUB_REF_NAME");
   if (branch.empty()) branch = Env("CI_COMMIT_REF_NAME");
@@ -197,6 +201,12 @@ absl::StatusOr<RunIdentity> ResolveIdentity(const BenchmarkFile& file,
         host.empty() ? "unknown-host" : host, " / ",
         !model.empty() ? model
                        : absl::StrCat(cpus.empty() ? "?" : cpus, " CPUs"));
+  }
+  // Simulated values (benchmark_ext's --perf_counters_source=simulate) are
+  // a series of their own, never mixed with measured ones.
+  if (CountingSource(file) == "simulate" &&
+      !absl::EndsWith(id.machine, kSimulatedMachine)) {
+    absl::StrAppend(&id.machine, kSimulatedMachine);
   }
   if (id.commit.empty()) id.commit = Env("GITHUB_SHA");
   if (id.commit.empty()) id.commit = Env("CI_COMMIT_SHA");
