@@ -316,6 +316,18 @@ TEST(Simulate, BadSourceIsAnErrorNamingTheValidOnes) {
   }
 }
 
+TEST(Simulate, WithoutEventsTheBenchmarksRunNatively) {
+  // No valgrind needed: nothing is simulated.
+  Result r =
+      RunBench({"--benchmark_filter=BM_Nops37/iterations:10$"},
+               WithEnv({{"PERFCOUNTERS_SOURCE", "simulate"}}, kSimBench));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PERFCOUNTERS_SOURCE=simulate: no events are "
+                               "requested"));
+  ASSERT_TRUE(r.json.is_object()) << r.err;
+  EXPECT_FALSE(r.json["context"].contains("perfcounters.source"));
+}
+
 TEST(Simulate, MissingValgrindNamesThePackage) {
   Result r = Simulate({"--perf_counters=instructions"},
                       WithEnv({{"PATH", "/nonexistent"}}));

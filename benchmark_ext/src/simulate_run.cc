@@ -182,6 +182,14 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
                  source.origin.c_str(), absl::StrJoin(missing, ", ").c_str());
     return RunUnderSimulator(args);
   }
+  if (list.empty()) {
+    std::fprintf(stderr,
+                 "perfcounters: note: %s=simulate: no events are requested "
+                 "(--perf_counters), so nothing is simulated; the benchmarks "
+                 "run natively\n",
+                 source.origin.c_str());
+    return std::nullopt;
+  }
   if (profiling) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_profile is not supported with "
