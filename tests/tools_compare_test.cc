@@ -161,7 +161,8 @@ TEST_F(GateTest, IpcDropFails) {
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("-3.23%"));
   EXPECT_THAT(r.out, HasSubstr("FAIL IPC<-2%"));
-  EXPECT_THAT(r.out, HasSubstr("gate IPC<-2%: FAILED (2 checked, 1 violated)"));
+  EXPECT_THAT(r.out, HasSubstr("gate IPC<-2%: FAILED (2 checked, 1 violated, "
+                               "violated by BM_sort/64)"));
   // A tighter filter that excludes the regressed benchmark passes.
   EXPECT_EQ(Compare({"BM_hash:IPC<-2%"}).code, 0);
   EXPECT_EQ(Compare({"BM_sort.*:IPC<-2%"}).code, 1);
@@ -416,7 +417,8 @@ TEST_F(BadInputTest, BadGates) {
     return r.err;
   };
   EXPECT_THAT(gate_error("IPX<-2%"),
-              HasSubstr("unknown metric 'IPX'; metrics in these files: "
+              HasSubstr("unknown metric 'IPX' (did you mean 'IPC'?); metrics "
+                        "in these files: "
                         "real_time, cpu_time, instructions, cycles, IPC"));
   EXPECT_THAT(gate_error("BM_a:bogus>1"), HasSubstr("unknown metric 'bogus'"));
   EXPECT_THAT(gate_error("IPC=2"), HasSubstr("no comparison < or >"));

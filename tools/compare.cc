@@ -38,6 +38,8 @@ struct Group {
 
 struct FileIndex {
   std::vector<Group> groups;
+  // run_names of complexity rows (BigO, RMS), in file order.
+  std::vector<absl::string_view> complexity;
   OomSafeMap<absl::string_view, size_t> by_name;
 };
 
@@ -55,6 +57,16 @@ FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
   index.groups.reserve(file.entries.size() / 2 + 1);
   index.by_name.reserve(file.entries.size() / 2 + 1);
   for (const RunEntry& e : file.entries) {
+    if (e.run_type != RunType::kIteration &&
+        (e.aggregate_name == "BigO" || e.aggregate_name == "RMS")) {
+      // gbench's complexity fit of a family: a coefficient, not a run.
+      if ((!options.filter || options.filter->Matches(e.run_name)) &&
+          std::find(index.complexity.begin(), index.complexity.end(),
+                    e.run_name) == index.complexity.end()) {
+        index.complexity.push_back(e.run_name);
+      }
+      continue;
+    }
     auto [it, inserted] = index.by_name.try_emplace(e.run_name, 0);
     if (inserted) {
       if (options.filter && !options.filter->Matches(e.run_name)) {
@@ -510,6 +522,14 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
     if (it == bi.by_name.end()) compare_pair(nullptr, &ng);
   }
 
+  for (const FileIndex* index : {&bi, &ni}) {
+    for (absl::string_view name : index->complexity) {
+      if (std::find(out.complexity.begin(), out.complexity.end(), name) ==
+          out.complexity.end()) {
+        out.complexity.emplace_back(name);
+      }
+    }
+  }
   out.geomean = Geomeans(out.benchmarks);
   return out;
 }

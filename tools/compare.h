@@ -195,6 +195,10 @@ struct Comparison {
   std::vector<GeomeanSummary> geomean;
   // The profiles' share changes (compare_profile.h).
   ProfileComparison profiles;
+  // Benchmarks whose rows are only gbench's complexity fit (aggregates
+  // "BigO" and "RMS" of a family run with ->Complexity()): no run, so
+  // neither compared nor gated; said so.
+  std::vector<std::string> complexity;
 };
 
 // Options for Compare().

@@ -1,14 +1,20 @@
 // compare_format.cc: how `perfcounters compare` writes one value, change
 // or p-value for people, and which changes matter (compare.h, "Output").
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "compare.h"
 #include "compare_output.h"
+#include "compare_output_internal.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -89,10 +95,62 @@ std::string FormatValue(absl::string_view metric, double value) {
     return a >= 0.1 || a == 0 ? absl::StrFormat("%.3f", value)
                               : absl::StrFormat("%.3g", value);
   }
+  if (a != 0 && a < 1e-3) {
+    // 3 significant digits as a decimal (0.00000179, not 1.79197e-06).
+    const int decimals =
+        std::min(15, 2 - static_cast<int>(std::floor(std::log10(a))));
+    return absl::StrFormat("%.*f", decimals, value);
+  }
   if (a < 1e6) return absl::StrFormat("%.6g", value);
   if (a < 1e9) return absl::StrFormat("%.4gM", value / 1e6);
   if (a < 1e12) return absl::StrFormat("%.4gG", value / 1e9);
   return absl::StrFormat("%.4gT", value / 1e12);
 }
+
+namespace compare_internal {
+
+// Whether neither side of `m` has a value (not counted, or absent).
+bool NoValue(const MetricComparison& m) {
+  return !m.base.median && !m.next.median;
+}
+
+// The metrics with no value on either side, once each, not once per
+// benchmark: (metric, "not counted in either file (13 benchmarks): why").
+std::vector<std::pair<std::string, std::string>> Uncounted(
+    const Comparison& c) {
+  std::vector<std::string> order;
+  absl::flat_hash_map<std::string, size_t> count;
+  for (const BenchmarkComparison& bc : c.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      if (!NoValue(m)) continue;
+      if (count[m.metric]++ == 0) order.push_back(m.metric);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& metric : order) {
+    const std::string base = NotCountedReason(c.base_unavailable, metric);
+    const std::string next = NotCountedReason(c.next_unavailable, metric);
+    std::string why = base == next || next.empty() ? base
+                      : base.empty()
+                          ? next
+                          : absl::StrCat("base: ", base, "; new: ", next);
+    out.emplace_back(
+        metric,
+        absl::StrCat("not counted in either file (", count[metric],
+                     count[metric] == 1 ? " benchmark)" : " benchmarks)",
+                     why.empty() ? "" : absl::StrCat(": ", why)));
+  }
+  return out;
+}
+
+std::string ComplexityNote(const Comparison& c) {
+  if (c.complexity.empty()) return "";
+  return absl::StrCat(
+      "complexity rows (gbench's BigO/RMS fit of a family, not runs) are "
+      "neither compared nor gated: ",
+      EscapeControlBytes(absl::StrJoin(c.complexity, ", ")));
+}
+
+}  // namespace compare_internal
 
 }  // namespace perfcounters::tools

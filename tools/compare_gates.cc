@@ -16,13 +16,15 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "compare.h"
+#include "compare_output.h"
+#include "edit_distance.h"
 
 namespace perfcounters::tools {
 namespace {
 
-bool IsTimeMetric(absl::string_view metric) {
-  return metric == "real_time" || metric == "cpu_time";
-}
+// Metrics the output shows as times (compare_output.h): their absolute
+// gates need a unit, as the table prints them (task-clock 1.089 us).
+bool IsTimeMetric(absl::string_view metric) { return IsTimeValued(metric); }
 
 }  // namespace
 
@@ -144,9 +146,17 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
         variants.push_back(k);
       }
     }
+    // A typo of a metric of the files (task_clock, IPX): the nearest.
+    const std::vector<std::string> close =
+        variants.empty()
+            ? internal::ClosestNames(std::string(name), known_metrics, 3)
+            : std::vector<std::string>();
     return absl::InvalidArgumentError(absl::StrCat(
         "bad gate '", ShortForMessage(text, 60), "': unknown metric '",
         ShortForMessage(name, 40), "'",
+        close.empty() ? std::string()
+                      : absl::StrCat(" (did you mean '",
+                                     absl::StrJoin(close, "', '"), "'?)"),
         variants.empty()
             ? std::string()
             : absl::StrCat(" (these files have ",
@@ -203,16 +213,20 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
     const std::string u = unit == "\xC2\xB5s" ? "us" : std::string(unit);
     const std::optional<double> scale = NanosecondsPer(u);
     if (!scale) {
-      return bad(absl::StrCat(
-          metric, " needs a unit: ns, us, ms or s (e.g. ", metric, ">1.5ms)",
-          unit.empty() ? "" : absl::StrCat(", not '", unit, "'")));
+      return bad(
+          absl::StrCat(metric,
+                       " needs a unit: ns, us, ms or s (a time, as the table "
+                       "prints it; e.g. ",
+                       metric, ">1.5ms)",
+                       unit.empty() ? "" : absl::StrCat(", not '", unit, "'")));
     }
     gate.threshold = value * *scale;
   } else {
     if (!unit.empty()) {
       return bad(absl::StrCat("unit '", unit, "' given for ", metric,
-                              ", which has none (units are for real_time "
-                              "and cpu_time)"));
+                              ", which has none (units are for times: "
+                              "real_time, cpu_time, task-clock, "
+                              "cpu-clock)"));
     }
     gate.threshold = value;
   }

@@ -20,12 +20,13 @@ namespace perfcounters::tools {
 // OP is <, <=, > or >=. VALUE ending in % is a change relative to base
 // (IPC<-2%: IPC dropped more than 2%); otherwise it is an absolute limit on
 // the new median (cpu_time>1.5ms, IPC<1.2), with a unit (ns, us, ms, s)
-// required for real_time/cpu_time. FILTER is a regular expression searched
-// in benchmark names (like --benchmark_filter), `=NAME` for exactly the
-// benchmark NAME (no regular expression: templates, brackets, + and * as
-// written), or `@geomean` for the geometric-mean summary (relative gates
-// only). The comparison is the last < or > of the text, so FILTER may
-// contain < and > (BM_f<std::vector<int>>/8:IPC<-2%).
+// required for the metrics the output shows as times (real_time,
+// cpu_time, task-clock, cpu-clock: task-clock>50us), never assumed. FILTER is a
+// regular expression searched in benchmark names (like --benchmark_filter),
+// `=NAME` for exactly the benchmark NAME (no regular expression: templates,
+// brackets, + and * as written), or `@geomean` for the geometric-mean summary
+// (relative gates only). The comparison is the last < or > of the text, so
+// FILTER may contain < and > (BM_f<std::vector<int>>/8:IPC<-2%).
 struct Gate {
   std::string text;
   std::string filter_text;

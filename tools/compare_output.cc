@@ -128,8 +128,24 @@ std::string VerdictText(const std::vector<GateResult>& gates) {
 
 namespace {
 
+using compare_internal::ComplexityNote;
+using compare_internal::NoValue;
 using compare_internal::OneSampleCount;
+using compare_internal::Uncounted;
 using compare_internal::VerdictText;
+
+// "BM_a, BM_b and 3 more": the benchmarks that violated `g`.
+std::string ViolatedNames(const GateResult& g) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < g.violations.size() && i < 5; ++i) {
+    names.push_back(EscapeControlBytes(g.violations[i].benchmark));
+  }
+  std::string out = absl::StrJoin(names, ", ");
+  if (g.violations.size() > names.size()) {
+    absl::StrAppend(&out, " and ", g.violations.size() - names.size(), " more");
+  }
+  return out;
+}
 
 std::string GateSummaryLine(const GateResult& g) {
   std::string line = absl::StrCat(
@@ -145,6 +161,9 @@ std::string GateSummaryLine(const GateResult& g) {
   if (g.estimated > 0) {
     absl::StrAppend(&line, ", ", g.estimated,
                     " on multiplexed estimates (marked ", kEstimateMarker, ")");
+  }
+  if (!g.violations.empty()) {
+    absl::StrAppend(&line, ", violated by ", ViolatedNames(g));
   }
   if (!g.not_evaluated.empty()) {
     absl::StrAppend(&line, ", not evaluated on ", g.not_evaluated.size(),
@@ -230,6 +249,7 @@ std::string RenderTable(const Comparison& c,
       first = false;
     }
     for (const MetricComparison& m : bc.metrics) {
+      if (NoValue(m)) continue;  // one line per metric after the table
       auto it = marks.find({bc.name, m.metric});
       const bool marked = it != marks.end() && !it->second.failed.empty();
       if (options.only_changed && !marked && !Changed(m, options.alpha)) {
@@ -298,6 +318,13 @@ std::string RenderTable(const Comparison& c,
   if (left_out > 0) {
     absl::StrAppend(&out, "(", left_out,
                     " more rows left out by --max-rows)\n");
+  }
+  for (const auto& [metric, text] : Uncounted(c)) {
+    absl::StrAppend(&out, EscapeControlBytes(metric), ": ",
+                    EscapeControlBytes(text), "\n");
+  }
+  if (const std::string note = ComplexityNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", note, "\n");
   }
   if (flagged) {
     absl::StrAppend(&out, EstimateLegend(),
@@ -388,14 +415,16 @@ std::string MdMarked(absl::string_view s) {
   return absl::StrReplaceAll(Md(s), {{kEstimateMarker, "\\~"}});
 }
 
+// A row of a section's table; `gate_column`: the section has a Gate
+// column (then `last` is its cell, maybe empty); else `last` is empty.
 std::string FormatMetricRow(const BenchmarkComparison& bc,
-                            const MetricComparison& m,
-                            const std::string& last) {
+                            const MetricComparison& m, const std::string& last,
+                            bool gate_column) {
   return absl::StrCat("| ", Code(bc.name), " | ", Md(m.metric), " | ",
                       MdMarked(FormatSide(m, m.base)), " | ",
                       MdMarked(FormatSide(m, m.next)), " | ",
                       FormatChange(m.change_pct), " | ", FormatP(m), " | ",
-                      Reps(m), last.empty() ? "" : " | ", last, " |\n");
+                      Reps(m), gate_column ? " | " : "", last, " |\n");
 }
 
 std::string RenderMarkdown(const Comparison& c,
@@ -427,6 +456,18 @@ std::string RenderMarkdown(const Comparison& c,
     for (const GateResult& g : gates) {
       if (!g.message.empty()) {
         absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", Md(g.message));
+      }
+      if (!g.violations.empty()) {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < g.violations.size() && i < 5; ++i) {
+          names.push_back(Code(g.violations[i].benchmark));
+        }
+        absl::StrAppend(&out, "\n- ", Code(g.gate), ": violated by ",
+                        absl::StrJoin(names, ", "));
+        if (g.violations.size() > names.size()) {
+          absl::StrAppend(&out, " and ", g.violations.size() - names.size(),
+                          " more");
+        }
       }
       if (g.estimated > 0) {
         absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", g.estimated,
@@ -506,18 +547,25 @@ std::string RenderMarkdown(const Comparison& c,
   for (Section& s : sections) {
     std::stable_sort(s.items->begin(), s.items->end(), by_size);
     if (s.items->empty()) continue;
-    const std::string heading =
-        absl::StrCat("### ", s.title, " (", s.items->size(), ")\n\n",
-                     "| Benchmark | Metric | Base | New | Change | p | Reps",
-                     s.items == &violated
-                         ? " | Gate |\n|---|---|---:|---:|---:|---:|---:|---|\n"
-                         : " |\n|---|---|---:|---:|---:|---:|---:|\n");
+    // A Gate column where a row has a gate's mark (a held gate's note
+    // too): never a cell beyond the header's, which GitHub drops.
+    const bool gate_column =
+        std::any_of(s.items->begin(), s.items->end(),
+                    [](const Item& item) { return !item.gate_cell.empty(); });
+    const std::string heading = absl::StrCat(
+        "### ", s.title, " (", s.items->size(), ")\n\n",
+        "| Benchmark | Metric | Base | New | Change | p | Reps",
+        gate_column ? " | Gate |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+                    : " |\n|---|---|---:|---:|---:|---:|---:|\n");
     size_t i = 0;
     if (w.Fits(heading.size() + 200)) {
       out += heading;
       for (; i < s.items->size(); ++i) {
         const Item& item = (*s.items)[i];
-        if (!w.Row(FormatMetricRow(*item.bc, *item.m, item.gate_cell))) break;
+        if (!w.Row(FormatMetricRow(*item.bc, *item.m, item.gate_cell,
+                                   gate_column))) {
+          break;
+        }
         flagged = flagged || Flagged(item.m->base) || Flagged(item.m->next);
       }
       out += "\n";
@@ -546,6 +594,17 @@ std::string RenderMarkdown(const Comparison& c,
       absl::StrAppend(&out, "(", not_compared.size() - i,
                       " more not compared benchmarks left out)\n\n");
     }
+  }
+  if (const auto uncounted = Uncounted(c);
+      !uncounted.empty() && w.Fits(60 + 120 * uncounted.size())) {
+    absl::StrAppend(&out, "### Not counted (", uncounted.size(), ")\n\n");
+    for (const auto& [metric, text] : uncounted) {
+      absl::StrAppend(&out, "- ", Code(metric), ": ", Md(text), "\n");
+    }
+    out += "\n";
+  }
+  if (const std::string note = ComplexityNote(c); !note.empty()) {
+    absl::StrAppend(&out, "> **Note:** ", Md(note), ".\n\n");
   }
   out += profiles;
   std::vector<std::string> left;

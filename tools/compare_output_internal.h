@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare.h"
@@ -18,6 +19,19 @@ std::string VerdictText(const std::vector<GateResult>& gates);
 
 // How many compared metrics rest on one sample a side.
 size_t OneSampleCount(const Comparison& c);
+
+// Whether neither side of `m` has a value (not counted, or absent): no
+// row of the table or markdown, but a line of Uncounted().
+bool NoValue(const MetricComparison& m);
+
+// The metrics with no value on either side, once each (not once per
+// benchmark): (metric, "not counted in either file (13 benchmarks):
+// why"), in order of first appearance.
+std::vector<std::pair<std::string, std::string>> Uncounted(const Comparison& c);
+
+// What is said of the complexity rows (Comparison::complexity); empty when
+// there are none.
+std::string ComplexityNote(const Comparison& c);
 
 // The JSON output.
 std::string RenderJson(const Comparison& c,
