@@ -23,8 +23,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "history.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
 #include "re2/re2.h"
@@ -401,6 +404,36 @@ TEST(HistoryStoreTest, MachineIdentityIgnoresTheClock) {
                            Quote(db), " --machine 'ci / 2 CPUs' ",
                            Quote(other)));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+// `history changes`' table: a machine name longer than its column's
+// default keeps the columns under their headers.
+TEST(HistoryStoreTest, ChangesTableColumnsFitTheirEntries) {
+  const std::string db = ScratchPath("wide.db");
+  {
+    auto store = perfcounters::tools::OpenHistoryStore(db);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (int i = 1; i <= 40; ++i) {
+      const std::string f = Write(absl::StrCat("wide", i, ".json"),
+                                  RunJson(i <= 20 ? 1000 : 1100, i));
+      perfcounters::tools::RunIdentity id;
+      id.machine = "build-runner-17 / AMD EPYC 7B13 64-Core Processor";
+      id.commit = absl::StrCat("c", i);
+      id.branch = "main";
+      id.time =
+          absl::StrCat("2026-11-30T10:", absl::StrFormat("%02d", i), ":00Z");
+      ASSERT_TRUE(
+          perfcounters::tools::AddRunText(**store, Slurp(f), f, id).ok());
+    }
+  }
+  const RunResult r = RunTool(
+      absl::StrCat("history changes --metric instructions --db ", Quote(db)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  const size_t branch = lines[0].find("branch");
+  ASSERT_NE(branch, std::string::npos);
+  EXPECT_EQ(lines[1].find(" main "), branch - 1) << r.out;
 }
 
 // ---- The CSV export, read as Apache Otava 0.8 reads it.

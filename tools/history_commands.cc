@@ -385,15 +385,24 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
     return out.dump(2) + "\n";
   }
   const bool md = format == "markdown";
+  // The name columns as wide as their widest entry (at least their
+  // default): a machine "host / AMD EPYC 7B13" fits under its header.
+  int wb = 36, wm = 16, wmach = 12, wbr = 10;
+  for (const SeriesChange& c : changes) {
+    wb = std::max(wb, static_cast<int>(c.series->benchmark.size()));
+    wm = std::max(wm, static_cast<int>(c.series->metric.size()));
+    wmach = std::max(wmach, static_cast<int>(c.series->machine.size()));
+    wbr = std::max(wbr, static_cast<int>(c.series->branch.size()));
+  }
   std::string out =
       md ? "| benchmark | metric | machine | branch | commit | time | before "
            "| after | change | p | kind |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|\n"
          : absl::StrFormat(
-               "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s "
+               "%-*s %-*s %-*s %-*s %-12s %-20s %12s %12s "
                "%9s %9s  %s\n",
-               "benchmark", "metric", "machine", "branch", "commit", "time",
-               "before", "after", "change", "p", "kind");
+               wb, "benchmark", wm, "metric", wmach, "machine", wbr, "branch",
+               "commit", "time", "before", "after", "change", "p", "kind");
   for (const SeriesChange& c : changes) {
     const std::string& m = c.series->metric;
     const std::string change =
@@ -416,11 +425,11 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
                              FormatValue(m, c.change.mean_after), " | ", change,
                              " | ", p, " | ", kind, " |\n")
               : absl::StrFormat(
-                    "%-36s %-16s %-12s %-10s %-12s %-20s %12s %12s %9s %9s  "
+                    "%-*s %-*s %-*s %-*s %-12s %-20s %12s %12s %9s %9s  "
                     "%s\n",
-                    c.series->benchmark, m, c.series->machine, c.series->branch,
-                    c.first_after->commit.substr(0, 12), c.first_after->time,
-                    FormatValue(m, c.change.mean_before),
+                    wb, c.series->benchmark, wm, m, wmach, c.series->machine,
+                    wbr, c.series->branch, c.first_after->commit.substr(0, 12),
+                    c.first_after->time, FormatValue(m, c.change.mean_before),
                     FormatValue(m, c.change.mean_after), change, p, kind);
   }
   if (changes.empty() && !md) out += "(no change points)\n";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -252,27 +253,68 @@ void PrintListedJson(const std::vector<Listed>& events) {
   std::printf("%s\n", out.dump(2).c_str());
 }
 
-void PrintListedText(const std::vector<Listed>& events) {
+// One line per event; events unavailable for a reason they share with
+// others are grouped under that reason, said once (45 hardware events
+// without a PMU: one reason, not 45 lines of it). Tracepoints come first
+// when they were asked for (`list --tracepoints | head` shows some).
+void PrintListedText(std::vector<Listed> events, bool tracepoints_first) {
+  if (tracepoints_first) {
+    std::stable_partition(events.begin(), events.end(), [](const Listed& e) {
+      return e.kind == "tracepoint";
+    });
+  }
   // As perf list: "context-switches OR cs".
   auto shown = [](const Listed& e) {
     return e.alias.empty() ? e.name : absl::StrCat(e.name, " OR ", e.alias);
   };
+  // The reason without the event's own name before it ("cycles: not
+  // supported ..." and "instructions: not supported ..." are one reason).
+  for (Listed& e : events) {
+    for (const std::string& name : {e.name, e.alias}) {
+      const std::string prefix = absl::StrCat(name, ": ");
+      if (!name.empty() && absl::StartsWith(e.reason, prefix)) {
+        e.reason = e.reason.substr(prefix.size());
+      }
+    }
+  }
+  absl::flat_hash_map<std::string, size_t> sharing;
+  std::vector<std::string> reasons;  // shared ones, in order
+  for (const Listed& e : events) {
+    if (e.tried && !e.available && sharing[e.reason]++ == 1) {
+      reasons.push_back(e.reason);
+    }
+  }
+  auto grouped = [&](const Listed& e) {
+    return e.tried && !e.available && sharing[e.reason] > 1;
+  };
   size_t width = 0;
   for (const Listed& e : events) width = std::max(width, shown(e).size());
   std::string text;
-  for (const Listed& e : events) {
-    absl::StrAppendFormat(&text, "%-*s  %-10s  ", width, shown(e), e.kind);
+  auto line = [&](const Listed& e, const std::string& indent) {
+    absl::StrAppendFormat(&text, "%s%-*s  %-10s", indent, width, shown(e),
+                          e.kind);
     if (!e.tried) {
-      text += "not checked (--check opens it)";
+      text += "  not checked (--check opens it)";
     } else if (e.available) {
-      text += "available";
-    } else {
-      absl::StrAppend(&text, "unavailable: ", e.reason);
+      text += "  available";
+    } else if (!grouped(e)) {
+      absl::StrAppend(&text, "  unavailable: ", e.reason);
     }
     if (!e.unit.empty() || e.scale != 1.0) {
       absl::StrAppendFormat(&text, "  [scale %g %s]", e.scale, e.unit);
     }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
     text += '\n';
+  };
+  for (const Listed& e : events) {
+    if (!grouped(e)) line(e, "");
+  }
+  for (const std::string& reason : reasons) {
+    absl::StrAppend(&text, "\nunavailable (", sharing[reason],
+                    " events): ", reason, "\n");
+    for (const Listed& e : events) {
+      if (grouped(e) && e.reason == reason) line(e, "  ");
+    }
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -295,7 +337,7 @@ int RunList(const ListArgs& args) {
     PrintListedJson(events);
     return kExitOk;
   }
-  PrintListedText(events);
+  PrintListedText(std::move(events), args.tracepoints);
   return PrintVendorEvents(args, /*section=*/true);
 }
 
