@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "support/bench_runner.h"
+#include "support/sanitizers.h"
 #include "support/subprocess.h"
 
 namespace {
@@ -39,6 +40,7 @@ bool HaveValgrind() {
 }
 
 #define REQUIRE_VALGRIND()                                                  \
+  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kNoValgrind);  \
   if (!HaveValgrind()) {                                                    \
     GTEST_SKIP() << "valgrind is not installed (Debian package valgrind): " \
                     "the simulated source cannot run here";                 \

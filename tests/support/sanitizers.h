@@ -61,6 +61,9 @@ inline constexpr const char* kHelperProcesses =
 inline constexpr const char* kShadowReservation =
     "its shadow memory reserves terabytes of address space, so an "
     "address-space limit (ulimit -v) stops the program before it starts";
+inline constexpr const char* kNoValgrind =
+    "Valgrind cannot run a sanitizer-instrumented program (the sanitizer's "
+    "runtime and shadow memory conflict with Valgrind's own)";
 inline constexpr const char* kSlowerCode =
     "instrumented code is several times slower, and this test is about how "
     "the measured code's cost compares with the measurement's own";
