@@ -234,6 +234,8 @@ TEST(HistoryStoreTest, ConnectTimeoutIsTheUsers) {
 // nothing into it. An empty file is a new store.
 TEST(HistoryStoreTest, AnotherProgramsDatabaseIsRefused) {
   const std::string other = ScratchPath("other.db");
+  RunShell(absl::StrCat("rm -f ", Quote(other), "* ",
+                        Quote(ScratchPath("empty.db")), "*"));
   {
     auto db = perfcounters::tools::OpenSqliteStore(other);
     ASSERT_TRUE(db.ok()) << db.status();
@@ -284,6 +286,7 @@ TEST(HistoryStoreTest, OnlyAddCreatesAStore) {
   EXPECT_FALSE(Exists(ScratchPath("trends.html")));
   const std::string bad = Write("bad.json", "{\"benchmarks\": [");
   const std::string h = ScratchPath("h.db");
+  RunShell(absl::StrCat("rm -f ", Quote(h), "*"));
   const RunResult r =
       RunTool(absl::StrCat("history add --db ", Quote(h), " ", Quote(bad)));
   EXPECT_EQ(r.code, 2);
