@@ -361,6 +361,54 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
   EXPECT_GT(compared, 5u) << "too few addresses with debug info";
 }
 
+// A build without frame pointers walks into garbage: every stack's callers
+// are distinct addresses nothing covers. They are one [unknown] entry per
+// module (its most sampled offset), so that they cannot fill the function
+// list, and entries without self samples come after every entry with some.
+TEST(ProfileTest, UnknownFramesAreOneEntryPerModule) {
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  Profile p;
+  p.callchains = true;
+  const uint64_t spin_one = reinterpret_cast<uint64_t>(&SpinOne) + 4;
+  const uint64_t spin_three = reinterpret_cast<uint64_t>(&SpinThree) + 4;
+  // Low addresses that no mapping covers (below mmap_min_addr).
+  for (uint64_t i = 0; i < 300; ++i) {
+    const uint64_t leaf = i % 3 == 0 ? spin_one : spin_three;
+    p.by_address[leaf] += 1;
+    p.stacks[{leaf, 0x1000 + 16 * i, 0x100 + 16 * (i % 7)}] += 1;
+    ++p.samples;
+  }
+  const ProfileSummary sum = SummarizeProfile(p, *sym);
+  std::map<std::string, int> unknown_per_module;
+  bool seen_without_self = false;
+  for (const FunctionShare& f : sum.functions) {
+    if (f.self == 0) seen_without_self = true;
+    EXPECT_FALSE(seen_without_self && f.self > 0) << f.name;
+    if (f.name != kUnknownFunction) continue;
+    ++unknown_per_module[f.module];
+    EXPECT_EQ(f.inclusive, 300u);
+    ASSERT_TRUE(f.offset.has_value());
+    // The seven offsets below 0x200 are on every stack (the third frame),
+    // each of the 300 above it on one.
+    EXPECT_LT(*f.offset, 0x200u);
+  }
+  ASSERT_FALSE(unknown_per_module.empty());
+  for (const auto& [module, n] : unknown_per_module) {
+    EXPECT_EQ(n, 1) << "module '" << module << "'";
+  }
+  // Every sample's self is its leaf's, in the two spinners' code.
+  const std::string one = sym->Symbolize(spin_one).frames.front().function;
+  const std::string three = sym->Symbolize(spin_three).frames.front().function;
+  ASSERT_NE(one, kUnknownFunction);
+  if (one == three) {  // e.g. both entries begin with an inlined clock read
+    EXPECT_EQ(SelfOf(sum, one), 300u);
+  } else {
+    EXPECT_EQ(SelfOf(sum, one), 100u);
+    EXPECT_EQ(SelfOf(sum, three), 200u);
+  }
+}
+
 TEST(ProfileTest, ThreadsMerge) {
   std::vector<Profile> profiles(2);
   std::vector<std::thread> threads;

@@ -149,9 +149,17 @@ TEST_F(ProfileTest, WritersMembersAreKnown) {
   EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
   const BenchmarkProfile& p = *f->entries[0].profile;
   EXPECT_EQ(p.functions[0].offset, "0x1f40");
-  // Functions were left out: an unlisted one has no known share.
-  EXPECT_FALSE(p.complete);
-  EXPECT_FALSE(ShareOf(SharesByName(p), p, "g").has_value());
+  // Functions were left out, but the listed self samples are all samples:
+  // the ones left out had none, so an unlisted one is 0 %.
+  EXPECT_TRUE(p.complete);
+  EXPECT_EQ(ShareOf(SharesByName(p), p, "g"), 0.0);
+  // Left out with self samples of their own: unknown, never 0.
+  f = Parse(R"({"samples": 12, "functions": [{"name": "f", "samples": 10}],
+                "functions_truncated": 2})");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const BenchmarkProfile& q = *f->entries[0].profile;
+  EXPECT_FALSE(q.complete);
+  EXPECT_FALSE(ShareOf(SharesByName(q), q, "g").has_value());
 }
 
 TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
@@ -367,7 +375,10 @@ TEST_F(ProfileTest, ReportFunctionsTableWithShareChanges) {
 
 TEST_F(ProfileTest, ReportWithoutProfilesHasNoProfileSection) {
   const std::string html = RenderReport({Load("base.json"), Load("new.json")});
-  EXPECT_THAT(html, Not(HasSubstr("profile")));
+  // (The files' paths may hold the word, a checkout's directory name.)
+  EXPECT_THAT(html, Not(HasSubstr("class=\"profile")));
+  EXPECT_THAT(html, Not(HasSubstr("id=\"profiles\"")));
+  EXPECT_THAT(html, Not(HasSubstr("#profiles")));
   EXPECT_THAT(html, Not(HasSubstr("flamegraph")));
 }
 
@@ -505,6 +516,92 @@ TEST_F(ProfileTest, CompareMarkdownStaysWithinTheCommentLimit) {
   EXPECT_TRUE(
       has("(2892 of 3000 profiled benchmarks left out to stay within "
           "the comment's size; `--format json` has every function)"));
+}
+
+// The issue's case: a base profile from a build without frame pointers
+// whose 100-entry list is filled with [unknown] frames without self samples
+// (476 more left out), but whose listed self samples add up to all samples:
+// a function it does not list had no self samples, 0 %, and is ranked by
+// its change like any other (strtod 0 -> 31 %, str_to_mpn 0 -> 12 %).
+TEST_F(ProfileTest, AbsentFromACompleteListIsZeroAndRankedByItsChange) {
+  auto fn = [](const std::string& name, int samples) {
+    return nlohmann::ordered_json{
+        {"name", name}, {"module", "/bench/tok"}, {"samples", samples}};
+  };
+  auto file = [&](const nlohmann::ordered_json& functions, int truncated) {
+    nlohmann::ordered_json row = {{"name", "BM_Tokenize/4096"},
+                                  {"run_type", "iteration"},
+                                  {"iterations", 10},
+                                  {"real_time", 1},
+                                  {"cpu_time", 1},
+                                  {"time_unit", "ns"}};
+    row["perfcounters_profile"] = {{"event", "cpu-clock"},
+                                   {"samples", 1000},
+                                   {"callchains", true},
+                                   {"functions", functions},
+                                   {"functions_truncated", truncated}};
+    return nlohmann::ordered_json{{"benchmarks", {row}}}.dump();
+  };
+  nlohmann::ordered_json base = {fn("Tokenize(char const*)", 911),
+                                 fn("ScanNumber(char const*)", 89)};
+  for (int i = 0; i < 98; ++i) {
+    nlohmann::ordered_json u = fn("[unknown]", 0);
+    u["offset"] = 0x1000 + i;
+    base.push_back(u);
+  }
+  const nlohmann::ordered_json next = {fn("strtod", 310),
+                                       fn("____strtod_l_internal", 280),
+                                       fn("Tokenize(char const*)", 190),
+                                       fn("str_to_mpn", 120),
+                                       fn("ScanNumber(char const*)", 46),
+                                       fn("round_and_return", 44),
+                                       fn("[unknown]", 10)};
+  const std::string dir = testing::ScratchPath("profile_complete");
+  ASSERT_EQ(testing::RunShell("mkdir -p " + dir).code, 0);
+  std::ofstream(dir + "/base.json") << file(base, 476);
+  std::ofstream(dir + "/new.json") << file(next, 0);
+  RunResult r = testing::RunTool("compare base.json new.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("BM_Tokenize/4096  Tokenize 91% → 19% (-72 pp) "
+                               "· strtod 0.0% → 31% (+31 pp) · "
+                               "____strtod_l_internal 0.0% → 28% (+28 pp)"));
+  r = testing::RunTool("compare base.json new.json --format json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& f : j["profiles"]["benchmarks"][0]["functions"]) {
+    by_name[f["name"].get<std::string>()] = f;
+  }
+  for (const auto& [name, pct] :
+       {std::pair<std::string, double>{"strtod", 31}, {"str_to_mpn", 12}}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(by_name.count(name));
+    EXPECT_EQ(by_name[name]["base_pct"], 0);
+    EXPECT_NEAR(by_name[name]["change_pp"].get<double>(), pct, 1e-9);
+  }
+  // The report: a base share of 0 % and a change, never "not listed".
+  r = testing::RunTool("report base.json new.json -o r.html", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = Slurp(dir + "/r.html");
+  EXPECT_THAT(html, Not(HasSubstr("not listed")));
+  const size_t row = html.find("data-function=\"str_to_mpn\"");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_THAT(html.substr(row, html.find("</tr>", row) - row),
+              HasSubstr("data-change-pp=\"12.0000\""));
+}
+
+// An unchanged profile has no largest changes to show: said, not filled
+// with +0.0 pp.
+TEST_F(ProfileTest, CompareOfAnUnchangedProfileSaysSo) {
+  for (const char* format : {"table", "markdown"}) {
+    SCOPED_TRACE(format);
+    const RunResult r = RunCompare(absl::StrCat(
+        "compare profile_new.json profile_new.json --format ", format));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, Not(HasSubstr("0.0 pp")));
+    EXPECT_THAT(r.out,
+                HasSubstr("no function's share changed by 0.05 pp or more"));
+  }
 }
 
 TEST_F(ProfileTest, BadProfileIsAnErrorOfTheCommand) {

@@ -76,11 +76,15 @@ std::vector<const BenchmarkProfileChange*> ByChange(
   return out;
 }
 
-// The changes of one benchmark on one line, `code` wrapping names.
+// The changes of one benchmark on one line, `code` wrapping names. Changes
+// that would read +0.0 pp are not changes: an unchanged profile says so.
 std::string ChangesLine(const BenchmarkProfileChange& b, bool markdown) {
   std::vector<std::string> parts;
+  bool compared = false;
   for (const FunctionShareChange& f : b.functions) {
     if (parts.size() == kProfileChangesShown || !f.change_pp) break;
+    compared = true;
+    if (std::fabs(*f.change_pp) < kProfileChangeShownPp) break;
     FunctionShareChange shown = f;
     shown.name = ShortFunctionName(f.name);
     if (markdown) {
@@ -93,6 +97,10 @@ std::string ChangesLine(const BenchmarkProfileChange& b, bool markdown) {
       shown.name = EscapeControlBytes(shown.name);
     }
     parts.push_back(FormatShareChange(shown));
+  }
+  if (parts.empty() && compared) {
+    return absl::StrFormat("no function's share changed by %.2g pp or more",
+                           kProfileChangeShownPp);
   }
   if (parts.empty()) return "no function listed on both sides";
   return absl::StrJoin(parts, " · ");

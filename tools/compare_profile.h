@@ -62,8 +62,10 @@ ProfileComparison CompareProfiles(const BenchmarkFile& base,
                                   const BenchmarkFile& next,
                                   const std::optional<NameFilter>& filter);
 
-// Functions per benchmark in the table and markdown outputs.
+// Functions per benchmark in the table and markdown outputs: the largest
+// changes of at least kProfileChangeShownPp (a smaller one reads +0.0 pp).
 inline constexpr size_t kProfileChangesShown = 3;
+inline constexpr double kProfileChangeShownPp = 0.05;
 
 // "ParseNumber 41% → 58% (+17 pp)".
 std::string FormatShareChange(const FunctionShareChange& f);

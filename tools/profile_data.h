@@ -72,9 +72,10 @@ struct BenchmarkProfile {
   std::vector<ProfileStack> stacks;
   // Distinct stacks the writer left out.
   double stacks_truncated = 0;
-  // Whether `functions` holds every sampled function (their samples add up
-  // to `samples` and the writer left none out, "functions_truncated": 0):
-  // a function it does not list then had no samples. When
+  // Whether `functions` holds every function with self samples (their
+  // samples add up to `samples`): a function it does not list then had no
+  // self samples (0 %), even where the writer left functions out
+  // ("functions_truncated": entries with inclusive samples only). When
   // false, an unlisted function's share is unknown (at most the smallest
   // listed), never taken as 0.
   bool complete = true;

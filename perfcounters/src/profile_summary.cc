@@ -14,19 +14,23 @@
 namespace perfcounters {
 namespace {
 
-// A function is one name in one module, inlined or not; an unknown address
-// is one entry per module and offset.
-using FunctionKey = std::tuple<std::string, std::string, bool, uint64_t>;
+// A function is one name in one module, inlined or not; the addresses no
+// symbol covers are one [unknown] entry per module (a build without frame
+// pointers gives hundreds of distinct garbage return addresses, which would
+// otherwise fill the list).
+using FunctionKey = std::tuple<std::string, std::string, bool>;
 
 struct Tally {
   FunctionShare share;
   // Samples per (file, line), for the most sampled one.
   absl::flat_hash_map<std::pair<std::string, int>, uint64_t> lines;
+  // [unknown]: samples per offset (self and inclusive), for the most
+  // sampled one.
+  absl::flat_hash_map<uint64_t, uint64_t> offsets;
 };
 
 FunctionKey KeyOf(const Location& loc, const SourceFrame& f) {
-  const bool unknown = f.function == kUnknownFunction;
-  return {f.function, loc.module, f.inlined, unknown ? loc.offset : 0};
+  return {f.function, loc.module, f.inlined};
 }
 
 std::string FrameName(const std::string& name) {
@@ -53,7 +57,6 @@ class Builder {
       it->second.share.name = f.function;
       it->second.share.module = loc.module;
       it->second.share.inlined = f.inlined;
-      if (f.function == kUnknownFunction) it->second.share.offset = loc.offset;
     }
     return it->second;
   }
@@ -64,6 +67,7 @@ class Builder {
     Tally& t = TallyFor(loc, f);
     t.share.self += n;
     if (!f.file.empty()) t.lines[{f.file, f.line}] += n;
+    if (f.function == kUnknownFunction) t.offsets[loc.offset] += n;
   }
 
   // Frames of `stack` (leaf first) outermost first, with every function
@@ -79,6 +83,11 @@ class Builder {
         names.push_back(FrameName(f.function));
         FunctionKey key = KeyOf(loc, f);
         if (seen.insert(key).second) TallyFor(loc, f).share.inclusive += n;
+        // Offsets of callers count for the [unknown] entry's offset too;
+        // the innermost frame's are AddSelf's.
+        if (i != 0 && f.function == kUnknownFunction) {
+          TallyFor(loc, f).offsets[loc.offset] += n;
+        }
       }
     }
     return names;
@@ -95,6 +104,14 @@ class Builder {
           best = n;
           t.share.file = fl.first;
           t.share.line = fl.second;
+        }
+      }
+      best = 0;
+      for (const auto& [offset, n] : t.offsets) {
+        if (n > best ||
+            (n == best && t.share.offset && offset < *t.share.offset)) {
+          best = n;
+          t.share.offset = offset;
         }
       }
       out.push_back(std::move(t.share));

@@ -96,7 +96,8 @@ struct FunctionShare {
   // Of its most sampled address; empty / 0 when unknown.
   std::string file;
   int line = 0;
-  // For kUnknownFunction: the (first) offset in the module.
+  // For kUnknownFunction: the most sampled offset in the module (a
+  // module's addresses that no symbol covers are one entry).
   std::optional<uint64_t> offset;
   // Sampled as a function inlined into another.
   bool inlined = false;
@@ -119,7 +120,8 @@ struct ProfileSummary {
   bool callchains = false;
   uint64_t samples = 0;
   uint64_t lost = 0;
-  // By self samples, descending (then by name).
+  // By self samples, descending, then by inclusive samples (then by name):
+  // a function without self samples never comes before one with some.
   std::vector<FunctionShare> functions;
   // By samples, descending (then by stack). Without call chains each stack
   // is the innermost function alone.
