@@ -8,6 +8,8 @@
 // bad input refused clearly.
 #include "perfcounters/profile.h"
 
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -407,6 +409,50 @@ TEST(ProfileTest, UnknownFramesAreOneEntryPerModule) {
     EXPECT_EQ(SelfOf(sum, one), 100u);
     EXPECT_EQ(SelfOf(sum, three), 200u);
   }
+}
+
+// An address outside every mapping (what a broken call chain gives) is
+// [unknown] with no module, never the module nearest to it (libdwfl's
+// lookup answered ld-linux-x86-64.so.2 with an offset of 0x455e...); an
+// address in memory no file backs is named by its mapping.
+TEST(ProfileTest, AnAddressIsNamedByTheMappingItLiesIn) {
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const Location far = sym->Symbolize(0x455ec39d5c88c44dull);
+  EXPECT_EQ(far.module, "");
+  EXPECT_FALSE(far.known());
+  // Just above the highest user mapping (below the kernel's half).
+  const Location top = sym->Symbolize(0x7ffffffff000ull - 8);
+  EXPECT_FALSE(top.known());
+  EXPECT_THAT(top.module, ::testing::AnyOf("", "[stack]"));
+  // Anonymous memory, and a hole between two mappings.
+  const long page = sysconf(_SC_PAGESIZE);
+  char* three =
+      static_cast<char*>(mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(three, MAP_FAILED);
+  ASSERT_EQ(munmap(three + page, page), 0);
+  const Location anon = sym->Symbolize(reinterpret_cast<uint64_t>(three + 8));
+  EXPECT_EQ(anon.module, "[anon]");
+  EXPECT_FALSE(anon.known());
+  const Location hole =
+      sym->Symbolize(reinterpret_cast<uint64_t>(three + page + 8));
+  EXPECT_EQ(hole.module, "");
+  EXPECT_FALSE(hole.known());
+  munmap(three, page);
+  munmap(three + 2 * page, page);
+  // This (main) thread's stack.
+  volatile int on_stack = 0;
+  EXPECT_EQ(sym->Symbolize(reinterpret_cast<uint64_t>(&on_stack)).module,
+            "[stack]");
+  // The vdso, named as docs/profiles.md names it (libdwfl: "[vdso: PID]").
+  const uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+  if (vdso != 0) {
+    EXPECT_EQ(sym->Symbolize(vdso + 16).module, "[vdso]");
+  }
+  // And the code of this binary is still its own.
+  EXPECT_EQ(sym->Symbolize(reinterpret_cast<uint64_t>(&SpinOne) + 4).module,
+            SelfExe());
 }
 
 TEST(ProfileTest, ThreadsMerge) {

@@ -114,8 +114,12 @@ std::string ProfileJson(const ProfileSummary& s) {
                   ", \"functions\": [");
   for (size_t i = 0; i < s.functions.size() && i < kJsonFunctions; ++i) {
     const FunctionShare& f = s.functions[i];
-    absl::StrAppend(&out, i == 0 ? "" : ", ", "{\"name\": ", JsonString(f.name),
-                    ", \"module\": ", JsonString(f.module));
+    absl::StrAppend(&out, i == 0 ? "" : ", ",
+                    "{\"name\": ", JsonString(f.name));
+    // No module for an address in no mapping.
+    if (!f.module.empty()) {
+      absl::StrAppend(&out, ", \"module\": ", JsonString(f.module));
+    }
     if (!f.file.empty()) {
       absl::StrAppend(&out, ", \"file\": ", JsonString(f.file));
       if (f.line > 0) absl::StrAppend(&out, ", \"line\": ", f.line);

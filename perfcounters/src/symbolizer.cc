@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -43,6 +44,63 @@ std::string Demangle(const char* name) {
 
 // Kernel addresses (x86-64 and arm64 both put the kernel in the top half).
 bool IsKernelAddress(uint64_t a) { return (a >> 63) != 0; }
+
+// One line of /proc/self/maps.
+struct Mapping {
+  uint64_t start = 0, end = 0;
+  // The file offset of `start`.
+  uint64_t file_offset = 0;
+  // The path, "[stack]", "[heap]", "[vdso]", ...; empty for anonymous
+  // memory.
+  std::string name;
+};
+
+// This process's mappings, by address.
+std::vector<Mapping> ReadMappings() {
+  std::vector<Mapping> out;
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  while (std::getline(in, line)) {
+    Mapping m;
+    char perms[8] = {};
+    unsigned long long start = 0, end = 0, offset = 0, inode = 0;
+    int name_at = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %llu %n", &start,
+                    &end, perms, &offset, &inode, &name_at) < 5) {
+      continue;
+    }
+    m.start = start;
+    m.end = end;
+    m.file_offset = offset;
+    if (name_at > 0 && static_cast<size_t>(name_at) < line.size()) {
+      m.name = line.substr(name_at);
+    }
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(), [](const Mapping& a, const Mapping& b) {
+    return a.start < b.start;
+  });
+  return out;
+}
+
+// The mapping that holds `a`, or nullptr.
+const Mapping* MappingAt(const std::vector<Mapping>& maps, uint64_t a) {
+  auto after = std::upper_bound(
+      maps.begin(), maps.end(), a,
+      [](uint64_t v, const Mapping& m) { return v < m.start; });
+  if (after == maps.begin()) return nullptr;
+  const Mapping& m = *std::prev(after);
+  return a < m.end ? &m : nullptr;
+}
+
+// A mapping no file backs, by its name in maps: "[stack]", "[heap]",
+// "[vdso]" as they are, anonymous memory "[anon]".
+bool IsPseudoMapping(const Mapping& m) {
+  return m.name.empty() || m.name.front() == '[';
+}
+std::string PseudoModule(const Mapping& m) {
+  return m.name.empty() ? std::string("[anon]") : m.name;
+}
 
 #if PERFCOUNTERS_HAVE_LIBDW
 
@@ -308,6 +366,22 @@ struct Symbolizer::Impl {
   // ForFile: where libdwfl placed the file (added to its own addresses).
   uint64_t file_bias = 0;
   absl::flat_hash_map<uint64_t, Location> cache;
+  // ForThisProcess: /proc/self/maps, re-read when an address falls outside
+  // every mapping (a library loaded since, a new thread's stack).
+  std::vector<Mapping> maps;
+
+  // The mapping of `address` in this process (nullptr: none holds it).
+  const Mapping* ProcessMapping(uint64_t address) {
+    const Mapping* m = MappingAt(maps, address);
+    if (m == nullptr) {
+      maps = ReadMappings();
+      m = MappingAt(maps, address);
+#if PERFCOUNTERS_HAVE_LIBDW
+      if (m != nullptr && !IsPseudoMapping(*m)) (void)Report();
+#endif
+    }
+    return m;
+  }
 #if PERFCOUNTERS_HAVE_LIBDW
   Dwfl* dwfl = nullptr;
   // Per compilation unit and per module, read at their first address.
@@ -326,15 +400,18 @@ struct Symbolizer::Impl {
     dwfl_report_end(dwfl, nullptr, nullptr);
     return absl::OkStatus();
   }
+  // Names `address` from the module libdwfl has there; leaves `loc` alone
+  // when none covers it (libdwfl's lookup may answer the nearest module for
+  // an address beyond every module: its own bounds are checked).
   void Resolve(uint64_t address, Location* loc) {
     Dwfl_Module* mod = dwfl_addrmodule(dwfl, address);
-    if (mod == nullptr && process && Report().ok()) {
-      mod = dwfl_addrmodule(dwfl, address);
-    }
-    if (mod == nullptr) return;
+    Dwarf_Addr start = 0, end = 0;
     const char* mainfile = nullptr;
-    const char* name = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
-                                        nullptr, &mainfile, nullptr);
+    const char* name =
+        mod == nullptr ? nullptr
+                       : dwfl_module_info(mod, nullptr, &start, &end, nullptr,
+                                          nullptr, &mainfile, nullptr);
+    if (mod == nullptr || address < start || address >= end) return;
     loc->module = mainfile != nullptr ? mainfile : (name ? name : "");
     Dwarf_Addr bias = 0;
     if (dwfl_module_getelf(mod, &bias) != nullptr) {
@@ -364,6 +441,7 @@ absl::StatusOr<Symbolizer> Symbolizer::ForThisProcess() {
   Symbolizer s;
   s.impl_ = std::make_unique<Impl>();
   s.impl_->process = true;
+  s.impl_->maps = ReadMappings();
 #if PERFCOUNTERS_HAVE_LIBDW
   s.impl_->dwfl = dwfl_begin(&kProcessCallbacks);
   if (s.impl_->dwfl == nullptr) {
@@ -409,11 +487,26 @@ const Location& Symbolizer::Symbolize(uint64_t address) {
   loc.offset = address;
   if (IsKernelAddress(address) && impl_->process) {
     loc.module = "[kernel]";
+  } else if (impl_->process) {
+    // The mapping the address lies in names its module; an address in no
+    // mapping (a garbage return address) has none, never a neighbour's.
+    if (const Mapping* m = impl_->ProcessMapping(address); m != nullptr) {
+      const bool pseudo = IsPseudoMapping(*m);
+#if PERFCOUNTERS_HAVE_LIBDW
+      // libdwfl names the vdso "[vdso: PID]".
+      if (!pseudo || m->name == "[vdso]") impl_->Resolve(address, &loc);
+#endif
+      if (pseudo) {
+        loc.module = PseudoModule(*m);
+      } else if (loc.module.empty()) {
+        loc.module = m->name;
+        loc.offset = address - m->start + m->file_offset;
+      }
+    }
   } else {
 #if PERFCOUNTERS_HAVE_LIBDW
     impl_->Resolve(address + impl_->file_bias, &loc);
 #endif
-    if (loc.module.empty()) loc.module = "[anon]";
   }
   if (loc.frames.empty()) {
     loc.frames = {SourceFrame{kUnknownFunction, "", 0, false}};

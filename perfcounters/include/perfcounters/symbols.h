@@ -48,11 +48,15 @@ struct SourceFrame {
 
 // What is at one address.
 struct Location {
-  // The mapped file (absolute path, as in /proc/self/maps), "[vdso]",
-  // "[kernel]" for a kernel address, "[anon]" for memory no file backs.
+  // The mapping the address lies in (/proc/self/maps): the mapped file
+  // (absolute path), "[vdso]", "[stack]", "[heap]", "[anon]" for memory no
+  // file backs; "[kernel]" for a kernel address; empty for an address in
+  // no mapping (a garbage return address of a broken call chain), never
+  // another module.
   std::string module;
   // The address in the module's own ELF address space: what
-  // `addr2line -e MODULE` takes. The raw address for "[anon]"/"[kernel]".
+  // `addr2line -e MODULE` takes. The raw address outside files and the
+  // vdso.
   uint64_t offset = 0;
   // Innermost first; the last frame is the out-of-line function. One frame
   // named kUnknownFunction when nothing covers the address.
