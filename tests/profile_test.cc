@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,6 +74,30 @@ __attribute__((noinline)) uint64_t Outer(uint64_t ns) {
   const uint64_t r = SpinOne(ns);
   asm volatile("" ::: "memory");  // keep the call a call, not a tail call
   return r;
+}
+
+// Internal linkage: GCC writes no linkage name for these, so their names
+// come from the symbol table or the DWARF scopes. MixStatic spends its time
+// in its own loop, in MixHelper inlined into it and in MixHelper's
+// out-of-line copy (its address is taken).
+__attribute__((always_inline)) static inline uint64_t MixHelper(uint64_t n) {
+  volatile uint64_t sink = 0;
+  for (uint64_t i = 0; i < n; ++i) sink = sink + (i ^ 0x5bd1e995u);
+  return sink;
+}
+static uint64_t (*volatile g_mix_helper)(uint64_t) = &MixHelper;
+
+__attribute__((noinline)) static uint64_t MixStatic(uint64_t ns) {
+  const uint64_t start = testing::ThreadCpuNs();
+  uint64_t now = start;
+  volatile uint64_t sink = 0;
+  while (now - start < ns) {
+    MixHelper(100000);
+    g_mix_helper(100000);
+    for (int i = 0; i < 100000; ++i) sink = sink + i;
+    now = testing::ThreadCpuNs();
+  }
+  return now - start;
 }
 
 }  // namespace perfcounters::profiled
@@ -453,6 +478,52 @@ TEST(ProfileTest, AnAddressIsNamedByTheMappingItLiesIn) {
   // And the code of this binary is still its own.
   EXPECT_EQ(sym->Symbolize(reinterpret_cast<uint64_t>(&SpinOne) + 4).module,
             SelfExe());
+}
+
+// One function, one name: a static function as a frame of its own and as
+// the caller of a frame inlined into it (the symbol's
+// "ns::MixStatic(unsigned long)" and DWARF's "MixStatic" were two entries),
+// and a static helper inlined and out of line ("MixHelper" without its
+// namespace, and the symbol's name), in the function list and the stacks.
+TEST(ProfileTest, OneNamePerFunction) {
+  ProfileOptions o;
+  o.callchain = true;
+  absl::StatusOr<Profiler> p = Profiler::Open(o);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(p->Start().ok());
+  MixStatic(300'000'000);
+  const Profile profile = MustTake(*p);
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const ProfileSummary sum = SummarizeProfile(profile, *sym);
+  std::map<std::string, std::set<std::string>> names;  // by short name
+  std::map<std::string, int> entries;
+  auto note = [&](const std::string& name) {
+    for (const char* fn : {"MixStatic", "MixHelper"}) {
+      if (name.find(fn) != std::string::npos) names[fn].insert(name);
+    }
+  };
+  for (const FunctionShare& f : sum.functions) {
+    note(f.name);
+    ++entries[f.name];
+  }
+  for (const StackShare& st : sum.stacks) {
+    for (absl::string_view frame : absl::StrSplit(st.stack, ';')) {
+      note(std::string(frame));
+    }
+  }
+  for (const char* fn : {"MixStatic", "MixHelper"}) {
+    SCOPED_TRACE(fn);
+    ASSERT_EQ(names[fn].size(), 1u) << ::testing::PrintToString(names[fn]);
+    const std::string name = *names[fn].begin();
+    EXPECT_EQ(name,
+              absl::StrCat("perfcounters::profiled::", fn, "(unsigned long)"));
+    EXPECT_EQ(entries[name], 1);
+  }
+  const FunctionShare* helper = Find(sum, "perfcounters::profiled::MixHelper");
+  ASSERT_NE(helper, nullptr);
+  EXPECT_TRUE(helper->inlined);
+  EXPECT_GT(helper->inclusive, 0u);
 }
 
 TEST(ProfileTest, ThreadsMerge) {

@@ -14,11 +14,12 @@
 namespace perfcounters {
 namespace {
 
-// A function is one name in one module, inlined or not; the addresses no
+// A function is one name in one module, inlined or not (an inlined copy
+// and the out-of-line code of a function are one entry); the addresses no
 // symbol covers are one [unknown] entry per module (a build without frame
 // pointers gives hundreds of distinct garbage return addresses, which would
 // otherwise fill the list).
-using FunctionKey = std::tuple<std::string, std::string, bool>;
+using FunctionKey = std::pair<std::string, std::string>;
 
 struct Tally {
   FunctionShare share;
@@ -30,7 +31,7 @@ struct Tally {
 };
 
 FunctionKey KeyOf(const Location& loc, const SourceFrame& f) {
-  return {f.function, loc.module, f.inlined};
+  return {f.function, loc.module};
 }
 
 std::string FrameName(const std::string& name) {
@@ -56,8 +57,8 @@ class Builder {
     if (inserted) {
       it->second.share.name = f.function;
       it->second.share.module = loc.module;
-      it->second.share.inlined = f.inlined;
     }
+    it->second.share.inlined = it->second.share.inlined || f.inlined;
     return it->second;
   }
 

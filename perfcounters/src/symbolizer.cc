@@ -3,11 +3,9 @@
 // function-like scope at the address names the first frame (its line from
 // the line table), then every inlined_subroutine on the way out of the
 // scope chain adds its caller with the call's file and line.
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -16,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "dwarf_names.h"
 #include "perfcounters/symbols.h"
 #include "status_macros.h"
 
@@ -28,19 +27,7 @@
 namespace perfcounters {
 namespace {
 
-std::string Demangle(const char* name) {
-  if (name == nullptr) return kUnknownFunction;
-  if (name[0] == '_' && name[1] == 'Z') {
-    int status = 0;
-    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    if (status == 0 && out != nullptr) {
-      std::string s(out);
-      std::free(out);
-      return s;
-    }
-  }
-  return name;
-}
+using internal::Demangle;
 
 // Kernel addresses (x86-64 and arm64 both put the kernel in the top half).
 bool IsKernelAddress(uint64_t a) { return (a >> 63) != 0; }
@@ -113,52 +100,8 @@ const Dwfl_Callbacks kFileCallbacks = {
     dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
     dwfl_offline_section_address, &g_debuginfo_path};
 
-// The linkage name of a DIE (followed through abstract_origin and
-// specification), or nullptr.
-const char* LinkageName(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  const char* name =
-      dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-  if (name == nullptr) {
-    name = dwarf_formstring(
-        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-  }
-  return name;
-}
-
-// A DIE's name as addr2line shows it: the linkage name demangled, else
-// DW_AT_name.
-std::string DieName(Dwarf_Die* die) {
-  if (const char* linkage = LinkageName(die)) return Demangle(linkage);
-  Dwarf_Attribute attr;
-  const char* name =
-      dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-  return name == nullptr ? std::string(kUnknownFunction) : name;
-}
-
 std::optional<std::string> SymbolName(Dwfl_Module* mod, Dwarf_Addr addr,
                                       Dwarf_Addr* start = nullptr);
-
-// The out-of-line function's name. Without a linkage name in the debug info
-// (GCC omits it for functions of internal linkage), the ELF symbol that
-// starts where the function starts gives the qualified, typed name, as
-// binutils' addr2line prefers.
-std::string OutOfLineName(Dwfl_Module* mod, Dwarf_Die* die, Dwarf_Addr addr,
-                          Dwarf_Addr bias) {
-  if (LinkageName(die) == nullptr) {
-    Dwarf_Addr start = 0;
-    std::optional<std::string> sym = SymbolName(mod, addr, &start);
-    // A function split into hot and cold parts has ranges, not low_pc: the
-    // symbol may start any of them.
-    Dwarf_Addr base = 0, low = 0, high = 0;
-    ptrdiff_t it = 0;
-    while (sym.has_value() &&
-           (it = dwarf_ranges(die, it, &base, &low, &high)) > 0) {
-      if (low + bias == start) return *sym;
-    }
-  }
-  return DieName(die);
-}
 
 bool IsFunctionScope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
@@ -186,6 +129,9 @@ struct ScopeIndex {
   };
   std::vector<Node> nodes;
   std::vector<int> top;
+  // Out-of-line subprograms by their function's identity (OriginOffset):
+  // where an inlined copy finds the symbol of its function.
+  absl::flat_hash_map<Dwarf_Off, int> out_of_line;
 
   void Walk(Dwarf_Die* die, int parent) {
     Dwarf_Die child;
@@ -203,6 +149,9 @@ struct ScopeIndex {
         }
         if (!n.ranges.empty()) {
           here = static_cast<int>(nodes.size());
+          if (dwarf_tag(&child) == DW_TAG_subprogram) {
+            out_of_line.try_emplace(internal::OriginOffset(&child), here);
+          }
           nodes.push_back(std::move(n));
           (parent < 0 ? top : nodes[parent].children).push_back(here);
         }
@@ -242,11 +191,43 @@ struct DwarfIndexes {
                       std::unique_ptr<ScopeIndex>>
       scopes;
   absl::flat_hash_map<Dwfl_Module*, std::vector<CuRange>> cu_ranges;
+  // Function names by scope DIE (FunctionName).
+  absl::flat_hash_map<std::pair<Dwfl_Module*, Dwarf_Off>, std::string> names;
   void clear() {
     scopes.clear();
     cu_ranges.clear();
+    names.clear();
   }
 };
+
+// The name of the function of scope `node`, one for every frame of it: an
+// out-of-line frame, the caller of an inlined frame and an inlined copy
+// all read the same. The linkage name demangled; without one (GCC writes
+// none for functions of internal linkage) the ELF symbol of the function's
+// out-of-line code (this scope's, or another instance's in the same
+// compilation unit), which binutils' addr2line prefers, without GCC's
+// clone suffixes; else the name qualified from the DWARF scopes.
+const std::string& FunctionName(Dwfl_Module* mod, const ScopeIndex& index,
+                                int node, Dwarf_Addr bias,
+                                DwarfIndexes* indexes) {
+  Dwarf_Die die = index.nodes[node].die;
+  auto [it, inserted] =
+      indexes->names.try_emplace({mod, dwarf_dieoffset(&die)});
+  if (!inserted) return it->second;
+  std::optional<std::string> name;
+  if (internal::LinkageName(&die) == nullptr) {
+    if (dwarf_tag(&die) == DW_TAG_subprogram) {
+      name = internal::SymbolAtEntry(mod, &die, bias);
+    }
+    auto copy = index.out_of_line.find(internal::OriginOffset(&die));
+    if (!name && copy != index.out_of_line.end()) {
+      Dwarf_Die other = index.nodes[copy->second].die;
+      name = internal::SymbolAtEntry(mod, &other, bias);
+    }
+  }
+  it->second = name ? *std::move(name) : internal::DwarfFunctionName(&die);
+  return it->second;
+}
 
 // The compilation unit covering `addr`, and its module's bias, from the
 // CUs' own DW_AT_low_pc/high_pc/ranges, read once per module. Not
@@ -306,8 +287,7 @@ std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr,
   ScopeIndex::Node* node = &index->nodes[n];
   SourceFrame inner;
   inner.inlined = dwarf_tag(&node->die) == DW_TAG_inlined_subroutine;
-  inner.function = inner.inlined ? DieName(&node->die)
-                                 : OutOfLineName(mod, &node->die, addr, bias);
+  inner.function = FunctionName(mod, *index, n, bias, indexes);
   // The CU's own line table (dwfl_module_getsrc would look the CU up by
   // address again, through the aranges).
   if (Dwarf_Line* line = dwarf_getsrc_die(cu, addr - bias); line != nullptr) {
@@ -324,8 +304,7 @@ std::vector<SourceFrame> DwarfFrames(Dwfl_Module* mod, Dwarf_Addr addr,
     ScopeIndex::Node* parent = &index->nodes[node->parent];
     SourceFrame caller;
     caller.inlined = dwarf_tag(&parent->die) == DW_TAG_inlined_subroutine;
-    // From the debug info alone, as addr2line -i names callers.
-    caller.function = DieName(&parent->die);
+    caller.function = FunctionName(mod, *index, node->parent, bias, indexes);
     Dwarf_Attribute attr;
     Dwarf_Word v = 0;
     if (files != nullptr &&
@@ -354,7 +333,7 @@ std::optional<std::string> SymbolName(Dwfl_Module* mod, Dwarf_Addr addr,
       dwfl_module_addrinfo(mod, addr, &offset, &sym, nullptr, nullptr, nullptr);
   if (name == nullptr || offset >= sym.st_size) return std::nullopt;
   if (start != nullptr) *start = addr - offset;
-  return Demangle(name);
+  return internal::WithoutCloneSuffix(Demangle(name));
 }
 
 #endif  // PERFCOUNTERS_HAVE_LIBDW

@@ -103,7 +103,8 @@ struct FunctionShare {
   // For kUnknownFunction: the most sampled offset in the module (a
   // module's addresses that no symbol covers are one entry).
   std::optional<uint64_t> offset;
-  // Sampled as a function inlined into another.
+  // Sampled as a function inlined into another (its inlined copies and
+  // its out-of-line code, where it has both, are this one entry).
   bool inlined = false;
   // Samples with this function innermost, and (with call chains) samples
   // with it anywhere on the stack.
