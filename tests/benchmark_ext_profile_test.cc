@@ -200,6 +200,42 @@ TEST(BenchmarkExtProfileTest, InlinedHelperAndOddNames) {
   RemoveAll(dir);
 }
 
+// Code built without frame pointers (BM_NoFramePointers' worker) breaks
+// every sample's call chain at the sampled frame: the profile says so
+// (callchains false, the broken share, no inclusive shares) and a note says
+// how to fix it; a benchmark with frame pointers in the same run is not
+// named.
+TEST(BenchmarkExtProfileTest, BrokenCallChainsAreSaid) {
+  Result r = RunBench({"--perf_profile=cpu-clock",
+                       "--benchmark_filter=^BM_(NoFramePointers|ThreeToOne)$",
+                       "--benchmark_min_time=0.1"},
+                      Profiled());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& p =
+      r.Entry("BM_NoFramePointers")["perfcounters_profile"];
+  ASSERT_TRUE(p.is_object()) << r.json_text;
+  ASSERT_GT(p["samples"].get<uint64_t>(), 20u) << p.dump();
+  EXPECT_EQ(p["callchains"], false) << p.dump();
+  ASSERT_TRUE(p.contains("callchains_broken")) << p.dump();
+  EXPECT_GT(p["callchains_broken"].get<double>(), 0.5);
+  for (const nlohmann::json& f : p["functions"]) {
+    EXPECT_FALSE(f.contains("inclusive")) << f.dump();
+  }
+  EXPECT_GT(Self(p, "profiled::NoFramePointerWork"),
+            p["samples"].get<uint64_t>() / 2);
+  const nlohmann::json& ok = r.Entry("BM_ThreeToOne")["perfcounters_profile"];
+  EXPECT_EQ(ok["callchains"], true);
+  EXPECT_FALSE(ok.contains("callchains_broken"));
+  const size_t note = r.err.find("call chains broken");
+  ASSERT_NE(note, std::string::npos) << r.err;
+  const std::string line =
+      r.err.substr(r.err.rfind('\n', note) + 1,
+                   r.err.find('\n', note) - r.err.rfind('\n', note) - 1);
+  EXPECT_THAT(line, HasSubstr("BM_NoFramePointers ("));
+  EXPECT_THAT(line, HasSubstr("-fno-omit-frame-pointer"));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("BM_ThreeToOne")));
+}
+
 // --benchmark_format=json: the rows on stdout carry the same profile member
 // as the --benchmark_out file's, the odd name's too.
 TEST(BenchmarkExtProfileTest, JsonOnStdoutCarriesTheProfiles) {

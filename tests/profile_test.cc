@@ -436,6 +436,34 @@ TEST(ProfileTest, UnknownFramesAreOneEntryPerModule) {
   }
 }
 
+// Call chains that end at the sampled frame, or whose first caller no
+// symbol covers, are broken (code without frame pointers): past half of the
+// samples the summary does not claim call chains; a real profile through
+// frame pointers keeps them (CallChainsThroughFramePointers).
+TEST(ProfileTest, BrokenCallChainsAreSaid) {
+  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
+  ASSERT_TRUE(sym.ok());
+  const uint64_t leaf = reinterpret_cast<uint64_t>(&SpinOne) + 4;
+  // A return address inside Outer: a caller a symbol covers.
+  const uint64_t caller = reinterpret_cast<uint64_t>(&Outer) + 8;
+  auto summary = [&](int broken, int whole) {
+    Profile p;
+    p.callchains = true;
+    p.samples = broken + whole;
+    p.by_address[leaf] = p.samples;
+    if (broken > 1) p.stacks[{leaf}] = broken / 2;
+    p.stacks[{leaf, 0x1230}] += broken - broken / 2;
+    if (whole > 0) p.stacks[{leaf, caller}] = whole;
+    return SummarizeProfile(p, *sym);
+  };
+  ProfileSummary s = summary(60, 40);
+  EXPECT_FALSE(s.callchains);
+  EXPECT_EQ(s.callchains_broken, 60u);
+  s = summary(40, 60);
+  EXPECT_TRUE(s.callchains);
+  EXPECT_EQ(s.callchains_broken, 40u);
+}
+
 // An address outside every mapping (what a broken call chain gives) is
 // [unknown] with no module, never the module nearest to it (libdwfl's
 // lookup answered ld-linux-x86-64.so.2 with an offset of 0x455e...); an

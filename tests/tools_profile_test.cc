@@ -162,6 +162,23 @@ TEST_F(ProfileTest, WritersMembersAreKnown) {
   EXPECT_FALSE(ShareOf(SharesByName(q), q, "g").has_value());
 }
 
+// benchmark_ext's writer says when call chains broke (code without frame
+// pointers): read without a warning, and said in the report's caption.
+TEST_F(ProfileTest, BrokenCallChainsAreReadAndSaid) {
+  const std::string text = WithProfile(
+      R"({"event": "cpu-clock", "samples": 100, "callchains": false,
+          "callchains_broken": 0.93,
+          "functions": [{"name": "f", "samples": 100}],
+          "stacks": [{"stack": "f", "samples": 100}]})");
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(text, "t.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
+  EXPECT_EQ(f->entries[0].profile->callchains_broken, 0.93);
+  const std::string html = RenderReport({*f});
+  EXPECT_THAT(html, HasSubstr("call chains broken (93% of the samples"));
+  EXPECT_THAT(html, HasSubstr("-fno-omit-frame-pointer"));
+}
+
 TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
   const std::string at =
       "t.json: benchmarks[0] (\"BM_x\").perfcounters_profile";

@@ -222,6 +222,8 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
       r.Number("samples", samples, ObjectReader::Range::kWhole) &&
       r.Number("lost", p.lost, ObjectReader::Range::kWhole) &&
       r.Bool("callchains", p.callchains) &&
+      r.Number("callchains_broken", p.callchains_broken,
+               ObjectReader::Range::kShare) &&
       r.Number("stacks_truncated", truncated, ObjectReader::Range::kWhole) &&
       r.Number("functions_truncated", functions_truncated,
                ObjectReader::Range::kWhole);
@@ -229,7 +231,8 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   const json* stacks = r.Array("stacks");
   RETURN_IF_ERROR(r.status());
   r.Unknown({"event", "period", "frequency", "samples", "lost", "callchains",
-             "functions", "functions_truncated", "stacks", "stacks_truncated"});
+             "callchains_broken", "functions", "functions_truncated", "stacks",
+             "stacks_truncated"});
   double function_sum = 0, stack_sum = 0;
   if (functions != nullptr) {
     p.functions.resize(functions->size());

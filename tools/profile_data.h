@@ -66,6 +66,9 @@ struct BenchmarkProfile {
   double samples = 0;
   std::optional<double> lost;
   bool callchains = false;
+  // The share of samples whose call chain broke at the sampled frame, when
+  // the writer judged the chains broken ("callchains": false).
+  std::optional<double> callchains_broken;
   // Sorted by self samples, descending (as read; Profiles() re-sorts merged
   // profiles).
   std::vector<ProfileFunction> functions;

@@ -66,9 +66,18 @@ std::string Caption(const BenchmarkProfile& p) {
   if (p.frequency) absl::StrAppendFormat(&text, ", %.17g Hz", *p.frequency);
   absl::StrAppendFormat(&text, ": %.17g samples", p.samples);
   if (p.lost) absl::StrAppendFormat(&text, ", %.17g lost", *p.lost);
-  absl::StrAppend(&text, p.callchains ? ", call chains"
-                                      : ", no call chains (one frame a "
-                                        "stack: self samples)");
+  if (p.callchains_broken) {
+    absl::StrAppendFormat(
+        &text,
+        ", call chains broken (%.0f%% of the samples have no caller a symbol "
+        "covers: code built without frame pointers; rebuild it with "
+        "-fno-omit-frame-pointer): the stacks below are what was walked",
+        *p.callchains_broken * 100);
+  } else {
+    absl::StrAppend(&text, p.callchains ? ", call chains"
+                                        : ", no call chains (one frame a "
+                                          "stack: self samples)");
+  }
   if (p.stacks_truncated > 0) {
     double in_stacks = 0;
     for (const ProfileStack& s : p.stacks) in_stacks += s.samples;

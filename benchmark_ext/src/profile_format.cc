@@ -110,8 +110,13 @@ std::string ProfileJson(const ProfileSummary& s) {
   if (s.period) absl::StrAppend(&out, ", \"period\": ", *s.period);
   if (s.frequency) absl::StrAppend(&out, ", \"frequency\": ", *s.frequency);
   absl::StrAppend(&out, ", \"samples\": ", s.samples, ", \"lost\": ", s.lost,
-                  ", \"callchains\": ", s.callchains ? "true" : "false",
-                  ", \"functions\": [");
+                  ", \"callchains\": ", s.callchains ? "true" : "false");
+  if (!s.callchains && s.callchains_broken > 0) {
+    absl::StrAppend(
+        &out, ", \"callchains_broken\": ",
+        absl::StrFormat("%.6g", Share(s.callchains_broken, s.samples)));
+  }
+  absl::StrAppend(&out, ", \"functions\": [");
   for (size_t i = 0; i < s.functions.size() && i < kJsonFunctions; ++i) {
     const FunctionShare& f = s.functions[i];
     absl::StrAppend(&out, i == 0 ? "" : ", ",

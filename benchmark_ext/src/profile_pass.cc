@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
@@ -206,6 +207,31 @@ class PassSampler : public PassClient {
   void Start() override { ProfileBegin(); }
   void Stop() override { ProfileEnd(); }
 };
+
+// One note for every benchmark whose call chains broke (SummarizeProfile
+// judged them), with what to change.
+void NoteBrokenCallChains(const Summaries& summaries) {
+  std::vector<std::string> broken;
+  for (const auto& [name, s] : summaries) {
+    if (s.callchains || s.callchains_broken == 0 || s.samples == 0) continue;
+    broken.push_back(absl::StrCat(
+        name, " (",
+        absl::StrFormat("%.0f%%", 100.0 *
+                                      static_cast<double>(s.callchains_broken) /
+                                      static_cast<double>(s.samples)),
+        ")"));
+  }
+  if (broken.empty()) return;
+  std::fprintf(
+      stderr,
+      "perfcounters: note: %s: call chains broken: that share of the "
+      "samples has no caller that a symbol covers, as code built without "
+      "frame pointers gives; rebuild the benchmarks and the code they call "
+      "with -fno-omit-frame-pointer (and -mno-omit-leaf-frame-pointer) for "
+      "stacks and inclusive shares. The self shares (hot: lines) are right; "
+      "the JSON says \"callchains\": false\n",
+      absl::StrJoin(broken, ", ").c_str());
+}
 
 }  // namespace
 
@@ -408,6 +434,7 @@ void RunWithProfiles(const ProfileFlags& flags,
     // The counts of gbench's extra runs in the profile pass belong to no
     // reported row: the measured pass's rows take only their own.
     (void)TakePassResults();
+    NoteBrokenCallChains(summaries);
     for (const auto& [name, s] : summaries) {
       if (flags.out_dir.empty()) break;
       absl::Status st =

@@ -130,6 +130,11 @@ class Builder {
   absl::flat_hash_map<FunctionKey, Tally> tallies_;
 };
 
+// More than half of the samples' chains broke at the sampled frame.
+bool CallChainsBroken(uint64_t broken, uint64_t samples) {
+  return samples > 0 && 2 * broken > samples;
+}
+
 }  // namespace
 
 ProfileSummary SummarizeProfile(const Profile& profile,
@@ -151,6 +156,13 @@ ProfileSummary SummarizeProfile(const Profile& profile,
   }
   for (const auto& [stack, n] : profile.stacks) {
     stacks[absl::StrJoin(b.AddStack(stack, n), ";")] += n;
+    if (stack.size() < 2 || !b.Find(stack[1], true).known()) {
+      out.callchains_broken += n;
+    }
+  }
+  if (out.callchains &&
+      CallChainsBroken(out.callchains_broken, profile.samples)) {
+    out.callchains = false;
   }
   out.functions = b.Functions();
   out.stacks.reserve(stacks.size());

@@ -131,6 +131,20 @@ static void BM_PlainThreeToOne(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainThreeToOne);
 
+namespace profiled {
+// profile_bench_nofp.cc: built without frame pointers.
+void NoFramePointerWork(uint64_t trips);
+}  // namespace profiled
+
+// Its samples' call chains break at the sampled frame: the profile must
+// say so, not claim call chains.
+static void BM_NoFramePointers(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    profiled::NoFramePointerWork(profiled::kTrips);
+  }
+}
+BENCHMARK(BM_NoFramePointers);
+
 // For the emulated arm64 machine, where instructions are counted exactly:
 // the same shape with bodies of a fixed number of instructions, 300,000 and
 // 100,000 per call: inline asm written into each function itself (not a

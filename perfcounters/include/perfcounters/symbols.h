@@ -122,7 +122,14 @@ struct ProfileSummary {
   std::string event;
   std::optional<uint64_t> period;
   std::optional<uint64_t> frequency;
+  // Whether the stacks and inclusive shares are call chains: false without
+  // them, and false where they were taken but broke (callchains_broken).
   bool callchains = false;
+  // Samples whose call chain was taken but broke at the sampled frame: no
+  // caller, or a caller no symbol covers (the kernel walks frame pointers,
+  // and code built without them gives it garbage). When more than half of
+  // the samples' chains broke, `callchains` is false.
+  uint64_t callchains_broken = 0;
   uint64_t samples = 0;
   uint64_t lost = 0;
   // By self samples, descending, then by inclusive samples (then by name):
