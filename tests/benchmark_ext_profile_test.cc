@@ -311,6 +311,48 @@ TEST(ProfileMembers, HotLineNamesUnknownCodeByModuleAndOffset) {
             "hot: [unknown] libjit.so+0x1f40 60% \xC2\xB7 Parse 40%");
 }
 
+// Template arguments of 200+ characters make a hot: line no one reads: the
+// console shortens long argument lists and cuts what is left; the JSON
+// keeps the whole name.
+TEST(ProfileMembers, HotLineShortensLongTemplateNames) {
+  const std::string pair =
+      "std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, "
+      "std::allocator<char> > const, std::vector<unsigned long, "
+      "std::allocator<unsigned long> > >";
+  const std::string tokenize = "void tok::Tokenize<std::unordered_map<" + pair +
+                               ", std::hash<" + pair + "> > >(" + pair +
+                               " const&)";
+  const std::string handler =
+      "tok::TheLongestHandlerNameThatAnyoneEverWroteForTokenizingNumbers::"
+      "HandleEverySingleNumberInTheInputAtOnce(char const*)";
+  ASSERT_GT(tokenize.size(), 300u);
+  ProfileSummary s;
+  s.samples = 10;
+  FunctionShare a;
+  a.name = tokenize;
+  a.module = "/bin/tok";
+  a.self = 6;
+  FunctionShare b;
+  b.name = handler;
+  b.module = "/bin/tok";
+  b.self = 4;
+  s.functions = {a, b};
+  const std::string line = bench_internal::HotLine(s, 3);
+  EXPECT_EQ(line,
+            "hot: Tokenize<\xE2\x80\xA6> 60% \xC2\xB7 "
+            "HandleEverySingleNumberInTheInputAtOnce 40%");
+  EXPECT_LE(bench_internal::ConsoleFunctionName(std::string(200, 'x')).size(),
+            bench_internal::kConsoleNameMax);
+  // Short template arguments stay; an operator< is not a template.
+  EXPECT_EQ(bench_internal::ConsoleFunctionName("ns::Sum<int>(int)"),
+            "Sum<int>");
+  EXPECT_EQ(bench_internal::ConsoleFunctionName("ns::operator<(A, B)"),
+            bench_internal::ShortName("ns::operator<(A, B)"));
+  const nlohmann::json j =
+      nlohmann::json::parse(bench_internal::ProfileJson(s));
+  EXPECT_EQ(j["functions"][0]["name"], tokenize);
+}
+
 TEST(BenchmarkExtProfileTest, BadFlagsAreClearErrors) {
   struct Case {
     std::vector<std::string> args;

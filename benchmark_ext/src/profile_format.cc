@@ -76,12 +76,41 @@ std::string ShortName(const std::string& name) {
   return base.empty() ? name : base;
 }
 
+std::string ConsoleFunctionName(const std::string& name) {
+  constexpr size_t kLongArguments = 20;
+  std::string out;
+  int depth = 0;
+  size_t open = 0;  // where the outermost '<' is in `out`
+  for (const char c : ShortName(name)) {
+    if (c == '<' && depth++ == 0) open = out.size();
+    out += c;
+    if (c == '>' && depth > 0 && --depth == 0 &&
+        out.size() - open - 2 > kLongArguments) {
+      out.resize(open);
+      out += "<\xE2\x80\xA6>";
+    }
+  }
+  if (depth != 0) out = ShortName(name);  // an operator<, not a template
+  if (out.size() > kConsoleNameMax) {
+    size_t cut = kConsoleNameMax - 3;  // and the 3 bytes of "…"
+    // Not inside a UTF-8 sequence (the "…" of a shortened list).
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    out.resize(cut);
+    out += "\xE2\x80\xA6";
+  }
+  return out;
+}
+
 namespace {
 
-// The short name; code no symbol covers as "[unknown] module+0xOFFSET"
+// The console's name; code no symbol covers as "[unknown] module+0xOFFSET"
 // (the module's file name), so that two such entries can be told apart.
 std::string ConsoleName(const FunctionShare& f) {
-  if (f.name != kUnknownFunction || f.module.empty()) return ShortName(f.name);
+  if (f.name != kUnknownFunction || f.module.empty()) {
+    return ConsoleFunctionName(f.name);
+  }
   const std::string file = f.module.substr(f.module.rfind('/') + 1);
   if (!f.offset.has_value()) return absl::StrCat(f.name, " ", file);
   return absl::StrCat(f.name, " ", file, "+0x", absl::Hex(*f.offset));

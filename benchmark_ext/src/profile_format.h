@@ -24,6 +24,11 @@ inline constexpr size_t kJsonStacks = 200;
 
 // "SpinOne" for "ns::SpinOne(unsigned long)": the console's short name.
 std::string ShortName(const std::string& name);
+// The name on the hot: line: ShortName, with template argument lists of
+// more than 20 characters written "<…>" and the rest cut to at most
+// kConsoleNameMax bytes, ending in "…" (the JSON keeps the whole name).
+inline constexpr size_t kConsoleNameMax = 60;
+std::string ConsoleFunctionName(const std::string& name);
 // `hot: A 61% · B 22% · C 9%` (the top `top` functions by self share).
 std::string HotLine(const ProfileSummary& s, int top);
 // The JSON object (docs/profiles.md), on one line.
