@@ -9,7 +9,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "compare_gates.h"
-#include "gbench_json.h"
+#include "input_text.h"
 
 namespace perfcounters::tools {
 

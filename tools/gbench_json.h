@@ -26,10 +26,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "input_text.h"
 
 namespace perfcounters::tools {
 
 struct BenchmarkProfile;  // profile_data.h
+struct NamedProfile;      // profile_data.h
 
 // One counter of one entry as read from the file (the core's CounterValue
 // is a live reading; this is a recorded one).
@@ -126,10 +128,6 @@ absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(absl::string_view text,
 // Warnings kept per file (BenchmarkFile::warnings).
 inline constexpr size_t kMaxWarnings = 20;
 
-// Inputs larger than this are refused by default (the largest gbench output
-// seen, 10,000 benchmarks x 3 repetitions with aggregates, is 36 MB).
-inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{512} << 20;
-
 // Reads and parses a file: a regular file or a pipe (`<(...)`,
 // /dev/stdin; "-" is standard input), at most `max_bytes`, in one pass
 // with memory for the result and a small buffer, never the whole text.
@@ -146,20 +144,9 @@ void PrintWarnings(const char* command, const BenchmarkFile& file);
 // `file`'s warnings, each prefixed with its source.
 std::vector<std::string> WarningLines(const BenchmarkFile& file);
 
-// Reads a whole regular file or pipe into memory, with the same checks.
-absl::StatusOr<std::string> ReadFileToString(
-    const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes);
-
-// `text` with control bytes (< 0x20, 0x7f) written as \n, \t, \xNN and
-// backslashes doubled, so that a benchmark name cannot move the cursor,
-// change colours or break a line of a table. Other bytes pass unchanged.
-std::string EscapeControlBytes(absl::string_view text);
-
-// `text` (an input echoed in a message: a path, a gate, a filter, a list)
-// with control bytes escaped and, when longer than `max` bytes, only its
-// start and end around "...(N bytes)...", so that no input makes a message
-// longer than a few hundred bytes.
-std::string ShortForMessage(absl::string_view text, size_t max = 100);
+// Every profiled benchmark of `file`, in file order, one profile per
+// benchmark (profile_data.h: copies of repetitions merged).
+std::vector<NamedProfile> Profiles(const BenchmarkFile& file);
 
 // Nanoseconds per `unit` ("ns", "us", "ms", "s"), or nullopt.
 std::optional<double> NanosecondsPer(absl::string_view unit);

@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
-#include "gbench_json.h"
+#include "input_text.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/event.h"
 #include "perfcounters/event_catalog.h"

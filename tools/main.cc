@@ -9,7 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
-#include "gbench_json.h"
+#include "input_text.h"
 
 int main(int argc, char** argv) {
   using namespace perfcounters::tools;

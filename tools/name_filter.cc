@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "gbench_json.h"
+#include "input_text.h"
 #include "re2/re2.h"
 
 namespace perfcounters::tools {

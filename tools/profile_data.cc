@@ -11,7 +11,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "gbench_json.h"
 #include "oom_safe_map.h"
 #include "status_macros.h"
 
@@ -272,10 +271,7 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   return p;
 }
 
-namespace {
-
-// Adds `from` into `into` (a second, different profile of a benchmark).
-void Merge(BenchmarkProfile& into, const BenchmarkProfile& from) {
+void MergeProfile(BenchmarkProfile& into, const BenchmarkProfile& from) {
   const double total = into.samples + from.samples;
   auto key = [](const ProfileFunction& f) {
     return absl::StrCat(f.name, "\n", f.module, "\n", f.file, "\n",
@@ -327,33 +323,6 @@ void Merge(BenchmarkProfile& into, const BenchmarkProfile& from) {
   into.stacks_truncated += from.stacks_truncated;
   into.callchains = into.callchains && from.callchains;
   into.complete = into.complete && from.complete;
-}
-
-}  // namespace
-
-std::vector<NamedProfile> Profiles(const BenchmarkFile& file) {
-  std::vector<NamedProfile> out;
-  OomSafeMap<std::string, size_t> index;
-  // Per benchmark, the copies already added (identical ones count once).
-  std::vector<std::vector<const BenchmarkProfile*>> seen;
-  for (const RunEntry& e : file.entries) {
-    if (e.profile == nullptr) continue;
-    auto [it, inserted] = index.try_emplace(e.run_name, out.size());
-    if (inserted) {
-      out.push_back({e.run_name, *e.profile});
-      seen.push_back({e.profile.get()});
-      continue;
-    }
-    auto& copies = seen[it->second];
-    if (std::any_of(
-            copies.begin(), copies.end(),
-            [&](const BenchmarkProfile* p) { return *p == *e.profile; })) {
-      continue;
-    }
-    copies.push_back(e.profile.get());
-    Merge(out[it->second].profile, *e.profile);
-  }
-  return out;
 }
 
 std::vector<FunctionShare> SharesByName(const BenchmarkProfile& profile) {

@@ -8,9 +8,10 @@
 // .functions[1].samples is a string; expected a number). Optional members
 // may be absent (file/line of a function without debug info, inclusive
 // without call chains, stacks, the totals); members it does not know are
-// said in a warning, not used. Profiles() gives one profile per benchmark:
-// when several rows of a benchmark carry one (repetitions), identical copies
-// count once and different ones are added up, so no sample is dropped.
+// said in a warning, not used. Profiles() (gbench_json.h) gives one profile
+// per benchmark: when several rows of a benchmark carry one (repetitions),
+// identical copies count once and different ones are added up
+// (MergeProfile), so no sample is dropped.
 #ifndef PERFCOUNTERS_TOOLS_PROFILE_DATA_H_
 #define PERFCOUNTERS_TOOLS_PROFILE_DATA_H_
 
@@ -24,8 +25,6 @@
 #include "nlohmann/json.hpp"
 
 namespace perfcounters::tools {
-
-struct BenchmarkFile;
 
 // One function of a profile (self samples: the samples whose innermost
 // frame it is).
@@ -104,8 +103,9 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
     const nlohmann::json& value, const std::string& where,
     std::vector<std::string>* warnings);
 
-// Every profiled benchmark of `file`, in file order.
-std::vector<NamedProfile> Profiles(const BenchmarkFile& file);
+// Adds `from` into `into` (a second, different profile of a benchmark):
+// functions and stacks of the same key summed, shares recomputed.
+void MergeProfile(BenchmarkProfile& into, const BenchmarkProfile& from);
 
 // One function's part of a profile, entries of the same name (the same
 // function in two modules, or at two lines) added up: how profiles of two
