@@ -291,6 +291,10 @@ TEST_F(Estimates, ReportMarksExactlyTheMultiplexedCells) {
 }
 
 TEST_F(Estimates, TrendChartsMarkMultiplexedPoints) {
+  if (!PERFCOUNTERS_TOOL_HAS_HISTORY) {
+    GTEST_SKIP() << "the command is built without the history store "
+                    "(PERFCOUNTERS_WITH_HISTORY=OFF or no libsqlite3/libpq)";
+  }
   const std::string db = dir_ + "/history.sqlite";
   int n = 0;
   for (const char* f : {"base.json", "new.json"}) {
