@@ -332,6 +332,17 @@ std::string CompareMetricName(const Metric& metric,
                      std::string_view(modifiers.data(), modifiers.size()));
 }
 
+bool IsTimeValued(absl::string_view metric) {
+  if (metric == "real_time" || metric == "cpu_time") return true;
+  for (absl::string_view clock : {"task-clock", "cpu-clock"}) {
+    if (absl::StartsWith(metric, clock) &&
+        (metric.size() == clock.size() || metric[clock.size()] == ':')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Better BetterDirection(absl::string_view metric) {
   if (const TableMetric t = FindTableMetric(metric); t.metric != nullptr) {
     return t.metric->higher_is_better ? Better::kHigher : Better::kLower;

@@ -54,6 +54,11 @@ enum class Better { kLower, kHigher, kUnknown };
 // faults are better lower; *_per_second better higher.
 Better BetterDirection(absl::string_view metric);
 
+// Whether a metric's values are times in nanoseconds: real_time, cpu_time,
+// task-clock and cpu-clock (any modifiers). The output shows them with a
+// unit, and their absolute gates need one.
+bool IsTimeValued(absl::string_view metric);
+
 // One side of one metric of one benchmark.
 struct SideStats {
   // The metric appears in at least one entry of this benchmark.

@@ -70,17 +70,6 @@ int ChangeDirection(const MetricComparison& m) {
   return up == (better == Better::kLower) ? 1 : -1;
 }
 
-bool IsTimeValued(absl::string_view metric) {
-  if (metric == "real_time" || metric == "cpu_time") return true;
-  for (absl::string_view clock : {"task-clock", "cpu-clock"}) {
-    if (absl::StartsWith(metric, clock) &&
-        (metric.size() == clock.size() || metric[clock.size()] == ':')) {
-      return true;
-    }
-  }
-  return false;
-}
-
 std::string FormatValue(absl::string_view metric, double value) {
   if (IsTimeValued(metric)) {
     const double a = std::fabs(value);

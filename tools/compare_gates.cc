@@ -16,13 +16,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "compare.h"
-#include "compare_output.h"
 #include "edit_distance.h"
 
 namespace perfcounters::tools {
 namespace {
 
-// Metrics the output shows as times (compare_output.h): their absolute
+// Metrics the output shows as times (IsTimeValued): their absolute
 // gates need a unit, as the table prints them (task-clock 1.089 us).
 bool IsTimeMetric(absl::string_view metric) { return IsTimeValued(metric); }
 

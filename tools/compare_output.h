@@ -69,10 +69,6 @@ bool Changed(const MetricComparison& m, double alpha);
 // common-mode drift (MetricComparison::common_mode).
 int ChangeDirection(const MetricComparison& m);
 
-// Whether a metric's values are times in nanoseconds: real_time, cpu_time,
-// task-clock and cpu-clock (any modifiers).
-bool IsTimeValued(absl::string_view metric);
-
 // Formats a value of `metric` for people: times with a unit (1.23 us),
 // counts with 4 significant digits and SI suffix (12.35M), IPC and ratios
 // with 3 decimals.
