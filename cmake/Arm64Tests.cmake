@@ -72,12 +72,12 @@ endif()
 #     so the two sides hardly differ and the check is nearly vacuous there,
 #     yet it was nearly all of that binary's time in the machine.
 #   ProfileTest.AlwaysInlineHelperIsAnInlinedFrame, .SymbolsAgreeWithAddr2Line,
-#   .StrippedCopiesNeverNameAnotherFunction and
-#   .DebugInfoWithoutArangesIsStillRead (profile_test) check the symbolizer
-#     against DWARF, addr2line and objcopy: the machine gets its programs
-#     with debug sections stripped and has no binutils.
+#   .StrippedCopiesNeverNameAnotherFunction, .DebugInfoWithoutArangesIsStillRead
+#   and .OneNamePerFunction (profile_test) check the symbolizer against
+#     DWARF (inlined frames, namespaces), addr2line and objcopy: the machine
+#     gets its programs with debug sections stripped and has no binutils.
 set(PERFCOUNTERS_ARM64_GTEST_FILTER
-    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead"
+    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead:ProfileTest.OneNamePerFunction"
     CACHE STRING
     "GTEST_FILTER for the test binaries in the emulated arm64 machine")
 set(_pc_filter "")
