@@ -48,7 +48,7 @@ constexpr char kGeometry[] =
     "16-way 64 B lines";
 // Iterations per benchmark when the user gives no --benchmark_min_time
 // (gbench 1.8 and newer take "<N>x").
-constexpr int kIterations = 100;
+[[maybe_unused]] constexpr int kIterations = 100;
 
 // `valgrind --version`'s output ("valgrind-3.19.0"), or an error message
 // when it cannot be run.
