@@ -28,7 +28,7 @@ double MedianInPlace(double* v, size_t n) {
   return (*std::max_element(v, v + mid) + upper) / 2;
 }
 
-double Median(std::vector<double> v) {
+double MedianOf(std::vector<double> v) {
   return MedianInPlace(v.data(), v.size());
 }
 
@@ -264,13 +264,13 @@ double RobustNoiseScale(const std::vector<double>& series) {
   for (size_t i = 1; i < series.size(); ++i) {
     d.push_back(series[i] - series[i - 1]);
   }
-  const double center = Median(d);
+  const double center = MedianOf(d);
   double spread = 0;
   for (double& x : d) {
     x = std::fabs(x - center);
     spread += x;
   }
-  const double mad = Median(d);
+  const double mad = MedianOf(d);
   // A normal's standard deviation is 1.4826 MAD, or sqrt(pi / 2) times its
   // mean absolute deviation (where more than half the differences are
   // equal, as in a quantized series); a difference has sqrt(2) of the
@@ -291,7 +291,7 @@ std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
   const size_t n = series.size();
   const double sigma = RobustNoiseScale(series);
   if (n < 2 * kMinRun || !(sigma > 0) || !std::isfinite(sigma)) return {};
-  const double center = Median(series);
+  const double center = MedianOf(series);
   // Standardize, and clip each point to the running median +- kClip.
   std::vector<double> z(n);
   for (size_t i = 0; i < n; ++i) z[i] = (series[i] - center) / sigma;

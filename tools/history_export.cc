@@ -103,8 +103,10 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   out += "\n";
   size_t left_out = 0;
   for (const auto& [key, attrs] : runs) {
+    // A copy: clang 14 cannot capture a structured binding.
+    const auto& run_key = key;
     const bool whole = std::all_of(kept.begin(), kept.end(), [&](auto& c) {
-      return cells.count({key, c}) > 0;
+      return cells.count({run_key, c}) > 0;
     });
     if (!whole) {
       ++left_out;
