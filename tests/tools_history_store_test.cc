@@ -460,6 +460,9 @@ TEST(HistoryStoreTest, ChangesTableColumnsFitTheirEntries) {
 //    column ...: could not convert string to float: ''").
 // `Read` returns the error as Otava would say it, or the columns' values.
 struct OtavaSeries {
+  OtavaSeries() = default;
+  // What Otava says when it stops (`return {"..."}` in Read).
+  OtavaSeries(std::string e) : error(std::move(e)) {}  // NOLINT: implicit
   std::string error;
   std::vector<std::string> times;
   std::map<std::string, std::vector<double>> metrics;
