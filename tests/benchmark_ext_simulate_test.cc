@@ -357,22 +357,33 @@ TEST(Simulate, SigtermReachesTheChildAndLeavesNothingBehind) {
   REQUIRE_VALGRIND();
   char dir_template[] = "/tmp/pc_sim_term_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  // The parent gets SIGTERM while the child runs the sequential pass (a
-  // few seconds under valgrind); it passes it on, waits and cleans up.
-  const std::string out =
-      Capture("TMPDIR='" + dir + "' '" + FindBench(kSimBench) +
-              "' --perf_counters_source=simulate --perf_counters=instructions "
-              "--benchmark_filter=BM_Sequential --benchmark_repetitions=20 "
-              "--benchmark_out='" +
-              dir +
-              "/out.json' >/dev/null 2>&1 & pid=$!; sleep 3; kill -TERM $pid; "
-              "wait $pid; echo status=$?");
+  char ready_template[] = "/tmp/pc_sim_ready_XXXXXX";
+  const std::string ready_dir = mkdtemp(ready_template);
+  const std::string ready = ready_dir + "/ready";
+  // The parent gets SIGTERM once the child (under valgrind) is inside its
+  // timed loop, which waits to be killed; the parent passes the signal on,
+  // waits and cleans up. The shell polls for the child's file for up to 10
+  // minutes (the child's own limit), so a slow machine only waits longer.
+  const std::string out = Capture(
+      "TMPDIR='" + dir + "' SIMULATE_BENCH_READY='" + ready + "' '" +
+      FindBench(kSimBench) +
+      "' --perf_counters_source=simulate --perf_counters=instructions "
+      "--benchmark_filter=BM_UntilKilled --benchmark_out='" +
+      dir +
+      "/out.json' >/dev/null 2>&1 & pid=$!; i=0; "
+      "while [ ! -e '" +
+      ready +
+      "' ] && [ $i -lt 6000 ] && kill -0 $pid 2>/dev/null; do "
+      "sleep 0.1; i=$((i+1)); done; "
+      "[ -e '" +
+      ready + "' ] && echo ready; kill -TERM $pid; wait $pid; echo status=$?");
+  EXPECT_THAT(out, HasSubstr("ready\n")) << out;
   EXPECT_THAT(out, HasSubstr("status=")) << out;
   EXPECT_THAT(out, ::testing::Not(HasSubstr("status=0\n"))) << out;
   // No callgrind directory left, and no partial JSON.
   const std::string left = Capture("ls -A '" + dir + "'");
   EXPECT_EQ(left, "") << left;
-  std::system(("rm -rf '" + dir + "'").c_str());
+  std::system(("rm -rf '" + dir + "' '" + ready_dir + "'").c_str());
 }
 
 TEST(Simulate, PmuWithoutTheEventsPointsToTheSimulatorAndAutoUsesIt) {

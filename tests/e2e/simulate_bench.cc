@@ -17,7 +17,13 @@
 //                                 per iteration (64-byte aligned)
 //   BM_Exit3 / BM_Abort           exit(3) / abort() when
 //                                 SIMULATE_BENCH_FAIL=1 (else nothing)
+//   BM_UntilKilled                with SIMULATE_BENCH_READY=FILE: creates
+//                                 FILE inside its timed loop, then waits
+//                                 (at most 10 minutes) to be killed
+#include <time.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -114,6 +120,20 @@ void BM_Abort(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Abort)->Iterations(1);
+
+// The signal test's target: it says when the child runs its timed loop
+// (the file), so the test sends its signal then, whatever the machine's
+// speed.
+void BM_UntilKilled(benchmark::State& state) {
+  const char* ready = std::getenv("SIMULATE_BENCH_READY");
+  for (auto _ : perfcounters::Measure(state)) {
+    if (ready == nullptr) continue;
+    if (FILE* f = std::fopen(ready, "w")) std::fclose(f);
+    const timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 60 * 1000; ++i) nanosleep(&tick, nullptr);
+  }
+}
+BENCHMARK(BM_UntilKilled)->Iterations(1);
 
 }  // namespace
 
