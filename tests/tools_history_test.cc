@@ -457,8 +457,9 @@ TEST_P(HistoryTest, AddKilledMidwayLeavesTheStoreAsItWas) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    // The command built with its fault-injection points (tests only).
     setenv("PERFCOUNTERS_HISTORY_STOP_AFTER", "3", 1);
-    const std::string tool = perfcounters::tools::testing::ToolPath();
+    const std::string tool = PERFCOUNTERS_TOOL_FAULTS;
     execl(tool.c_str(), tool.c_str(), "history", "add", "--db", db_.c_str(),
           f.c_str(), static_cast<char*>(nullptr));
     _exit(127);

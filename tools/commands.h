@@ -1,7 +1,7 @@
 // commands.h: the subcommands of the `perfcounters` command. Each
 // *_command.cc adds its own CLI11 subcommand and options to the application
-// (Add*Command) and returns a Command; main.cc parses the command line and
-// runs the one that was given.
+// (Add*Command) and returns a Command; RunCommandLine (command_line.cc)
+// parses the command line and runs the one that was given.
 #ifndef PERFCOUNTERS_TOOLS_COMMANDS_H_
 #define PERFCOUNTERS_TOOLS_COMMANDS_H_
 
@@ -43,6 +43,10 @@ Command AddEncodeCommand(CLI::App& app);
 Command AddStatCommand(CLI::App& app, int* argc, char** argv);
 // history_commands.cc: `history add|check|changes|export`.
 Command AddHistoryCommands(CLI::App& app);
+
+// command_line.cc: the whole command (main.cc's): parses `argv` and runs
+// the subcommand given; returns the process's exit code.
+int RunCommandLine(int argc, char** argv);
 
 }  // namespace perfcounters::tools
 

@@ -64,6 +64,13 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
                                  const BenchmarkFile& file,
                                  const RunIdentity& identity);
 
+// An observer of AddRun() for fault-injection tests: called inside the
+// add's transaction after each value is written, with the number written
+// so far (tests/support/tool_with_faults.cc stops the process there to kill
+// it mid-add). The shipped command never sets one; nullptr removes it.
+using AddProgressHook = void (*)(size_t values_written);
+void SetAddProgressHook(AddProgressHook hook);
+
 // `history add` of one run's JSON `text`, from the file `path`: parses it
 // (a file with no benchmarks is no run), prints its warnings, resolves
 // `given` (ResolveIdentity()) and adds it (AddRun()). Errors are as the

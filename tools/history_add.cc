@@ -1,6 +1,5 @@
 // history_add.cc: `history add`'s storing of one run (history.h): its
 // parsing, its identity, its digest, and every value in one transaction.
-#include <signal.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +11,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -92,19 +90,10 @@ SqlValue Nullable(const std::optional<double>& v) {
   return v ? SqlValue(*v) : SqlValue(std::monostate{});
 }
 
-// A fault-injection point for the kill -9 test: with
-// PERFCOUNTERS_HISTORY_STOP_AFTER=N the process stops itself (SIGSTOP)
-// after N values, inside the transaction.
-void MaybeStop(size_t written) {
-  static const int64_t stop_after = [] {
-    int64_t n = -1;
-    const char* v = std::getenv("PERFCOUNTERS_HISTORY_STOP_AFTER");
-    if (v == nullptr || !absl::SimpleAtoi(v, &n)) return int64_t{-1};
-    return n;
-  }();
-  if (stop_after >= 0 && written == static_cast<size_t>(stop_after)) {
-    raise(SIGSTOP);
-  }
+AddProgressHook add_progress_hook = nullptr;
+
+void Progress(size_t written) {
+  if (add_progress_hook != nullptr) add_progress_hook(written);
 }
 
 // One value of an entry: empty when not counted; coverage empty when on
@@ -172,7 +161,7 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
                     {result.run_id, bid, mid, e.aggregate_name,
                      Nullable(v.value), Nullable(v.coverage)}));
       ++(iteration ? result.samples : result.aggregates);
-      MaybeStop(++written);
+      Progress(++written);
     }
   }
   return absl::OkStatus();
@@ -301,7 +290,7 @@ absl::StatusOr<AddResult> AddRun(HistoryStore& store, const std::string& text,
              int64_t{side.from_aggregate ? 1 : 0}, Nullable(side.coverage)}));
         ++result.points;
         if (!side.median) ++result.not_counted;
-        MaybeStop(++written);
+        Progress(++written);
       }
     }
     return StoreEntries(store, file, benchmarks, metrics, result, written);
@@ -349,5 +338,7 @@ absl::StatusOr<AddResult> AddRunText(HistoryStore& store,
   ASSIGN_OR_RETURN(BenchmarkFile file, ParseRunText(text, path));
   return AddParsedRun(store, text, file, given);
 }
+
+void SetAddProgressHook(AddProgressHook hook) { add_progress_hook = hook; }
 
 }  // namespace perfcounters::tools
