@@ -18,6 +18,7 @@
 #include "oom_safe_map.h"
 #include "report_html.h"
 #include "report_profile.h"
+#include "report_summary.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -81,41 +82,48 @@ std::vector<std::string> RunLabels(const std::vector<std::string>& paths) {
   return labels;
 }
 
-std::string RenderReport(const std::vector<BenchmarkFile>& runs,
-                         const ReportOptions& options) {
+namespace {
+
+// Every run's summaries and each later run's comparison with the first, as
+// rows per metric and benchmark (in order of first appearance).
+struct ReportData {
+  std::vector<std::string> labels;
+  std::vector<std::vector<BenchmarkMetrics>> summaries;
+  std::vector<Comparison> comparisons;  // [0] unused
+  std::vector<std::string> metrics;
+  std::vector<std::vector<MetricRow>> rows;  // [metric][benchmark]
+  std::vector<std::string> problems;
+};
+
+void Collect(const std::vector<BenchmarkFile>& runs, double alpha,
+             ReportData* d) {
   std::vector<std::string> paths;
   for (const BenchmarkFile& f : runs) paths.push_back(f.source);
-  const std::vector<std::string> labels = RunLabels(paths);
-  std::vector<std::vector<BenchmarkMetrics>> summaries;
-  for (const BenchmarkFile& f : runs) summaries.push_back(Summarize(f));
-  // Each later run against the first.
-  std::vector<Comparison> comparisons(runs.size());
+  d->labels = RunLabels(paths);
+  for (const BenchmarkFile& f : runs) d->summaries.push_back(Summarize(f));
+  d->comparisons.resize(runs.size());
   for (size_t r = 1; r < runs.size(); ++r) {
-    comparisons[r] = Compare(runs[0], runs[r]);
+    d->comparisons[r] = Compare(runs[0], runs[r]);
     // Common-mode drift is neither an improvement nor a regression.
-    MarkCommonMode(DetectDrift(comparisons[r], options.alpha), &comparisons[r]);
+    MarkCommonMode(DetectDrift(d->comparisons[r], alpha), &d->comparisons[r]);
   }
-
-  // Metrics and benchmarks in order of first appearance.
-  std::vector<std::string> metrics;
   OomSafeMap<std::string, size_t> metric_index;
   std::vector<std::string> benchmarks;
   OomSafeMap<std::string, size_t> bench_index;
-  for (const auto& summary : summaries) {
+  for (const auto& summary : d->summaries) {
     for (const BenchmarkMetrics& b : summary) {
       if (bench_index.try_emplace(b.name, benchmarks.size()).second) {
         benchmarks.push_back(b.name);
       }
       for (const auto& [m, unused] : b.metrics) {
-        if (metric_index.try_emplace(m, metrics.size()).second) {
-          metrics.push_back(m);
+        if (metric_index.try_emplace(m, d->metrics.size()).second) {
+          d->metrics.push_back(m);
         }
       }
     }
   }
-  // rows[metric][benchmark]
-  std::vector<std::vector<MetricRow>> rows(metrics.size());
-  for (auto& per_metric : rows) {
+  d->rows.resize(d->metrics.size());
+  for (auto& per_metric : d->rows) {
     per_metric.resize(benchmarks.size());
     for (size_t b = 0; b < benchmarks.size(); ++b) {
       per_metric[b].benchmark = benchmarks[b];
@@ -123,110 +131,168 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
       per_metric[b].changes.assign(runs.size(), nullptr);
     }
   }
-  std::vector<std::string> problems;
   for (size_t r = 0; r < runs.size(); ++r) {
-    for (const BenchmarkMetrics& b : summaries[r]) {
+    for (const BenchmarkMetrics& b : d->summaries[r]) {
       if (!b.problem.empty()) {
-        problems.push_back(
-            absl::StrCat(b.name, " in ", labels[r], ": ", b.problem));
+        d->problems.push_back(
+            absl::StrCat(b.name, " in ", d->labels[r], ": ", b.problem));
       }
       const size_t bi = bench_index[b.name];
       for (const auto& [m, stats] : b.metrics) {
-        rows[metric_index[m]][bi].runs[r] = &stats;
+        d->rows[metric_index[m]][bi].runs[r] = &stats;
       }
     }
     if (r == 0) continue;
-    for (const BenchmarkComparison& bc : comparisons[r].benchmarks) {
+    for (const BenchmarkComparison& bc : d->comparisons[r].benchmarks) {
       const size_t bi = bench_index[bc.name];
       for (const MetricComparison& m : bc.metrics) {
         auto it = metric_index.find(m.metric);
         if (it == metric_index.end()) continue;
-        rows[it->second][bi].changes[r] = &m;
+        d->rows[it->second][bi].changes[r] = &m;
       }
     }
   }
+}
 
-  report_internal::Page page(options.title, labels, options.alpha);
-  page.RunsTable(runs, summaries);
-  page.Append(options.notes_html);
-  if (!options.gates.empty()) {
-    page.Gates(options.gates, labels.front(), labels.back());
+// Whether run `r` counted the metric of `rows` for some benchmark.
+bool CountedIn(const std::vector<MetricRow>& rows, size_t r) {
+  return std::any_of(rows.begin(), rows.end(), [&](const MetricRow& row) {
+    return row.runs[r] != nullptr && row.runs[r]->median.has_value();
+  });
+}
+
+// Whether every counted value of the metric of `rows` is 0 (and one is).
+bool AllZero(const std::vector<MetricRow>& rows) {
+  bool any = false;
+  for (const MetricRow& row : rows) {
+    for (const SideStats* s : row.runs) {
+      if (s == nullptr || !s->median) continue;
+      any = true;
+      if (*s->median != 0 || std::any_of(s->samples.begin(), s->samples.end(),
+                                         [](double v) { return v != 0; })) {
+        return false;
+      }
+    }
   }
+  return any;
+}
 
-  // Metrics counted nowhere: one line each, with the reason.
-  std::vector<std::string> shown_metrics;
-  std::vector<std::pair<std::string, std::string>> not_counted;
-  for (size_t m = 0; m < metrics.size(); ++m) {
+// The rows of a shown metric that some run has, largest change of the last
+// run first; rows without a change keep file order at the end.
+std::vector<report_internal::Row> SortedRows(std::vector<MetricRow>& rows,
+                                             size_t runs) {
+  std::vector<MetricRow> present;
+  for (MetricRow& row : rows) {
+    if (std::none_of(row.runs.begin(), row.runs.end(),
+                     [](const SideStats* s) { return s != nullptr; })) {
+      continue;
+    }
+    const MetricComparison* last = row.changes.back();
+    if (runs > 1 && last != nullptr && last->change_pct &&
+        std::isfinite(*last->change_pct)) {
+      row.sort_key = std::fabs(*last->change_pct);
+    }
+    present.push_back(std::move(row));
+  }
+  std::stable_sort(present.begin(), present.end(),
+                   [](const MetricRow& a, const MetricRow& b) {
+                     if (a.sort_key.has_value() != b.sort_key.has_value()) {
+                       return a.sort_key.has_value();
+                     }
+                     return a.sort_key.value_or(0) > b.sort_key.value_or(0);
+                   });
+  return {present.begin(), present.end()};
+}
+
+}  // namespace
+
+std::string RenderReport(const std::vector<BenchmarkFile>& runs,
+                         const ReportOptions& options) {
+  ReportData d;
+  Collect(runs, options.alpha, &d);
+  const std::vector<std::string>& labels = d.labels;
+
+  // Which metrics are shown, which are 0 everywhere (one line each) and
+  // which were counted nowhere (grouped by reason).
+  enum class Kind { kShown, kZero, kNotCounted };
+  std::vector<Kind> kinds(d.metrics.size(), Kind::kShown);
+  std::vector<std::string> listed;
+  std::vector<report_internal::UncountedMetric> not_counted;
+  std::vector<report_internal::SummaryItem> items;
+  size_t zero = 0;
+  for (size_t m = 0; m < d.metrics.size(); ++m) {
     bool counted = false;
-    std::vector<size_t> runs_without;
     for (size_t r = 0; r < runs.size(); ++r) {
-      bool in_run = false;
-      for (const MetricRow& row : rows[m]) {
-        if (row.runs[r] != nullptr && row.runs[r]->median) in_run = true;
+      counted = counted || CountedIn(d.rows[m], r);
+    }
+    if (!counted) {
+      kinds[m] = Kind::kNotCounted;
+      report_internal::UncountedMetric u{d.metrics[m], {}};
+      for (size_t r = 0; r < runs.size(); ++r) {
+        u.reasons.push_back(
+            report_internal::NotCountedReasons(runs[r], d.metrics[m]));
       }
-      counted = counted || in_run;
-      if (!in_run) runs_without.push_back(r);
-    }
-    if (counted) {
-      shown_metrics.push_back(metrics[m]);
+      not_counted.push_back(std::move(u));
       continue;
     }
-    std::vector<std::string> reasons;
-    for (size_t r : runs_without) {
-      reasons.push_back(
-          absl::StrCat(labels[r], ": ", NotCountedInRun(runs[r], metrics[m])));
-    }
-    not_counted.emplace_back(metrics[m], absl::StrJoin(reasons, " | "));
-  }
-  const std::string profiles = ReportProfileSection(runs, labels);
-  page.Nav(shown_metrics, !not_counted.empty(), !problems.empty(),
-           !profiles.empty());
-  page.NotCounted(not_counted);
-
-  for (size_t m = 0; m < metrics.size(); ++m) {
-    if (std::find(shown_metrics.begin(), shown_metrics.end(), metrics[m]) ==
-        shown_metrics.end()) {
+    listed.push_back(d.metrics[m]);
+    if (AllZero(d.rows[m])) {
+      kinds[m] = Kind::kZero;
+      ++zero;
       continue;
     }
-    std::vector<MetricRow> present;
-    for (MetricRow& row : rows[m]) {
+    for (const MetricRow& row : d.rows[m]) {
       if (std::none_of(row.runs.begin(), row.runs.end(),
                        [](const SideStats* s) { return s != nullptr; })) {
         continue;
       }
-      const MetricComparison* last = row.changes.back();
-      if (runs.size() > 1 && last != nullptr && last->change_pct &&
-          std::isfinite(*last->change_pct)) {
-        row.sort_key = std::fabs(*last->change_pct);
-      }
-      present.push_back(std::move(row));
+      items.push_back({d.metrics[m], row.benchmark, row.changes.back()});
     }
-    // Largest change first; rows without a change keep file order at the end.
-    std::stable_sort(present.begin(), present.end(),
-                     [](const MetricRow& a, const MetricRow& b) {
-                       if (a.sort_key.has_value() != b.sort_key.has_value()) {
-                         return a.sort_key.has_value();
-                       }
-                       return a.sort_key.value_or(0) > b.sort_key.value_or(0);
-                     });
+  }
+
+  report_internal::Page page(options.title, labels, options.alpha);
+  if (runs.size() > 1) {
+    page.Append(report_internal::SummaryHtml(items, labels.front(),
+                                             labels.back(), options.alpha,
+                                             not_counted.size(), zero));
+  }
+  if (!options.gates.empty()) {
+    page.Gates(options.gates, labels.front(), labels.back());
+  }
+  page.RunsTable(runs, d.summaries);
+  page.Append(options.notes_html);
+  const std::string profiles = ReportProfileSection(runs, labels);
+  page.Nav(listed, !not_counted.empty(), !d.problems.empty(),
+           !profiles.empty());
+  page.Append(report_internal::NotCountedHtml(not_counted, labels));
+
+  for (size_t m = 0; m < d.metrics.size(); ++m) {
+    if (kinds[m] == Kind::kNotCounted) continue;
+    if (kinds[m] == Kind::kZero) {
+      size_t benchmarks = 0;
+      for (const MetricRow& row : d.rows[m]) {
+        benchmarks += std::any_of(
+            row.runs.begin(), row.runs.end(),
+            [](const SideStats* s) { return s != nullptr && s->median; });
+      }
+      page.ZeroMetric(d.metrics[m], benchmarks);
+      continue;
+    }
     // Runs that counted this metric nowhere: their reason, once.
     std::vector<std::string> notes;
     for (size_t r = 0; r < runs.size(); ++r) {
-      bool in_run = false;
-      for (const MetricRow& row : present) {
-        if (row.runs[r] != nullptr && row.runs[r]->median) in_run = true;
-      }
-      if (!in_run) {
+      if (!CountedIn(d.rows[m], r)) {
         notes.push_back(absl::StrCat("Not counted in ", labels[r], ": ",
-                                     NotCountedInRun(runs[r], metrics[m])));
+                                     NotCountedInRun(runs[r], d.metrics[m])));
       }
     }
-    std::vector<report_internal::Row> out_rows(present.begin(), present.end());
-    page.Metric(metrics[m], out_rows, notes, options.first_rows,
+    const std::vector<report_internal::Row> rows =
+        SortedRows(d.rows[m], runs.size());
+    page.Metric(d.metrics[m], rows, notes, options.first_rows,
                 options.page_rows);
   }
   page.Append(profiles);
-  page.Problems(problems);
+  page.Problems(d.problems);
   return page.Finish();
 }
 

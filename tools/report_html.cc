@@ -56,6 +56,10 @@ nav { margin: 10px 0; } nav a { margin-right: 14px; }
            display: inline-block; border-radius: 4px; }
 .verdict.pass { background: #dafbe1; color: #1a7f37; }
 .verdict.fail { background: #ffebe9; color: #cf222e; }
+.verdict.unknown { background: #fbefff; color: #8250df; }
+.changed { color: #8250df; font-weight: 600; }
+ul.summary li { margin: 2px 0; } ul.summary .unchanged b { font-weight: 600; }
+section.zero p { margin: 14px 0 4px; }
 .notcounted li { margin: 2px 0; }
 details { margin: 6px 0; } summary { cursor: pointer; color: #0969da; }
 svg text { font-size: 11px; fill: #59636e; }
@@ -225,18 +229,13 @@ void Page::Nav(const std::vector<std::string>& metrics, bool not_counted,
   html_ += "</nav>\n";
 }
 
-void Page::NotCounted(
-    const std::vector<std::pair<std::string, std::string>>& metrics) {
-  if (metrics.empty()) return;
-  html_ +=
-      "<section id=\"not-counted\"><h2>Not counted</h2><ul "
-      "class=\"notcounted\">\n";
-  for (const auto& [metric, reason] : metrics) {
-    absl::StrAppend(&html_, "<li data-metric=\"", Esc(metric), "\"><b>",
-                    Esc(metric), "</b>: not counted in any run — ", Esc(reason),
-                    "</li>\n");
-  }
-  html_ += "</ul></section>\n";
+void Page::ZeroMetric(const std::string& metric, size_t benchmarks) {
+  absl::StrAppend(&html_, "<section id=\"m-", Esc(metric),
+                  "\" class=\"metric zero\" data-metric=\"", Esc(metric),
+                  "\"><p><b>", Esc(metric), "</b> <span class=\"unit\">(",
+                  UnitText(metric), ")</span>: 0 in every run and benchmark (",
+                  benchmarks, benchmarks == 1 ? " benchmark" : " benchmarks",
+                  " counted it).</p></section>\n");
 }
 
 std::string Page::AxisHeader(double limit, bool relative,
@@ -405,7 +404,10 @@ std::string Page::Table(const std::string& metric, const std::vector<Row>& rows,
       std::string cls;
       if (c != nullptr && Changed(*c, alpha_)) {
         const int d = ChangeDirection(*c);
-        cls = d > 0 ? " class=\"worse\"" : d < 0 ? " class=\"better\"" : "";
+        cls = d > 0   ? " class=\"worse\""
+              : d < 0 ? " class=\"better\""
+                      : " class=\"changed\" title=\"changed; which way is "
+                        "better is not known for this metric\"";
       }
       absl::StrAppend(&t, "<td", cls, " data-change>",
                       c != nullptr ? FormatChange(c->change_pct) : "n/a",
@@ -448,13 +450,14 @@ void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
   }
   limit = relative ? NiceCeil(std::max(limit, 2.0)) : NiceCeil(limit);
 
-  size_t regressions = 0, improvements = 0;
+  size_t regressions = 0, improvements = 0, unknown = 0;
   for (const Row& row : rows) {
     const MetricComparison* c = row.changes.back();
     if (relative && c != nullptr && Changed(*c, alpha_)) {
       const int d = ChangeDirection(*c);
       regressions += d > 0;
       improvements += d < 0;
+      unknown += d == 0 && !c->common_mode;
     }
   }
   absl::StrAppend(&html_, "<section id=\"m-", Esc(metric),
@@ -467,7 +470,13 @@ void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
     absl::StrAppend(&html_, "; ", Esc(labels_.back()), " against ",
                     Esc(labels_.front()), ": <span class=\"worse\">",
                     regressions, " regressions</span>, <span class=\"better\">",
-                    improvements, " improvements</span> (significant, ≥ 1 %)");
+                    improvements, " improvements</span>",
+                    unknown > 0
+                        ? absl::StrCat(", <span class=\"changed\">", unknown,
+                                       " changed, direction "
+                                       "unknown</span>")
+                        : std::string(),
+                    " (significant, ≥ 1 %)");
   }
   html_ += ".</p>\n";
   if (std::any_of(rows.begin(), rows.end(), [](const Row& row) {

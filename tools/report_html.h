@@ -1,13 +1,13 @@
 // report_html.h: the HTML of `perfcounters report` (internal to report.cc):
-// Page writes the page section by section — runs, gates, metrics counted
-// nowhere, one table per metric with value columns, Δ% and p, and a small
-// SVG per row (bars of each later run's change with min-max error bars) —
-// into one self-contained document.
+// Page writes the page section by section — runs, gates, one line per
+// metric that is 0 everywhere, one table per metric with value columns, Δ% and
+// p, and a small SVG per row (bars of each later run's change with min-max
+// error bars) — into one self-contained document.
 #ifndef PERFCOUNTERS_TOOLS_REPORT_HTML_H_
 #define PERFCOUNTERS_TOOLS_REPORT_HTML_H_
 
+#include <cstddef>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -44,9 +44,8 @@ class Page {
              const std::string& next);
   void Nav(const std::vector<std::string>& metrics, bool not_counted,
            bool problems, bool profiles = false);
-  // (metric, reason) of the metrics counted in no run.
-  void NotCounted(
-      const std::vector<std::pair<std::string, std::string>>& metrics);
+  // A metric whose every counted value is 0: one line, no table.
+  void ZeroMetric(const std::string& metric, size_t benchmarks);
   // One metric's section; `rows` sorted as they are to be shown.
   void Metric(const std::string& metric, const std::vector<Row>& rows,
               const std::vector<std::string>& notes, size_t first_rows,

@@ -1,0 +1,70 @@
+// report_summary.h: what heads `perfcounters report`'s page (internal to
+// report.cc): the verdict of the last run against the first over every
+// benchmark and metric (regressions, improvements, changes whose better
+// direction is unknown, unchanged, not compared, not counted), and the
+// metrics counted in no run, grouped by reason so that each reason is said
+// once.
+#ifndef PERFCOUNTERS_TOOLS_REPORT_SUMMARY_H_
+#define PERFCOUNTERS_TOOLS_REPORT_SUMMARY_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "gbench_json.h"
+
+namespace perfcounters::tools::report_internal {
+
+// What the last run's change of one benchmark's metric is.
+enum class ChangeClass {
+  kRegression,
+  kImprovement,
+  // Changed (significant, >= 1 %) but the metric's better direction is not
+  // known (a user counter such as tok_rate).
+  kUnknownDirection,
+  // Changed alike with most benchmarks' times (drift.h): not the code.
+  kCommonMode,
+  kUnchanged,
+  // No change to tell: absent or not counted in one of the two runs.
+  kNotCompared,
+};
+
+// `change` is null where the benchmark is in one run only.
+ChangeClass Classify(const MetricComparison* change, double alpha);
+
+// One benchmark's metric for the summary.
+struct SummaryItem {
+  std::string metric;
+  std::string benchmark;
+  const MetricComparison* change = nullptr;
+};
+
+// The summary section (id "summary"): a verdict line, the counts of each
+// class over `items` (the metrics shown on the page), the largest
+// regressions, improvements and changes of unknown direction by name, and
+// `not_counted` metrics (counted in no run) and `all_zero` ones.
+std::string SummaryHtml(const std::vector<SummaryItem>& items,
+                        const std::string& base, const std::string& next,
+                        double alpha, size_t not_counted, size_t all_zero);
+
+// Why `metric` was not counted in `file`: the reasons of the file's
+// perfcounters.unavailable entry that name it (or its inputs), without the
+// names, or that the file gives no reason.
+std::vector<std::string> NotCountedReasons(const BenchmarkFile& file,
+                                           const std::string& metric);
+
+// A metric counted in no run, with each run's reasons.
+struct UncountedMetric {
+  std::string metric;
+  std::vector<std::vector<std::string>> reasons;  // per run
+};
+
+// The "Not counted" section (id "not-counted"): one item per reason, with
+// the metrics it holds for and the runs it was given in (all: "any run").
+std::string NotCountedHtml(const std::vector<UncountedMetric>& metrics,
+                           const std::vector<std::string>& labels);
+
+}  // namespace perfcounters::tools::report_internal
+
+#endif  // PERFCOUNTERS_TOOLS_REPORT_SUMMARY_H_
