@@ -20,11 +20,18 @@
 // summary table of those ratios (CPU time of the benchmark thread, so that a
 // loaded machine does not blur them). Target: syscall path <= 1.05.
 //
+// Where an instructions event of the bench's own opens (kernel included
+// where allowed), every Start+Stop row also carries
+// `instructions_per_pair`: the pair's instructions, the caller's loop
+// subtracted (exact in the emulated arm64 machine, so that a history of
+// these rows shows each instruction the bracket gains or loses; absent,
+// never 0, where instructions cannot be counted).
+//
 // Then, where hardware events open and a page allows user-space reads, the
 // user-space Start+Stop against the smallest correct one: the uapi
 // reference (uapi_reference.h), N = 1..4, both counted in instructions by
-// an event of the bench's own (kernel included where allowed), the
-// caller's loop subtracted. Target: CounterSet <= 1.25x the reference.
+// that event, the caller's loop subtracted. Target: CounterSet <= 1.25x
+// the reference.
 #include <linux/perf_event.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,6 +157,73 @@ void BM_RawReads(benchmark::State& state) {
   Record(state, "raw", n, ns);
 }
 
+// What `outer` counts while `f()` runs (0 when it cannot be read).
+template <typename F>
+uint64_t CountedBy(const perfcounters::Event& outer, F&& f) {
+  if (!outer.Reset().ok() || !outer.Enable().ok()) return 0;
+  f();
+  if (!outer.Disable().ok()) return 0;
+  absl::StatusOr<perfcounters::Count> c = outer.ReadCount();
+  return c.ok() ? c->value : 0;
+}
+
+// Instructions per call of `pair()`: the smallest of 7 windows of 200
+// calls less the smallest empty window, over 200 (windows short next to a
+// timer tick, so the smallest is one no interrupt landed in).
+template <typename Pair>
+double InstructionsPerPair(const perfcounters::Event& outer, Pair pair) {
+  constexpr int kPairs = 200;
+  auto least = [&](int pairs) {
+    uint64_t best = UINT64_MAX;
+    for (int round = 0; round < 7; ++round) {
+      best = std::min(best, CountedBy(outer, [&] {
+                        for (int i = 0; i < pairs; ++i) pair();
+                      }));
+    }
+    return best;
+  };
+  least(kPairs);  // warm up
+  const uint64_t with = least(kPairs), none = least(0);
+  return with > none ? static_cast<double>(with - none) / kPairs : 0.0;
+}
+
+// The bench's own instructions event (kernel included where allowed) and
+// the caller's share of a pair in it: two calls of a function that does
+// nothing (uapi_reference.h), subtracted from every count of a pair. Every
+// pair below is called through a plain pointer captured by reference, as
+// this loop passes one: at -O0 (a Debug build of this file) StatusOr's
+// operator-> is a call of its own per use, which would inflate both sides
+// of a ratio alike and shrink it. Opened once.
+struct OuterInstructions {
+  absl::StatusOr<perfcounters::Event> event = absl::UnknownError("not open");
+  const char* text = "instructions:uk";
+  double loop = 0;
+};
+const OuterInstructions& Outer() {
+  static const OuterInstructions* outer = [] {
+    auto* o = new OuterInstructions;
+    for (const char* text : {"instructions:uk", "instructions:u"}) {
+      std::vector<EventSpec> spec = Specs(absl::StrCat("{", text, "}"));
+      if (spec.size() != 1) continue;
+      spec[0].attr.disabled = true;
+      spec[0].attr.read_format =
+          PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+      o->event = perfcounters::Event::Open(spec[0]);
+      o->text = text;
+      if (o->event.ok()) break;
+    }
+    if (o->event.ok()) {
+      const void* any = nullptr;
+      o->loop = InstructionsPerPair(*o->event, [&] {
+        perfcounters::bench::CallersShare(any);
+        perfcounters::bench::CallersShare(any);
+      });
+    }
+    return o;
+  }();
+  return *outer;
+}
+
 void StartStop(benchmark::State& state, ReadMode mode) {
   const int n = static_cast<int>(state.range(0));
   const std::string kind = ReadModeName(mode);
@@ -206,6 +280,17 @@ void StartStop(benchmark::State& state, ReadMode mode) {
   state.counters["user_snapshots"] = static_cast<double>(set.user_snapshots());
   state.counters["syscall_snapshots"] =
       static_cast<double>(set.syscall_snapshots());
+  if (const OuterInstructions& outer = Outer(); outer.event.ok()) {
+    const double per_pair = InstructionsPerPair(*outer.event,
+                                                [&] {
+                                                  c->Start();
+                                                  c->Stop();
+                                                }) -
+                            outer.loop;
+    if (per_pair > 0 && !set.failed(0)) {
+      state.counters["instructions_per_pair"] = per_pair;
+    }
+  }
   Record(state, kind, n, ns);
 }
 
@@ -257,69 +342,19 @@ void PrintSummary() {
   }
 }
 
-// What `outer` counts while `f()` runs (0 when it cannot be read).
-template <typename F>
-uint64_t CountedBy(const perfcounters::Event& outer, F&& f) {
-  if (!outer.Reset().ok() || !outer.Enable().ok()) return 0;
-  f();
-  if (!outer.Disable().ok()) return 0;
-  absl::StatusOr<perfcounters::Count> c = outer.ReadCount();
-  return c.ok() ? c->value : 0;
-}
-
-// Instructions per call of `pair()`: the smallest of 7 windows of 200
-// calls less the smallest empty window, over 200 (windows short next to a
-// timer tick, so the smallest is one no interrupt landed in).
-template <typename Pair>
-double InstructionsPerPair(const perfcounters::Event& outer, Pair pair) {
-  constexpr int kPairs = 200;
-  auto least = [&](int pairs) {
-    uint64_t best = UINT64_MAX;
-    for (int round = 0; round < 7; ++round) {
-      best = std::min(best, CountedBy(outer, [&] {
-                        for (int i = 0; i < pairs; ++i) pair();
-                      }));
-    }
-    return best;
-  };
-  least(kPairs);  // warm up
-  const uint64_t with = least(kPairs), none = least(0);
-  return with > none ? static_cast<double>(with - none) / kPairs : 0.0;
-}
-
 // CounterSet's user-space Start+Stop against the uapi reference, in
 // instructions counted by an event of our own; prints one row per N, or
 // why it cannot.
 void PrintReferenceRatios() {
-  const char* outer_text = "instructions:uk";
-  absl::StatusOr<perfcounters::Event> outer = absl::UnknownError("");
-  for (const char* text : {"instructions:uk", "instructions:u"}) {
-    std::vector<EventSpec> spec = Specs(absl::StrCat("{", text, "}"));
-    if (spec.size() != 1) continue;
-    spec[0].attr.disabled = true;
-    spec[0].attr.read_format =
-        PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-    outer = perfcounters::Event::Open(spec[0]);
-    outer_text = text;
-    if (outer.ok()) break;
-  }
+  const OuterInstructions& outer = Outer();
   std::printf("\nuser-space Start+Stop vs the uapi reference, in %s:\n",
-              outer_text);
-  if (!outer.ok()) {
+              outer.text);
+  if (!outer.event.ok()) {
     std::printf("unavailable: %s\n",
-                std::string(outer.status().message()).c_str());
+                std::string(outer.event.status().message()).c_str());
     return;
   }
-  // The caller's share of a pair: two calls of a function that does
-  // nothing (uapi_reference.h). Both sides below call through a plain
-  // pointer captured by reference, as this loop passes one: at -O0 (a
-  // Debug build of this file) StatusOr's operator-> is a call of its own
-  // per use, which would inflate both sides alike and shrink the ratio.
-  const void* any = nullptr;
-  const double loop = InstructionsPerPair(*outer, [&] {
-    perfcounters::bench::CallersShare(any);
-    perfcounters::bench::CallersShare(any);
-  });
+  const double loop = outer.loop;
   std::printf("(the caller's loop, %.1f per pair, subtracted)\n", loop);
   std::printf("%-3s %-12s %-12s %s\n", "N", "CounterSet", "reference", "ratio");
   for (int n = 1; n <= 4; ++n) {
@@ -347,7 +382,7 @@ void PrintReferenceRatios() {
                 0);
       } else {
         Counters* c = &*counters;
-        set = InstructionsPerPair(*outer,
+        set = InstructionsPerPair(*outer.event,
                                   [&] {
                                     c->Start();
                                     c->Stop();
@@ -365,7 +400,7 @@ void PrintReferenceRatios() {
         why_not = std::string(ref.status().message());
       } else {
         perfcounters::bench::UapiReference* r = &*ref;
-        reference = InstructionsPerPair(*outer,
+        reference = InstructionsPerPair(*outer.event,
                                         [&] {
                                           r->Start();
                                           r->Stop();
