@@ -42,9 +42,6 @@ Command AddHistoryCommands(CLI::App& app) {
   return WhenGiven(history, [] { return LeftOut("history"); });
 }
 
-int RunReportTrends(const std::string&, const std::string&, const std::string&,
-                    const std::string&) {
-  return LeftOut("report --db");
-}
+int RunReportTrends(const TrendsArgs&) { return LeftOut("report --db"); }
 
 }  // namespace perfcounters::tools

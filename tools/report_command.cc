@@ -1,5 +1,6 @@
 // report_command.cc: `perfcounters report RUN.json... -o report.html`.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -27,6 +28,8 @@ struct ReportArgs {
   // Instead of runs: the trend charts of this history store.
   std::string db;
   std::string benchmark;
+  std::string metric;
+  size_t max_series = TrendsArgs{}.max_series;
   std::string output;
   std::string title = "perfcounters report";
   // Gates on the first vs the last run, shown at the top of the page.
@@ -35,15 +38,16 @@ struct ReportArgs {
 };
 
 int RunReport(const ReportArgs& args) {
-  if (!args.db.empty() || !args.benchmark.empty()) {
+  if (!args.db.empty() || !args.benchmark.empty() || !args.metric.empty()) {
     if (args.db.empty() || !args.runs.empty() || !args.gate.gates.empty()) {
       std::fprintf(stderr,
                    "perfcounters report: give RUN files, or --db DB "
-                   "[--benchmark REGEX] (trend charts of a history store), "
-                   "not both; --fail-on is for RUN files\n");
+                   "[--benchmark REGEX] [--metric NAME] (trend charts of a "
+                   "history store), not both; --fail-on is for RUN files\n");
       return kExitUsage;
     }
-    return RunReportTrends(args.db, args.benchmark, args.output, args.title);
+    return RunReportTrends({args.db, args.benchmark, args.metric, args.output,
+                            args.title, args.max_series});
   }
   if (args.runs.empty()) {
     std::fprintf(stderr, "perfcounters report: RUN is required (or --db DB)\n");
@@ -125,6 +129,12 @@ Command AddReportCommand(CLI::App& app) {
                   "(file or postgresql:// URL)");
   rep->add_option("--benchmark", args->benchmark,
                   "with --db: only benchmarks matching this regex");
+  rep->add_option("--metric", args->metric, "with --db: only this metric");
+  rep->add_option("--max-series", args->max_series,
+                  "with --db: charts on the page at most, series with change "
+                  "points first (the page says how many were left out); 0: "
+                  "every series")
+      ->capture_default_str();
   rep->add_option("-o,--output", args->output,
                   "the HTML file to write (replaced whole, never an input; - "
                   "is stdout)")

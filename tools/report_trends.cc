@@ -1,15 +1,17 @@
 // report_trends.cc: `perfcounters report --db DB`: one self-contained HTML
-// page with a trend chart (SVG) per benchmark and metric of the store:
-// the value of each run in run order, the range of its repetitions, and
-// the change points (history_changes.h) marked with their change.
+// page with a trend chart (SVG, report_trends_chart.h) per benchmark and
+// metric of the store, changed series first, an index linking to each,
+// and at most --max-series charts (the page says how many were left out).
 #include "report_trends.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
@@ -19,169 +21,167 @@
 #include "history_export.h"
 #include "output_file.h"
 #include "report_html.h"
+#include "report_trends_chart.h"
 
 namespace perfcounters::tools {
 namespace {
 
 using report_internal::Esc;
 
-// Charts on one page at most (the rest are counted, not dropped silently).
-constexpr size_t kMaxCharts = 2000;
+constexpr const char kTrendsCss[] =
+    "body{font:14px sans-serif;margin:1em}"
+    "h2{font-size:16px;margin:1.2em 0 .2em}.note{color:#555}"
+    ".trend{fill:none;stroke:#0072B2;stroke-width:1.5}"
+    ".spread{stroke:#56B4E9;stroke-width:3;opacity:.6}"
+    "circle{fill:#0072B2}circle.mux{fill:#fff;stroke:#D55E00;stroke-width:2}"
+    ".cp{stroke:#D55E00;stroke-dasharray:4 3}"
+    ".cpl{fill:#D55E00;font-size:11px;paint-order:stroke;stroke:#fff;"
+    "stroke-width:3px}.ax{font-size:11px;fill:#333}"
+    ".yl,.xl{font-size:11px;fill:#59636e}.grid{stroke:#eef0f2}"
+    ".tick{stroke:#8c959f}.nc{stroke:#cf222e;stroke-width:1.5}"
+    "#index ol{columns:2;font-size:13px}.changed{color:#D55E00}";
 
-std::string Chart(const Series& s, const std::vector<SeriesChange>& changes) {
-  constexpr double kW = 720, kH = 180, kLeft = 70, kRight = 10, kTop = 10,
-                   kBottom = 30;
-  std::vector<const SeriesPoint*> pts;
-  for (const SeriesPoint& p : s.points) {
-    if (p.value) pts.push_back(&p);
-  }
-  if (pts.empty()) {
-    return absl::StrCat("<p class=note>", Esc(s.metric),
-                        " was not counted in any run.</p>");
-  }
-  double lo = pts[0]->lo, hi = pts[0]->hi;
-  for (const SeriesPoint* p : pts) {
-    lo = std::min({lo, p->lo, *p->value});
-    hi = std::max({hi, p->hi, *p->value});
-  }
-  if (hi == lo) {
-    hi += std::fabs(hi) * 0.01 + 1e-9;
-    lo -= std::fabs(lo) * 0.01 + 1e-9;
-  }
-  const size_t n = pts.size();
-  auto x = [&](size_t i) {
-    return kLeft + (n == 1 ? (kW - kLeft - kRight) / 2
-                           : (kW - kLeft - kRight) * static_cast<double>(i) /
-                                 static_cast<double>(n - 1));
-  };
-  auto y = [&](double v) {
-    return kTop + (kH - kTop - kBottom) * (1 - (v - lo) / (hi - lo));
-  };
-  std::string svg = absl::StrFormat(
-      "<svg width=%.0f height=%.0f role=img><text x=2 y=%.0f "
-      "class=ax>%s</text><text x=2 y=%.0f class=ax>%s</text>",
-      kW, kH, kTop + 8, Esc(FormatValue(s.metric, hi)), kH - kBottom,
-      Esc(FormatValue(s.metric, lo)));
-  std::string line;
-  size_t multiplexed = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const SeriesPoint& p = *pts[i];
-    if (p.hi > p.lo) {
-      absl::StrAppend(&svg,
-                      absl::StrFormat("<line x1=%.1f x2=%.1f y1=%.1f y2=%.1f "
-                                      "class=spread />",
-                                      x(i), x(i), y(p.lo), y(p.hi)));
-    }
-    absl::StrAppend(&line, absl::StrFormat("%.1f,%.1f ", x(i), y(*p.value)));
-    // A multiplexed point (an estimate): hollow and larger, with its
-    // coverage.
-    const bool mux = Estimated(p.coverage);
-    absl::StrAppend(
-        &svg,
-        absl::StrFormat(
-            "<circle cx=%.1f cy=%.1f r=%s%s><title>%s %s: "
-            "%s%s%s</title></circle>",
-            x(i), y(*p.value), mux ? "3.5 class=mux" : "2",
-            mux ? absl::StrFormat(" data-coverage=%g", *p.coverage) : "",
-            Esc(p.commit), Esc(p.time), Esc(FormatValue(s.metric, *p.value)),
-            mux ? " — " : "", Esc(CoverageNote(p.coverage))));
-    multiplexed += mux;
-  }
-  absl::StrAppend(&svg, "<polyline class=trend points=\"", line, "\" />");
-  for (const SeriesChange& c : changes) {
-    if (c.series != &s) continue;
-    // A step between its runs; a drift from its first run.
-    const bool drift = c.change.kind == ChangeKind::kDrift;
-    const double cx = drift || c.change.index == 0
-                          ? x(c.change.index)
-                          : (x(c.change.index - 1) + x(c.change.index)) / 2;
-    absl::StrAppend(
-        &svg,
-        absl::StrFormat("<line x1=%.1f x2=%.1f y1=%.0f y2=%.0f class=cp />"
-                        "<text x=%.1f y=%.0f class=cpl>%s%s @ %s (p %.2g)"
-                        "</text>",
-                        cx, cx, kTop, kH - kBottom, cx + 3, kH - 8,
-                        drift ? "drift " : "",
-                        Esc(FormatChange(c.change.ChangePercent())),
-                        Esc(c.first_after->commit.substr(0, 12)), c.change.p));
-  }
-  absl::StrAppend(&svg, "</svg>");
-  if (multiplexed > 0) {
-    absl::StrAppend(&svg, "<p class=note>", multiplexed, " of ", n,
-                    " points (hollow) were multiplexed: estimates scaled from "
-                    "part of the batch.</p>");
-  }
-  return svg;
-}
-
-}  // namespace
-
-int RunReportTrends(const std::string& db, const std::string& benchmark,
-                    const std::string& output, const std::string& title) {
+// Reads the series the arguments select; prints the error and returns
+// false when the store or a selection is wrong.
+bool ReadSelected(const TrendsArgs& args, std::string* store_name,
+                  std::vector<Series>* out) {
   absl::StatusOr<std::unique_ptr<HistoryStore>> store =
-      OpenHistoryStore(db, StoreAccess::kRead);
+      OpenHistoryStore(args.db, StoreAccess::kRead);
   if (!store.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
                  EscapeControlBytes(store.status().message()).c_str());
-    return kExitUsage;
+    return false;
   }
   SeriesQuery q;
-  if (!benchmark.empty()) {
-    absl::StatusOr<NameFilter> f = NameFilter::Create(benchmark);
+  q.metric = args.metric;
+  if (!args.benchmark.empty()) {
+    absl::StatusOr<NameFilter> f = NameFilter::Create(args.benchmark);
     if (!f.ok()) {
       std::fprintf(stderr, "perfcounters report: --benchmark %s\n",
                    std::string(f.status().message()).c_str());
-      return kExitUsage;
+      return false;
     }
     q.benchmark = *std::move(f);
   }
   if (absl::Status s = CheckSeriesQuery(**store, q); !s.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
                  EscapeControlBytes(s.message()).c_str());
-    return kExitUsage;
+    return false;
   }
   absl::StatusOr<std::vector<Series>> series = ReadSeries(**store, q);
   if (!series.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
                  EscapeControlBytes(series.status().message()).c_str());
-    return kExitUsage;
+    return false;
   }
-  const std::vector<SeriesChange> changes = FindSeriesChanges(*series, {});
+  *store_name = (*store)->Name();
+  *out = *std::move(series);
+  return true;
+}
+
+// The series' heading text: "BM_a — instructions".
+std::string SeriesName(const Series& s) {
+  return absl::StrCat(Esc(s.benchmark), " &mdash; ", Esc(s.metric));
+}
+
+// "2 change points, largest +5.0%", or "" without one.
+std::string ChangesText(const std::vector<const SeriesChange*>& changes) {
+  if (changes.empty()) return "";
+  double largest = 0;
+  for (const SeriesChange* c : changes) {
+    const double pct = c->change.ChangePercent();
+    if (std::fabs(pct) > std::fabs(largest)) largest = pct;
+  }
+  return absl::StrCat(changes.size(),
+                      changes.size() == 1 ? " change point" : " change points",
+                      ", largest ", FormatChange(largest));
+}
+
+}  // namespace
+
+int RunReportTrends(const TrendsArgs& args) {
+  std::string store_name;
+  std::vector<Series> series;
+  if (!ReadSelected(args, &store_name, &series)) return kExitUsage;
+  const std::vector<SeriesChange> changes = FindSeriesChanges(series, {});
+  absl::flat_hash_map<const Series*, std::vector<const SeriesChange*>>
+      by_series;
+  for (const SeriesChange& c : changes) by_series[c.series].push_back(&c);
+  auto changes_of = [&](size_t i) -> const std::vector<const SeriesChange*>& {
+    static const std::vector<const SeriesChange*> kNone;
+    auto it = by_series.find(&series[i]);
+    return it == by_series.end() ? kNone : it->second;
+  };
+  // Changed series first; each group in the store's order (by benchmark,
+  // metric, machine, branch).
+  std::vector<size_t> order(series.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t i) { return !changes_of(i).empty(); });
+  const size_t changed = by_series.size();
+  const size_t shown = args.max_series == 0
+                           ? series.size()
+                           : std::min(series.size(), args.max_series);
   std::string html = absl::StrCat(
-      "<!DOCTYPE html><html><head><meta charset=utf-8><title>", Esc(title),
-      "</title><style>body{font:14px sans-serif;margin:1em}"
-      "h2{font-size:16px;margin:1.2em 0 .2em}.note{color:#555}"
-      ".trend{fill:none;stroke:#0072B2;stroke-width:1.5}"
-      ".spread{stroke:#56B4E9;stroke-width:3;opacity:.6}"
-      "circle{fill:#0072B2}circle.mux{fill:#fff;stroke:#D55E00;stroke-width:2}."
-      "cp{stroke:#D55E00;stroke-dasharray:4 3}"
-      ".cpl{fill:#D55E00;font-size:11px}.ax{font-size:11px;fill:#333}"
-      "</style></head><body><h1>",
-      Esc(title), "</h1><p class=note>Store ", Esc((*store)->Name()), ": ",
-      series->size(), " series, ", changes.size(),
-      " change points (steps and drifts, the robust method of "
-      "docs/history.md). Each point is a run's value (the median of its "
-      "repetitions; the bar their range); dashed lines mark change "
-      "points; hollow points were multiplexed (an estimate).</p>");
-  size_t shown = 0;
-  for (const Series& s : *series) {
-    if (shown == kMaxCharts) break;
-    ++shown;
-    absl::StrAppend(&html, "<h2>", Esc(s.benchmark), " &mdash; ", Esc(s.metric),
-                    "</h2><p class=note>machine ", Esc(s.machine), ", branch ",
-                    Esc(s.branch.empty() ? "(none)" : s.branch), ", ",
-                    s.points.size(), " runs</p>", Chart(s, changes));
+      "<!DOCTYPE html><html><head><meta charset=utf-8><title>", Esc(args.title),
+      "</title><style>", kTrendsCss, "</style></head><body><h1>",
+      Esc(args.title), "</h1><p class=note>Store ", Esc(store_name), ": ",
+      series.size(), " series, ", changed, " of them with change points (",
+      changes.size(),
+      " steps and drifts, the robust method of docs/history.md); changed "
+      "series first. Each point is a run's value (the median of its "
+      "repetitions; the bar their range) on a y axis in % of the series' "
+      "level; dashed lines mark change points; hollow points were "
+      "multiplexed (an estimate); × marks a run that did not count the "
+      "metric.</p>");
+  if (shown < series.size()) {
+    size_t changed_left_out = 0;
+    for (size_t k = shown; k < order.size(); ++k) {
+      changed_left_out += !changes_of(order[k]).empty();
+    }
+    absl::StrAppend(
+        &html, "<p class=\"note left-out\" id=left-out data-left-out=",
+        series.size() - shown, "><b>", series.size() - shown, " of ",
+        series.size(), " series are not charted</b> (",
+        changed_left_out == 0
+            ? std::string("none of them with a change point")
+            : absl::StrCat(changed_left_out, " of them with change points"),
+        "): at most ", args.max_series,
+        " a page (--max-series). See them with --max-series 0 (every series) "
+        "or a larger number, or narrow the page with --benchmark REGEX and "
+        "--metric NAME.</p>");
   }
-  if (shown < series->size()) {
-    absl::StrAppend(&html, "<p class=note>", series->size() - shown,
-                    " more series are not charted (at most ", kMaxCharts,
-                    " a page): narrow them with --benchmark.</p>");
+  html += "<nav id=index><h2>Index</h2><ol>";
+  for (size_t k = 0; k < shown; ++k) {
+    const Series& s = series[order[k]];
+    const std::string text = ChangesText(changes_of(order[k]));
+    absl::StrAppend(&html, "<li><a href=\"#s-", k, "\">", SeriesName(s), "</a>",
+                    text.empty() ? "" : " <span class=changed>", text,
+                    text.empty() ? "" : "</span>", "</li>");
+  }
+  html += "</ol></nav>";
+  for (size_t k = 0; k < shown; ++k) {
+    const Series& s = series[order[k]];
+    absl::StrAppend(
+        &html, "<section id=\"s-", k, "\" class=series data-benchmark=\"",
+        Esc(s.benchmark), "\" data-metric=\"", Esc(s.metric),
+        "\" data-changes=", changes_of(order[k]).size(), "><h2>", SeriesName(s),
+        "</h2><p class=note>machine ", Esc(s.machine), ", branch ",
+        Esc(s.branch.empty() ? "(none)" : s.branch), ", ", s.points.size(),
+        " runs</p>", report_internal::TrendChart(s, changes_of(order[k])),
+        "</section>");
   }
   html += "</body></html>\n";
-  if (!WriteOutput("report", output, html, {})) return kExitUsage;
-  if (output != "-") {
+  if (!WriteOutput("report", args.output, html, {})) return kExitUsage;
+  if (shown < series.size()) {
+    std::fprintf(stderr,
+                 "perfcounters report: %zu of %zu series not charted "
+                 "(--max-series %zu; 0 charts every series)\n",
+                 series.size() - shown, series.size(), args.max_series);
+  }
+  if (args.output != "-") {
     std::fprintf(stderr, "perfcounters report: wrote %s (%zu series)\n",
-                 output.c_str(), series->size());
+                 args.output.c_str(), shown);
   }
   return kExitOk;
 }

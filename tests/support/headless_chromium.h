@@ -34,6 +34,8 @@ class HeadlessChromium {
   struct Page {
     std::string dom;
     std::string png;  // the PNG file's bytes
+    // What Render()'s `evaluate` expression returned (a string), if given.
+    std::string evaluated;
   };
 
   // Starts `chromium` (from PATH) with `flags`, its stderr to `log`.
@@ -92,8 +94,11 @@ class HeadlessChromium {
     close(from_);
   }
 
-  // Renders `url` in a new tab with a `width` x `height` viewport.
-  absl::StatusOr<Page> Render(const std::string& url, int width, int height) {
+  // Renders `url` in a new tab with a `width` x `height` viewport; with
+  // `evaluate`, also that JavaScript expression's value (a string: the
+  // layout the browser gave the page, JSON.stringify'd) after the load.
+  absl::StatusOr<Page> Render(const std::string& url, int width, int height,
+                              const std::string& evaluate = "") {
     auto target = Call("Target.createTarget", {{"url", "about:blank"}});
     if (!target.ok()) return target.status();
     const std::string id = (*target)["targetId"];
@@ -103,6 +108,16 @@ class HeadlessChromium {
     const std::string session = (*attached)["sessionId"];
     Page page;
     absl::Status s = RenderIn(session, url, width, height, &page);
+    if (s.ok() && !evaluate.empty()) {
+      auto value =
+          Call("Runtime.evaluate",
+               {{"expression", evaluate}, {"returnByValue", true}}, session);
+      if (value.ok()) {
+        page.evaluated = (*value)["result"].value("value", "");
+      } else {
+        s = value.status();
+      }
+    }
     auto closed = Call("Target.closeTarget", {{"targetId", id}});
     if (s.ok() && !closed.ok()) s = closed.status();
     if (!s.ok()) return s;
