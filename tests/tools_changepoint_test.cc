@@ -136,6 +136,30 @@ TEST(ChangePointCorpusTest, NoiseScaleIgnoresStepsDriftsAndSpikes) {
   EXPECT_TRUE(FindChangePoints({1, 1, 1, 1, 5, 5, 5, 5, 5}, {}).empty());
 }
 
+// Real exact counts: perfcounters_overhead_bench's instructions per
+// read(2)-path Start+Stop of 4 counters in the emulated arm64 machine, 18
+// runs (bench/changepoint_real_series arm64): one instruction more in runs
+// 7-12. Most differences are 0 or 1e-12 (the same count, rounded apart by
+// the division that made it per pair): the scale must see them as equal
+// (a MAD of 1e-12 made each 0.05 wiggle a drift of 45,000 sigmas).
+TEST(ChangePointCorpusTest, ExactCountsRoundedApartAreOneLevel) {
+  const std::vector<double> v = {
+      5810.725,          5810.78,           5810.7699999999995,
+      5810.679999999999, 5810.68,           5810.679999999999,
+      5811.735,          5811.724999999999, 5811.78,
+      5811.724999999999, 5811.724999999999, 5811.724999999999,
+      5810.724999999999, 5810.724999999999, 5810.724999999999,
+      5810.724999999999, 5810.724999999999, 5810.724999999999};
+  EXPECT_GT(RobustNoiseScale(v), 0.05);
+  EXPECT_LT(RobustNoiseScale(v), 0.3);
+  const std::vector<ChangePoint> cps = FindChangePoints(v, {});
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 6u);
+  EXPECT_EQ(cps[1].index, 12u);
+  EXPECT_NEAR(cps[0].mean_after - cps[0].mean_before, 1.0, 0.05);
+  EXPECT_NEAR(cps[1].mean_after - cps[1].mean_before, -1.0, 0.05);
+}
+
 // The command: a series that drifts from run 41 to run 100, then stays.
 class ChangePointCommandTest : public ::testing::Test {
  protected:

@@ -265,9 +265,17 @@ double RobustNoiseScale(const std::vector<double>& series) {
     d.push_back(series[i] - series[i - 1]);
   }
   const double center = MedianOf(d);
+  // Differences equal but for the doubles' rounding count as equal: values
+  // computed from the same integer counts (instructions per pair, 4716.68
+  // and 4716.679999999999) differ by 1e-12, and a MAD of that would make
+  // every real wiggle a step of a million sigmas.
+  double largest = 0;
+  for (double v : series) largest = std::max(largest, std::fabs(v));
+  const double rounding = 1e-9 * largest;
   double spread = 0;
   for (double& x : d) {
     x = std::fabs(x - center);
+    if (x <= rounding) x = 0;
     spread += x;
   }
   const double mad = MedianOf(d);
