@@ -25,7 +25,8 @@ int RunCommandLine(int argc, char** argv) {
                                          AddListCommand(app),
                                          AddEncodeCommand(app),
                                          AddStatCommand(app, &cli_argc, argv),
-                                         AddHistoryCommands(app)};
+                                         AddHistoryCommands(app),
+                                         AddAbCommand(app)};
   try {
     app.parse(cli_argc, argv);
   } catch (const CLI::ParseError& e) {

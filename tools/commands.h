@@ -41,6 +41,8 @@ Command AddEncodeCommand(CLI::App& app);
 // command line: `*argc` is cut to the arguments CLI11 is to parse, and the
 // rest becomes the command to run.
 Command AddStatCommand(CLI::App& app, int* argc, char** argv);
+// ab_command.cc: `ab BASE NEW [-- gbench flags]`.
+Command AddAbCommand(CLI::App& app);
 // history_commands.cc: `history add|check|changes|export`.
 Command AddHistoryCommands(CLI::App& app);
 

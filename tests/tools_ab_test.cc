@@ -1,0 +1,290 @@
+// tools_ab_test.cc: `perfcounters ab` (ab.h) and its statistics
+// (paired_stats.h). The statistics against hand-derived binomial
+// quantiles (exact fractions: sum of C(n, i) / 2^n, computed once with
+// Python's fractions and math.comb) and against their promise, the
+// coverage of the median, on synthetic skewed pairs. The command on
+// tests/e2e's ab_bench played as two builds through wrapper scripts: the
+// ABBA order, the pairing (a deterministic counter that is 3 % higher in
+// NEW), the early stop, the files it writes, and each bad input.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "paired_stats.h"
+#include "support/tool_runner.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::QuoteAll;
+using testing::RunResult;
+
+// The largest r with 2 P(B(n, 1/2) <= r - 1) <= 1 - confidence, for
+// n = 1..40 (0: no interval), from exact fractions.
+constexpr size_t kRank95[40] = {
+    0, 0, 0, 0, 0, 1, 1, 1, 2, 2,  2,  3,  3,  3,  4,  4,  5,  5,  5,  6,
+    6, 6, 7, 7, 8, 8, 8, 9, 9, 10, 10, 10, 11, 11, 12, 12, 13, 13, 13, 14};
+constexpr size_t kRank99[40] = {0, 0, 0, 0, 0, 0,  0,  1,  1,  1,  1,  2, 2, 2,
+                                3, 3, 3, 4, 4, 4,  5,  5,  5,  6,  6,  7, 7, 7,
+                                8, 8, 8, 9, 9, 10, 10, 10, 11, 11, 12, 12};
+
+TEST(PairedStats, RanksMatchExactBinomialQuantiles) {
+  for (size_t n = 1; n <= 40; ++n) {
+    EXPECT_EQ(SignTestRank(n, 0.95), kRank95[n - 1]) << "n=" << n;
+    EXPECT_EQ(SignTestRank(n, 0.99), kRank99[n - 1]) << "n=" << n;
+  }
+  EXPECT_EQ(SignTestMinimumPairs(0.95), 6u);
+  EXPECT_EQ(SignTestMinimumPairs(0.99), 8u);
+}
+
+TEST(PairedStats, BinomialCdfMatchesExactValues) {
+  EXPECT_NEAR(BinomialHalfCdf(10, 2), 56.0 / 1024, 1e-14);
+  EXPECT_NEAR(BinomialHalfCdf(20, 5), 0.020694732666015625, 1e-13);
+  EXPECT_NEAR(BinomialHalfCdf(100, 39), 0.017600100108852407, 1e-12);
+  EXPECT_NEAR(BinomialHalfCdf(6, 0), 1.0 / 64, 1e-15);
+  EXPECT_DOUBLE_EQ(BinomialHalfCdf(6, 6), 1.0);
+  // Far past where 2^-n underflows a double.
+  EXPECT_NEAR(BinomialHalfCdf(2000, 1000), 0.5 + 0.5 * 0.017839, 1e-4);
+}
+
+TEST(PairedStats, IntervalIsThePairOfOrderStatistics) {
+  // 10 values, shuffled: r = 2, so [x(2), x(9)], coverage 1 - 2 * 11/1024.
+  std::vector<double> v = {0.5, -0.3, 0.9, 0.1, -0.8, 0.2, 0.7, -0.1, 0.4, 0.3};
+  const PairedInterval in = SignTestInterval(v, 0.95);
+  ASSERT_TRUE(in.valid);
+  EXPECT_EQ(in.n, 10u);
+  EXPECT_DOUBLE_EQ(in.low, -0.3);
+  EXPECT_DOUBLE_EQ(in.high, 0.7);
+  EXPECT_DOUBLE_EQ(in.median, 0.25);
+  EXPECT_NEAR(in.coverage, 1 - 2 * 11.0 / 1024, 1e-12);
+  // 7 positive, 3 negative: p = 2 P(B(10) <= 3) = 2 * 176/1024.
+  EXPECT_NEAR(in.p, 2 * 176.0 / 1024, 1e-12);
+  // Five values give no 95 % interval; all positive: p = 2/32.
+  const PairedInterval few = SignTestInterval({1, 2, 3, 4, 5}, 0.95);
+  EXPECT_FALSE(few.valid);
+  EXPECT_NEAR(few.p, 2.0 / 32, 1e-12);
+}
+
+TEST(PairedStats, LogRatiosRefuseWhatHasNoRatio) {
+  EXPECT_TRUE(LogRatios({1, 2}, {1}).empty());
+  EXPECT_TRUE(LogRatios({1, 0}, {1, 1}).empty());
+  EXPECT_TRUE(LogRatios({1, 1}, {1, -1}).empty());
+  const std::vector<double> r = LogRatios({2, 4}, {2, 5});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_DOUBLE_EQ(r[0], 0);
+  EXPECT_DOUBLE_EQ(r[1], std::log(1.25));
+}
+
+// The interval's promise: it covers the true median of skewed log-ratios
+// (exponential noise, as interruptions slow one side) at least at its
+// confidence. 4000 samples of 20 pairs: the exact coverage is 0.958611;
+// 3 standard errors below it is 0.9492.
+TEST(PairedStats, CoversTheMedianOfSkewedPairs) {
+  std::mt19937_64 rng(40);
+  std::exponential_distribution<double> noise(50.0);  // mean 2 %
+  const double true_log_ratio = std::log(1.03);
+  const double noise_median = std::log(2.0) / 50.0;
+  int covered = 0;
+  const int trials = 4000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v;
+    for (int i = 0; i < 20; ++i) v.push_back(true_log_ratio + noise(rng));
+    const PairedInterval in = SignTestInterval(v, 0.95);
+    const double median = true_log_ratio + noise_median;
+    covered += in.low <= median && median <= in.high;
+  }
+  EXPECT_GE(covered / static_cast<double>(trials), 0.9492);
+  EXPECT_LE(covered / static_cast<double>(trials), 0.9700);
+}
+
+// The command on tests/e2e's ab_bench.
+class AbCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bench_ = PERFCOUNTERS_AB_BENCH;
+    if (!testing::Exists(bench_)) {
+      const std::string self = testing::SelfExe();
+      bench_ = self.substr(0, self.rfind('/') + 1) + "perfcounters_ab_bench";
+    }
+    if (!testing::Exists(bench_)) GTEST_SKIP() << "needs perfcounters_ab_bench";
+    dir_ = testing::ScratchPath(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_TRUE(testing::MakeDirectories(dir_, true));
+  }
+  // An executable script `name` in dir_ that logs `name` to order.log
+  // and runs ab_bench with `env` assignments.
+  std::string Wrapper(const std::string& name, const std::string& env,
+                      const std::string& before = "") {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\n"
+                        << "echo " << name << " >> " << dir_ << "/order.log\n"
+                        << before << "\n"
+                        << "exec env " << env << " " << testing::Quote(bench_)
+                        << " \"$@\"\n";
+    chmod(path.c_str(), 0755);
+    return path;
+  }
+  RunResult Ab(std::vector<std::string> args) {
+    args.insert(args.begin(), "ab");
+    return testing::RunTool(QuoteAll(args), dir_);
+  }
+  static std::vector<std::string> Fast() {
+    return {"--", "--benchmark_min_time=0.001"};
+  }
+  std::string bench_;
+  std::string dir_;
+};
+
+TEST_F(AbCommand, PairsEachRoundInAbbaOrderAndStopsAtThePrecision) {
+  const std::string base = Wrapper("base", "PERFCOUNTERS_AB_SLOWER_PCT=0");
+  const std::string next = Wrapper("new", "PERFCOUNTERS_AB_SLOWER_PCT=3");
+  std::vector<std::string> args = {
+      base,          next,     "--min-rounds", "6",     "--max-rounds", "9",
+      "--precision", "1",      "--metric",     "steps", "--format",     "json",
+      "--base-out",  "b.json", "--new-out",    "n.json"};
+  for (const std::string& f : Fast()) args.push_back(f);
+  const RunResult r = Ab(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // Stopped on the deterministic counter (an interval of width 0): every
+  // benchmark stops at the first round that has an interval, the 6th,
+  // whatever the load does to the times. Progress: one line per round.
+  EXPECT_THAT(r.err, HasSubstr("ab: round 6 of at most 9: 2 of 2 done"));
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rounds"], 6);
+  ASSERT_EQ(j["benchmarks"].size(), 2u);
+  for (const nlohmann::json& b : j["benchmarks"]) {
+    EXPECT_EQ(b["rounds"], 6);
+    EXPECT_EQ(b["stopped"], "precision");
+    bool saw_steps = false;
+    for (const nlohmann::json& m : b["metrics"]) {
+      if (m["metric"] != "steps") continue;
+      saw_steps = true;
+      // NEW's body has 3 % more steps in every round: if a BA round's
+      // sides were swapped, a ratio would be 1/1.03.
+      EXPECT_EQ(m["pairs"], 6);
+      EXPECT_NEAR(m["low"].get<double>(), 1.03, 1e-3);
+      EXPECT_NEAR(m["high"].get<double>(), 1.03, 1e-3);
+      EXPECT_EQ(m["verdict"], "higher");
+    }
+    EXPECT_TRUE(saw_steps);
+  }
+  // 2 lists, then base new, new base, base new, ...
+  std::vector<std::string> order = absl::StrSplit(
+      testing::Slurp(dir_ + "/order.log"), '\n', absl::SkipEmpty());
+  const std::vector<std::string> expected = {
+      "base", "new", "base", "new",  "new", "base", "base",
+      "new",  "new", "base", "base", "new", "new",  "base"};
+  EXPECT_EQ(order, expected);
+  // The files: gbench JSON, one row per round, paired by round.
+  const nlohmann::json b =
+      nlohmann::json::parse(testing::Slurp(dir_ + "/b.json"));
+  const nlohmann::json n =
+      nlohmann::json::parse(testing::Slurp(dir_ + "/n.json"));
+  EXPECT_EQ(b["context"]["perfcounters.ab.id"],
+            n["context"]["perfcounters.ab.id"]);
+  EXPECT_EQ(b["context"]["perfcounters.ab.side"], "base");
+  EXPECT_EQ(n["context"]["perfcounters.ab.side"], "new");
+  ASSERT_EQ(b["benchmarks"].size(), 12u);
+  ASSERT_EQ(n["benchmarks"].size(), 12u);
+  for (size_t i = 0; i < 12; ++i) {
+    const nlohmann::json& rb = b["benchmarks"][i];
+    const nlohmann::json& rn = n["benchmarks"][i];
+    EXPECT_EQ(rb["run_name"], rn["run_name"]);
+    EXPECT_EQ(rb["repetition_index"], rn["repetition_index"]);
+    EXPECT_EQ(rb["repetitions"], 6);
+    EXPECT_NEAR(rn["steps"].get<double>() / rb["steps"].get<double>(), 1.03,
+                1e-3);
+  }
+  // compare reads them.
+  const RunResult c =
+      testing::RunTool(QuoteAll({"compare", "b.json", "n.json"}), dir_);
+  EXPECT_EQ(c.code, 0) << c.out << c.err;
+  EXPECT_THAT(c.out, HasSubstr("BM_Chain/20000"));
+}
+
+TEST_F(AbCommand, TableSaysWhenTheMostRoundsCameFirst) {
+  const std::string base = Wrapper("base", "PERFCOUNTERS_AB_SLOWER_PCT=0");
+  std::vector<std::string> args = {
+      base, base, "--min-rounds", "2", "--max-rounds", "2", "-q"};
+  for (const std::string& f : Fast()) args.push_back(f);
+  const RunResult r = Ab(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(r.out, HasSubstr("too few pairs"));
+  EXPECT_THAT(r.out,
+              HasSubstr("note: BM_Chain/2000 reached the most rounds (2)"));
+}
+
+// Each bad input: exit 2, a message naming the binary and what is wrong,
+// and the output files as they were (here: absent, and one kept).
+class AbBadInput : public AbCommand {
+ protected:
+  void ExpectError(const std::string& base, const std::string& next,
+                   const std::string& message) {
+    std::ofstream(dir_ + "/kept.json") << "old";
+    std::vector<std::string> args = {
+        base, next, "--base-out", "kept.json", "--new-out", "n.json", "-q"};
+    for (const std::string& f : Fast()) args.push_back(f);
+    const RunResult r = Ab(args);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(message));
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(testing::Slurp(dir_ + "/kept.json"), "old");
+    EXPECT_FALSE(testing::Exists(dir_ + "/n.json"));
+  }
+};
+
+TEST_F(AbBadInput, MissingBinary) {
+  ExpectError(dir_ + "/nothing", bench_,
+              "BASE '" + dir_ + "/nothing': No such file or directory");
+}
+
+TEST_F(AbBadInput, NotExecutable) {
+  std::ofstream(dir_ + "/plain") << "x";
+  ExpectError(bench_, dir_ + "/plain", "is not an executable file");
+}
+
+TEST_F(AbBadInput, NotGoogleBenchmark) {
+  // Lists something (it echoes), but writes no gbench JSON.
+  const std::string path = dir_ + "/echo";
+  std::ofstream(path) << "#!/bin/sh\necho \"$@\"\n";
+  chmod(path.c_str(), 0755);
+  ExpectError(path, path,
+              "BASE '" + path + "' wrote no Google Benchmark JSON in round 1");
+  ExpectError("/bin/false", bench_, "exited 1 when asked for its benchmarks");
+}
+
+TEST_F(AbBadInput, CrashInOneRound) {
+  // The 4th start of NEW (after the list and 2 rounds) crashes.
+  const std::string next = Wrapper(
+      "new", "",
+      "n=$(grep -c new " + dir_ + "/order.log); [ $n -ge 4 ] && kill -SEGV $$");
+  ExpectError(bench_, next, "NEW '" + next + "' was killed by signal 11");
+  EXPECT_THAT(testing::Slurp(dir_ + "/order.log"), HasSubstr("new"));
+}
+
+TEST_F(AbBadInput, DifferentBenchmarks) {
+  ExpectError(bench_, Wrapper("new", "PERFCOUNTERS_AB_EXTRA=1"),
+              "BASE and NEW run different benchmarks (only in BASE: none; "
+              "only in NEW: BM_Extra)");
+}
+
+TEST_F(AbBadInput, OwnFlags) {
+  const RunResult r = Ab({bench_, bench_, "--", "--benchmark_repetitions=3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--benchmark_repetitions=3 is ab's to set"));
+}
+
+}  // namespace
+}  // namespace perfcounters::tools
