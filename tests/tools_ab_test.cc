@@ -226,6 +226,66 @@ TEST_F(AbCommand, TableSaysWhenTheMostRoundsCameFirst) {
               HasSubstr("note: BM_Chain/2000 reached the most rounds (2)"));
 }
 
+// ab's files as compare reads them: 10 rounds whose times drift tenfold
+// from round to round while NEW is 3 % slower in every one. Unpaired, the
+// drift hides the change (U test p ~ 0.5); paired by round, every ratio
+// is 1.03: p = 2/1024, the change +3 %, and a 2 % gate fails.
+std::string PairedJson(const std::string& id, const std::string& side,
+                       double factor) {
+  nlohmann::ordered_json root;
+  root["context"] = {{"date", "now"}};
+  if (!id.empty()) {
+    root["context"]["perfcounters.ab.id"] = id;
+    root["context"]["perfcounters.ab.side"] = side;
+  }
+  root["benchmarks"] = nlohmann::ordered_json::array();
+  for (int r = 0; r < 10; ++r) {
+    const double t = 1000.0 * (1 + (r * 7) % 10) * factor;
+    root["benchmarks"].push_back({{"name", "BM_x"},
+                                  {"run_name", "BM_x"},
+                                  {"run_type", "iteration"},
+                                  {"repetitions", 10},
+                                  {"repetition_index", r},
+                                  {"iterations", 10},
+                                  {"time_unit", "ns"},
+                                  {"real_time", t},
+                                  {"cpu_time", t}});
+  }
+  return root.dump(2);
+}
+
+TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
+  std::ofstream(dir_ + "/b.json") << PairedJson("1-2", "base", 1.0);
+  std::ofstream(dir_ + "/n.json") << PairedJson("1-2", "new", 1.03);
+  RunResult r =
+      testing::RunTool(QuoteAll({"compare", "b.json", "n.json", "--fail-on",
+                                 "cpu_time>+2%", "--format", "json"}),
+                       dir_);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& m = j["benchmarks"][0]["metrics"][1];
+  EXPECT_EQ(m["metric"], "cpu_time");
+  EXPECT_EQ(m["evidence"], "paired_sign_test");
+  EXPECT_NEAR(m["change_pct"].get<double>(), 3.0, 1e-9);
+  EXPECT_NEAR(m["p_value"].get<double>(), 2.0 / 1024, 1e-12);
+  EXPECT_NEAR(m["paired_ratio_interval"][0].get<double>(), 1.03, 1e-12);
+  EXPECT_NEAR(m["paired_ratio_interval"][1].get<double>(), 1.03, 1e-12);
+  // The same rows without ab's id (or from two different ab runs): the U
+  // test, which the drift between rounds drowns.
+  for (const auto& [bid, nid] :
+       {std::pair<std::string, std::string>{"", ""}, {"1-2", "3-4"}}) {
+    std::ofstream(dir_ + "/b.json") << PairedJson(bid, "base", 1.0);
+    std::ofstream(dir_ + "/n.json") << PairedJson(nid, "new", 1.03);
+    r = testing::RunTool(QuoteAll({"compare", "b.json", "n.json", "--fail-on",
+                                   "cpu_time>+2%", "--format", "json"}),
+                         dir_);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(
+        nlohmann::json::parse(r.out)["benchmarks"][0]["metrics"][1]["evidence"],
+        "u_test");
+  }
+}
+
 // Each bad input: exit 2, a message naming the binary and what is wrong,
 // and the output files as they were (here: absent, and one kept).
 class AbBadInput : public AbCommand {

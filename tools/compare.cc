@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "oom_safe_map.h"
+#include "paired_stats.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/plan.h"
@@ -289,6 +290,43 @@ MetricComparison CompareMetric(std::string name, SideStats base,
   return m;
 }
 
+// The context value `key` of `file`, or "".
+std::string AbContextValue(const BenchmarkFile& file, absl::string_view key) {
+  for (const auto& [k, v] : file.context) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+// Whether `base` and `next` are the two sides of one `perfcounters ab`
+// run (ab.h): their rows are paired by round.
+bool AbPaired(const BenchmarkFile& base, const BenchmarkFile& next) {
+  const std::string id = AbContextValue(base, "perfcounters.ab.id");
+  return !id.empty() && id == AbContextValue(next, "perfcounters.ab.id") &&
+         AbContextValue(base, "perfcounters.ab.side") == "base" &&
+         AbContextValue(next, "perfcounters.ab.side") == "new";
+}
+
+// ab's rounds: when every round of `m` was counted on both sides (ab
+// writes each benchmark's rounds in the same order on both), the change
+// and its evidence come from the paired ratios.
+void ComparePaired(MetricComparison& m) {
+  if (m.base.from_aggregate || m.next.from_aggregate ||
+      m.base.not_counted != 0 || m.next.not_counted != 0) {
+    return;
+  }
+  const std::vector<double> logs = LogRatios(m.base.samples, m.next.samples);
+  if (logs.empty()) return;
+  const PairedInterval in = SignTestInterval(logs, 0.95);
+  m.change_pct = (std::exp(in.median) - 1) * 100;
+  m.p_value = in.p;
+  m.p_method = PMethod::kExact;
+  m.evidence = Evidence::kPaired;
+  if (in.valid) {
+    m.paired_interval = std::make_pair(std::exp(in.low), std::exp(in.high));
+  }
+}
+
 // Exact two-sided p-value of U (no ties): counts of arrangements by U via
 // N(i, j, u) = N(i-1, j, u-j) + N(i, j-1, u), using additions only.
 double ExactP(size_t m, size_t n, double u_max) {
@@ -481,6 +519,7 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
   out.next_source = next.source;
   out.base_unavailable = UnavailableOf(base);
   out.next_unavailable = UnavailableOf(next);
+  const bool paired = AbPaired(base, next);
   const FileIndex bi = Index(base, options);
   const FileIndex ni = Index(next, options);
   out.benchmarks.reserve(bi.groups.size() + ni.groups.size() / 8);
@@ -512,6 +551,7 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
         }
       }
       bc.metrics.push_back(CompareMetric(name, std::move(bs), std::move(ns)));
+      if (paired) ComparePaired(bc.metrics.back());
     }
     for (size_t i = 0; i < nm.size(); ++i) {
       if (used[i]) continue;
@@ -573,6 +613,7 @@ bool Significant(const MetricComparison& m, double alpha) {
       return *nlo > *bhi || *nhi < *blo;
     }
     case Evidence::kUTest:
+    case Evidence::kPaired:
       return m.p_value && *m.p_value < alpha;
   }
   return false;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -123,6 +124,8 @@ enum class Evidence {
   kOneSample,  // a side has one counted sample: no test is possible
   kExact,      // both sides' repetitions agree within kExactSpread
   kUTest,      // the Mann-Whitney U test
+  kPaired,     // `perfcounters ab`'s rounds: the sign test on the paired
+               // log-ratios (paired_stats.h)
 };
 
 // Relative range (max - min) / |median| up to which a side's repetitions
@@ -142,15 +145,19 @@ struct MetricComparison {
   std::optional<double> p_value;
   PMethod p_method = PMethod::kNone;
   Evidence evidence = Evidence::kNone;
+  // kPaired: the 95 % sign-test interval of new/base (a ratio), when the
+  // rounds are enough for one (6).
+  std::optional<std::pair<double, double>> paired_interval;
   // The change is common-mode drift (drift.h): most benchmarks' times
   // moved alike while their code did not; ChangeDirection() calls it
   // neither an improvement nor a regression.
   bool common_mode = false;
 };
 
-// Whether the change of `m` is more than noise at level `alpha`: kUTest:
-// p < alpha; kExact: the two sides' ranges do not overlap; kOneSample: true
-// (nothing to test: the verdict rests on one sample each); kNone: false.
+// Whether the change of `m` is more than noise at level `alpha`: kUTest
+// and kPaired: p < alpha; kExact: the two sides' ranges do not overlap;
+// kOneSample: true (nothing to test: the verdict rests on one sample each);
+// kNone: false.
 bool Significant(const MetricComparison& m, double alpha);
 
 // Which files a benchmark was found in.
@@ -213,7 +220,12 @@ struct CompareOptions {
 };
 
 // Pairs the benchmarks of `base` and `next` by run_name (order: base's
-// order, then benchmarks only in next) and compares every metric.
+// order, then benchmarks only in next) and compares every metric. When
+// both files are the two sides of one `perfcounters ab` run (the same
+// context "perfcounters.ab.id"), a metric counted in every round on both
+// sides is compared by round: its change is the median of the paired
+// ratios new/base and its p the sign test's on their logs (kPaired), which
+// the gates then use.
 Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                    const CompareOptions& options = {});
 

@@ -47,6 +47,7 @@ std::string FormatP(const MetricComparison& m) {
     case Evidence::kExact:
       return "exact";
     case Evidence::kUTest:
+    case Evidence::kPaired:
       break;
   }
   if (!m.p_value) return "";

@@ -52,6 +52,8 @@ const char* EvidenceName(Evidence e) {
       return "exact";
     case Evidence::kUTest:
       return "u_test";
+    case Evidence::kPaired:
+      return "paired_sign_test";
   }
   return "?";
 }
@@ -96,6 +98,10 @@ nlohmann::ordered_json BenchmarkJson(const BenchmarkComparison& bc,
                     : m.p_method == PMethod::kNormal ? "normal"
                                                      : "none";
     x["evidence"] = EvidenceName(m.evidence);
+    if (m.paired_interval) {
+      x["paired_ratio_interval"] = {m.paired_interval->first,
+                                    m.paired_interval->second};
+    }
     x["significant"] = Significant(m, options.alpha);
     metrics.push_back(std::move(x));
   }
