@@ -476,6 +476,10 @@ TEST_F(ReportTest, OutputFiles) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("<!DOCTYPE html>"));
   EXPECT_FALSE(perfcounters::tools::testing::Exists(*dir_ + "/-"));
+  // --max-series is for trend charts; a report of files shows everything.
+  r = Tool("report base200.json --max-series 5 -o x.html", *dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-series is for --db"));
   r = Tool("report base200.json -o /proc/version/x.html", *dir_);
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("cannot write /proc/version/x.html"));

@@ -30,6 +30,7 @@ struct ReportArgs {
   std::string benchmark;
   std::string metric;
   size_t max_series = TrendsArgs{}.max_series;
+  bool max_series_given = false;
   std::string output;
   std::string title = "perfcounters report";
   // Gates on the first vs the last run, shown at the top of the page.
@@ -48,6 +49,12 @@ int RunReport(const ReportArgs& args) {
     }
     return RunReportTrends({args.db, args.benchmark, args.metric, args.output,
                             args.title, args.max_series});
+  }
+  if (args.max_series_given) {
+    std::fprintf(stderr,
+                 "perfcounters report: --max-series is for --db (trend "
+                 "charts); a report of RUN files shows every benchmark\n");
+    return kExitUsage;
   }
   if (args.runs.empty()) {
     std::fprintf(stderr, "perfcounters report: RUN is required (or --db DB)\n");
@@ -130,11 +137,13 @@ Command AddReportCommand(CLI::App& app) {
   rep->add_option("--benchmark", args->benchmark,
                   "with --db: only benchmarks matching this regex");
   rep->add_option("--metric", args->metric, "with --db: only this metric");
-  rep->add_option("--max-series", args->max_series,
-                  "with --db: charts on the page at most, series with change "
-                  "points first (the page says how many were left out); 0: "
-                  "every series")
-      ->capture_default_str();
+  CLI::Option* max_series =
+      rep->add_option(
+             "--max-series", args->max_series,
+             "with --db: charts on the page at most, series with change "
+             "points first (the page says how many were left out); 0: "
+             "every series")
+          ->capture_default_str();
   rep->add_option("-o,--output", args->output,
                   "the HTML file to write (replaced whole, never an input; - "
                   "is stdout)")
@@ -148,7 +157,10 @@ Command AddReportCommand(CLI::App& app) {
                   "refuse input files larger than this")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1e6));
-  return WhenGiven(rep, [args] { return RunReport(*args); });
+  return WhenGiven(rep, [args, max_series] {
+    args->max_series_given = max_series->count() > 0;
+    return RunReport(*args);
+  });
 }
 
 }  // namespace perfcounters::tools
