@@ -23,6 +23,7 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/simulated_events.h"
 
 namespace perfcounters::bench_internal {
 
@@ -54,40 +55,10 @@ absl::StatusOr<SourceFlag> ExtractSourceFlag(int* argc, char** argv,
 // Our section of --help.
 std::string SourceFlagHelp();
 
-// The callgrind events, in the order callgrind 3.19 writes them with
-// --cache-sim=yes --branch-sim=yes.
-enum SimEvent {
-  kIr,
-  kDr,
-  kDw,
-  kI1mr,
-  kD1mr,
-  kD1mw,
-  kILmr,
-  kDLmr,
-  kDLmw,
-  kBc,
-  kBcm,
-  kBi,
-  kBim,
-  kSimEventCount
-};
-using SimCosts = std::array<uint64_t, kSimEventCount>;
-
-// The costs of one callgrind dump (its `totals:` line, the sum of every
-// function's self cost, by the `events:` line's names; an event the dump
-// lacks is 0). An error names what is missing or malformed.
-absl::StatusOr<SimCosts> ParseCallgrindTotals(absl::string_view dump);
-
-// How `spec` is computed from callgrind's events, as the sum of
-// `events`; an error (the reason, for Plan::unavailable) when the
-// simulator cannot count it.
-absl::StatusOr<std::vector<SimEvent>> SimulatedInputs(const EventSpec& spec);
-
-// The estimated cycles of the cost model (docs/simulate.md): L1 hits + 5 x
-// LL hits + 35 x memory accesses, over instruction fetches and data
-// accesses.
-double EstimatedCycles(const SimCosts& c);
+// The callgrind events, their perf names, a dump's totals and the cost
+// model (SimEvent, SimCosts, ParseCallgrindTotals, SimulatedInputs,
+// EstimatedCycles) are the core library's, perfcounters/simulated_events.h,
+// shared with `perfcounters stat --source simulate`.
 
 // MakePlan()'s open test for the simulator: OK when it counts every event.
 absl::Status SimulatedOpen(const std::vector<EventSpec>& events);

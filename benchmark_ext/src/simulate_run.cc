@@ -40,12 +40,10 @@
 namespace perfcounters::bench_internal {
 namespace {
 
-// The simulated caches: fixed, whatever the host's (docs/simulate.md).
-constexpr const char* kCacheOptions[] = {"--I1=32768,8,64", "--D1=32768,8,64",
-                                         "--LL=8388608,16,64"};
-constexpr char kGeometry[] =
-    "I1 32768 B 8-way 64 B lines, D1 32768 B 8-way 64 B lines, LL 8388608 B "
-    "16-way 64 B lines";
+// The simulated caches: fixed, whatever the host's (docs/simulate.md;
+// perfcounters/simulated_events.h).
+constexpr const auto& kCacheOptions = kSimCacheOptions;
+constexpr const char* kGeometry = kSimGeometry;
 // Iterations per benchmark when the user gives no --benchmark_min_time
 // (gbench 1.8 and newer take "<N>x").
 [[maybe_unused]] constexpr int kIterations = 100;
