@@ -29,6 +29,11 @@ struct StatSeries {
   bool user_only_fallback = false;
   // perf's duration_time: no kernel counter, the run's wall-clock time.
   bool duration_time = false;
+  // A cost model's estimate, not a count (the simulator's est_cycles,
+  // est_ipc): labelled as one in every format.
+  bool estimate = false;
+  // Shown with two decimals (a ratio such as est_ipc).
+  bool fractional = false;
   std::vector<double> values;      // counted runs, scaled by spec.scale
   std::vector<double> coverages;   // running / enabled per counted run
   std::vector<double> running_ns;  // time_running per counted run
@@ -38,6 +43,9 @@ struct StatSeries {
 // Everything one `stat` invocation measured.
 struct StatResult {
   std::vector<std::string> command;
+  // Who counted: empty for the PMU (perf_event_open), else the simulated
+  // source's description ("simulate: valgrind-3.19.0 callgrind, ...").
+  std::string source;
   int runs_asked = 1;
   // Runs whose counts are in `series` (the interrupted one included).
   int runs_done = 0;

@@ -56,6 +56,7 @@
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "stat.h"
+#include "stat_simulate.h"
 #include "status_macros.h"
 
 namespace perfcounters::tools {
@@ -68,9 +69,10 @@ struct StatArgs {
       "instructions,branches,branch-misses";
   int repeat = 1;
   std::string separator;
-  bool json = false;        // one JSON object (stdout, or -o)
-  bool json_lines = false;  // perf's -j: a JSON object per event
-  std::string output;       // -o FILE: the counts go there
+  bool json = false;           // one JSON object (stdout, or -o)
+  bool json_lines = false;     // perf's -j: a JSON object per event
+  std::string output;          // -o FILE: the counts go there
+  std::string source = "pmu";  // --source: pmu or simulate
   std::vector<std::string> command;
 };
 
@@ -113,14 +115,7 @@ class StopSignals {
   struct sigaction old_[std::size(kStopSignals)];
 };
 
-struct RunOutcome {
-  int exit_status = 0;
-  int term_signal = 0;
-  double seconds = 0;
-  // The command's CPU time (its children's included), from wait4(2).
-  double user_seconds = 0;
-  double sys_seconds = 0;
-};
+using RunOutcome = StatRunOutcome;
 
 // Closes an fd when it goes out of scope.
 struct Fd {
@@ -318,8 +313,20 @@ int RunStat(const StatArgs& args) {
                  "choose one output format\n");
     return kExitUsage;
   }
+  if (args.source != "pmu" && args.source != "simulate") {
+    std::fprintf(stderr,
+                 "perfcounters stat: --source %s: unknown counting source; "
+                 "write pmu (perf_event_open, the default) or simulate "
+                 "(Valgrind's callgrind: exact simulated counts, "
+                 "docs/simulate.md)\n",
+                 args.source.c_str());
+    return kExitUsage;
+  }
+  const bool simulate = args.source == "simulate";
   ParseOptions options;
   options.tool_events = true;
+  // The simulator sees user space only: `instructions` is instructions:u.
+  options.default_user_only = simulate;
   absl::StatusOr<std::vector<GroupSpec>> groups =
       ParseEventList(args.events, options);
   if (!groups.ok()) {
@@ -346,12 +353,21 @@ int RunStat(const StatArgs& args) {
       result.series.push_back(std::move(s));
     }
   }
+  if (simulate) {
+    if (absl::Status s = PrepareSimulatedStat(result); !s.ok()) {
+      std::fprintf(stderr, "perfcounters stat: %s\n",
+                   std::string(s.message()).c_str());
+      return kExitUsage;
+    }
+  }
   {
     g_stop_signal = 0;
     const StopSignals handlers;
     for (int r = 0; r < args.repeat && g_stop_signal == 0; ++r) {
       absl::StatusOr<RunOutcome> out =
-          RunOnce(args.command, result.series, result.fallback_paranoid);
+          simulate
+              ? RunSimulatedStat(args.command, result, &g_child)
+              : RunOnce(args.command, result.series, result.fallback_paranoid);
       if (!out.ok()) {
         std::fprintf(stderr, "perfcounters stat: %s\n",
                      std::string(out.status().message()).c_str());
@@ -405,7 +421,7 @@ int SplitStatCommandLine(int argc, char** argv,
   if (argc < 2 || std::strcmp(argv[1], "stat") != 0) return argc;
   constexpr std::string_view kShortWithValue = "erxo";
   const std::vector<std::string_view> long_with_value = {
-      "--events", "--repeat", "--field-separator", "--output"};
+      "--events", "--repeat", "--field-separator", "--output", "--source"};
   int i = 2;
   while (i < argc) {
     const std::string_view a = argv[i];
@@ -449,6 +465,12 @@ Command AddStatCommand(CLI::App& app, int* argc, char** argv) {
                "one JSON object, on stdout after the command has finished");
   st->add_option("-o,--output", args->output,
                  "write the counts to this file (as perf -o)");
+  st->add_option("--source", args->source,
+                 "pmu (perf_event_open) or simulate (the command and its "
+                 "children under Valgrind's callgrind: exact user-space "
+                 "instructions, simulated caches and branches; "
+                 "docs/simulate.md)")
+      ->capture_default_str();
   st->footer(
       "Usage: perfcounters stat [OPTIONS] [--] COMMAND [ARGS...]. Options end "
       "at the first argument that is not one: the rest is the "

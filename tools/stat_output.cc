@@ -79,11 +79,13 @@ Display DisplayOf(const StatSeries& s) {
     d.unit = "msec";
   } else if (s.duration_time) {
     d.unit = "ns";
+  } else if (s.estimate) {
+    d.unit = "estimate";
   } else {
     d.unit = s.spec.unit;
   }
   const double scale = s.spec.scale * d.factor;
-  d.fractional = std::floor(scale) != scale;
+  d.fractional = s.fractional || std::floor(scale) != scale;
   return d;
 }
 
@@ -99,7 +101,8 @@ struct Shown {
   double value = 0;
   int decimals = 3;
   std::string unit;
-  bool percent = false;  // shown as "x%" in the table
+  bool percent = false;    // shown as "x%" in the table
+  bool text_only = false;  // no number: `unit` is the whole comment
 };
 
 // A metric of the table (metrics.h) whose inputs are both series of the
@@ -164,6 +167,11 @@ SeriesMetrics MetricsOf(const StatSeries& s, const StatResult& r,
                         const std::vector<Derived>& derived) {
   SeriesMetrics out;
   if (s.values.empty()) return out;
+  if (s.estimate) {
+    out.first = Shown{true, 0, 0, "a cost model, not measured"};
+    out.first.text_only = true;
+    return out;
+  }
   const double mean = Mean(s.values);
   // The table's metrics of this line; the first with perf's comment is
   // the line's own.
@@ -209,6 +217,7 @@ std::string MetricNumber(const Shown& m) {
 // The table's comment column: "#  1.23 insn per cycle", "#  4.56% of all
 // branches".
 std::string Comment(const Shown& m) {
+  if (m.text_only) return absl::StrCat("#  ", m.unit);
   return absl::StrCat("#  ", MetricNumber(m), m.percent ? "% " : " ", m.unit);
 }
 
@@ -246,6 +255,7 @@ std::string FormatStatCsv(const StatResult& r, const std::string& x) {
   for (const StatSeries& s : r.series) {
     const SeriesMetrics metrics = MetricsOf(s, r, derived);
     const Shown& m = metrics.first;
+    const bool shown = m.present && !m.text_only;
     // perf writes the unit for <not counted>/<not supported> lines too.
     absl::StrAppend(&out, StatusValue(s), x, DisplayOf(s).unit, x,
                     s.spec.label);
@@ -254,8 +264,8 @@ std::string FormatStatCsv(const StatResult& r, const std::string& x) {
     }
     absl::StrAppendFormat(&out, "%s%.0f%s%.2f%s%s%s%s\n", x,
                           s.values.empty() ? 0.0 : Mean(s.running_ns), x,
-                          RunningPct(s), x, m.present ? MetricNumber(m) : "", x,
-                          m.present ? m.unit : "");
+                          RunningPct(s), x, shown ? MetricNumber(m) : "", x,
+                          shown ? m.unit : "");
     // perf's extra metric line: three empty fields, value, unit.
     for (const Shown& more : metrics.more) {
       absl::StrAppend(&out, x, x, x, MetricNumber(more), x, more.unit, "\n");
@@ -283,7 +293,7 @@ std::string FormatStatJsonLines(const StatResult& r) {
     absl::StrAppendFormat(
         &out, ", \"event-runtime\" : %.0f, \"pcnt-running\" : %.2f",
         s.values.empty() ? 0.0 : Mean(s.running_ns), RunningPct(s));
-    if (m.present) {
+    if (m.present && !m.text_only) {
       absl::StrAppendFormat(
           &out, ", \"metric-value\" : %f, \"metric-unit\" : ", m.value);
       absl::StrAppend(&out, nlohmann::json(m.unit).dump());
@@ -312,6 +322,7 @@ std::string FormatStatJson(const StatResult& r) {
     j["term_signal_name"] = strsignal(r.term_signal);
   }
   j["exit_code"] = r.ExitCode();
+  if (!r.source.empty()) j["source"] = r.source;
   j["seconds_elapsed"] = Mean(r.seconds);
   j["seconds_elapsed_spread_pct"] = SpreadPct(r.seconds);
   nlohmann::ordered_json& ev = j["events"] = nlohmann::ordered_json::array();
@@ -319,6 +330,7 @@ std::string FormatStatJson(const StatResult& r) {
   for (const StatSeries& s : r.series) {
     nlohmann::ordered_json e;
     e["event"] = s.spec.label;
+    if (s.estimate) e["estimate"] = true;
     if (s.group >= 0) e["group"] = s.group;
     if (s.user_only_fallback) e["user_only_fallback"] = true;
     if (!s.unsupported.empty()) {
@@ -337,7 +349,8 @@ std::string FormatStatJson(const StatResult& r) {
       e["spread_pct"] = SpreadPct(s.values);
       e["running_pct"] = RunningPct(s);
       e["running_ns"] = Mean(s.running_ns);
-      if (const Shown m = MetricsOf(s, r, derived).first; m.present) {
+      if (const Shown m = MetricsOf(s, r, derived).first;
+          m.present && !m.text_only) {
         e["metric_value"] = m.value;
         e["metric_unit"] = m.unit;
       }
@@ -373,6 +386,10 @@ std::string FormatStatTable(const StatResult& r) {
       "\n Performance counter stats for '", absl::StrJoin(r.command, " "), "'",
       r.runs_done > 1 ? absl::StrCat(" (", r.runs_done, " runs)") : "",
       ":\n\n");
+  if (!r.source.empty()) {
+    absl::StrAppend(&out, "  counted by the simulator, not the PMU (", r.source,
+                    "); estimates are marked\n\n");
+  }
   const std::vector<Derived> derived = DerivedOf(r);
   for (const StatSeries& s : r.series) {
     if (!s.unsupported.empty()) {
@@ -412,17 +429,20 @@ std::string FormatStatTable(const StatResult& r) {
   // perf's footer: with one run the elapsed, user and system time; with
   // more the elapsed mean and its standard error.
   const double elapsed = Mean(r.seconds);
+  // Under the simulator the times are valgrind's, never the command's own.
+  const char* under = r.source.empty() ? "" : " under valgrind";
   if (r.runs_done > 1) {
     const double pct = SpreadPct(r.seconds);
-    absl::StrAppendFormat(&out, "\n %18.9f +- %.9f seconds time elapsed",
-                          elapsed, elapsed * pct / 100);
+    absl::StrAppendFormat(&out, "\n %18.9f +- %.9f seconds time elapsed%s",
+                          elapsed, elapsed * pct / 100, under);
     AppendNoise(out, r, pct);
     absl::StrAppend(&out, "\n\n");
   } else {
     absl::StrAppendFormat(&out,
-                          "\n %18.9f seconds time elapsed\n\n %18.9f seconds "
-                          "user\n %18.9f seconds sys\n\n",
-                          elapsed, r.user_seconds, r.sys_seconds);
+                          "\n %18.9f seconds time elapsed%s\n\n %18.9f "
+                          "seconds user%s\n %18.9f seconds sys%s\n\n",
+                          elapsed, under, r.user_seconds, under, r.sys_seconds,
+                          under);
   }
   if (r.term_signal != 0) {
     absl::StrAppend(&out, " Command terminated by signal ", r.term_signal, " (",
