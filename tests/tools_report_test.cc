@@ -487,3 +487,46 @@ TEST_F(ReportTest, OutputFiles) {
 }
 
 }  // namespace
+
+// Runs counted by the simulator (a real simulated run of
+// bench/simulated_gate_bench): the page names the source, every metric's
+// heading says who gave its values (the estimates as estimates, the times
+// as valgrind's); a simulated run and a measured one are never on one page.
+TEST_F(ReportTest, SimulatedRunsAreLabelledAndNeverMixed) {
+  const std::string sim = kData + "/simulated.json";
+  RunResult r = Tool(absl::StrCat("report ", Quote(sim), " ", Quote(sim),
+                                  " -o simulated.html"),
+                     *dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = Slurp(*dir_ + "/simulated.html");
+  EXPECT_THAT(html, HasSubstr("Counted by the simulator, not the PMU: "
+                              "simulate: valgrind-3.19.0 callgrind"));
+  const auto heading = [&](const std::string& metric) {
+    const size_t at = html.find("data-metric=\"" + metric + "\"");
+    if (at == std::string::npos) return std::string("(no section)");
+    return html.substr(at, html.find("</h2>", at) - at);
+  };
+  EXPECT_THAT(heading("instructions"), HasSubstr("[simulated]"));
+  EXPECT_THAT(heading("est_cycles"),
+              HasSubstr("[estimate: a cost model, not measured]"));
+  EXPECT_THAT(heading("est_ipc"),
+              HasSubstr("[estimate: a cost model, not measured]"));
+  EXPECT_THAT(heading("real_time"),
+              HasSubstr("[valgrind&#39;s time, not the benchmark&#39;s]"));
+  // A measured run's page has no such labels.
+  r = Tool(
+      absl::StrCat("report ", Quote(kData + "/base.json"), " -o measured.html"),
+      *dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(Slurp(*dir_ + "/measured.html"),
+              Not(HasSubstr("class=\"source\"")));
+  // Mixed: refused, naming both sources, and no page written.
+  r = Tool(absl::StrCat("report ", Quote(kData + "/base.json"), " ", Quote(sim),
+                        " -o mixed.html"),
+           *dir_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("was counted by pmu (no perfcounters.source)"));
+  EXPECT_THAT(r.err, HasSubstr("simulated.json by simulate: valgrind-3.19.0"));
+  EXPECT_THAT(r.err, HasSubstr("never compared with a measured one"));
+  EXPECT_FALSE(perfcounters::tools::testing::Exists(*dir_ + "/mixed.html"));
+}

@@ -11,14 +11,18 @@ namespace {
 
 constexpr char kSourceKey[] = "perfcounters.source";
 
-std::string Describe(const BenchmarkFile& file) {
+}  // namespace
+
+std::string SourceDescription(const BenchmarkFile& file) {
   for (const auto& [key, value] : file.context) {
     if (key == kSourceKey) return value;
   }
   return "pmu (no perfcounters.source)";
 }
 
-}  // namespace
+bool IsEstimateMetric(const std::string& metric) {
+  return absl::StartsWith(metric, "est_");
+}
 
 std::string CountingSource(const BenchmarkFile& file) {
   for (const auto& [key, value] : file.context) {
@@ -33,8 +37,8 @@ std::string MixedSourcesError(const BenchmarkFile& base,
                               const BenchmarkFile& next) {
   if (CountingSource(base) == CountingSource(next)) return "";
   return absl::StrCat(
-      base.source, " was counted by ", Describe(base), " and ", next.source,
-      " by ", Describe(next),
+      base.source, " was counted by ", SourceDescription(base), " and ",
+      next.source, " by ", SourceDescription(next),
       ": a simulated value is never compared with a measured one (nor "
       "valgrind's times with native ones); run both with the same "
       "--perf_counters_source");

@@ -17,6 +17,15 @@ namespace perfcounters::tools {
 // runs, whose times are not valgrind's either).
 std::string CountingSource(const BenchmarkFile& file);
 
+// What the file's context says counted it: perfcounters.source's value
+// ("simulate: valgrind-3.19.0 callgrind, ..."), or "pmu (no
+// perfcounters.source)".
+std::string SourceDescription(const BenchmarkFile& file);
+
+// True for the simulated source's cost-model estimates (est_cycles,
+// est_ipc: docs/simulate.md), which are never measured values.
+bool IsEstimateMetric(const std::string& metric);
+
 // Empty when `base` and `next` were counted by the same source; otherwise
 // why they cannot be compared, naming both files and their sources.
 std::string MixedSourcesError(const BenchmarkFile& base,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "counting_source.h"
 #include "drift.h"
 #include "oom_safe_map.h"
 #include "report_html.h"
@@ -39,6 +40,17 @@ std::string NotCountedInRun(const BenchmarkFile& file,
   if (!reason.empty()) return reason;
   return "no reason recorded in the file (its context has no "
          "perfcounters.unavailable entry for it)";
+}
+
+// Who gave `metric`'s values in runs counted by the simulator: the label
+// its section's heading carries.
+std::string SimulatedLabel(const std::string& metric) {
+  if (IsEstimateMetric(metric)) return "estimate: a cost model, not measured";
+  if (metric == "real_time" || metric == "cpu_time" ||
+      absl::EndsWith(metric, "_per_second")) {
+    return "valgrind's time, not the benchmark's";
+  }
+  return "simulated";
 }
 
 }  // namespace
@@ -260,6 +272,19 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     page.Gates(options.gates, labels.front(), labels.back());
   }
   page.RunsTable(runs, d.summaries);
+  // report_command.cc refuses runs of different sources.
+  const bool simulated = CountingSource(runs.front()) == "simulate";
+  if (simulated) {
+    page.Append(absl::StrCat(
+        "<p class=\"note source\" id=\"source\">Counted by the simulator, "
+        "not the PMU: ",
+        Esc(SourceDescription(runs.front())),
+        ". Instructions, data accesses and branches are exact counts of the "
+        "simulated program, cache and branch misses come from callgrind's "
+        "models, metrics marked [estimate] are a cost model's estimates "
+        "(est_cycles, est_ipc), and the times are valgrind's "
+        "(docs/simulate.md).</p>\n"));
+  }
   page.Append(options.notes_html);
   const std::string profiles = ReportProfileSection(runs, labels);
   page.Nav(listed, !not_counted.empty(), !d.problems.empty(),
@@ -289,7 +314,8 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     const std::vector<report_internal::Row> rows =
         SortedRows(d.rows[m], runs.size());
     page.Metric(d.metrics[m], rows, notes, options.first_rows,
-                options.page_rows);
+                options.page_rows,
+                simulated ? SimulatedLabel(d.metrics[m]) : std::string());
   }
   page.Append(profiles);
   page.Problems(d.problems);

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "compare_gates.h"
+#include "counting_source.h"
 #include "gate_options.h"
 #include "gbench_json.h"
 #include "output_file.h"
@@ -77,6 +78,16 @@ int RunReport(const ReportArgs& args) {
     }
     PrintWarnings("report", *f);
     runs.push_back(*std::move(f));
+  }
+  // One page compares every run with the first: never a simulated value
+  // with a measured one.
+  for (size_t r = 1; r < runs.size(); ++r) {
+    if (const std::string mixed = MixedSourcesError(runs.front(), runs[r]);
+        !mixed.empty()) {
+      std::fprintf(stderr, "perfcounters report: %s\n",
+                   EscapeControlBytes(mixed).c_str());
+      return kExitUsage;
+    }
   }
   if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff);
       !st.ok()) {

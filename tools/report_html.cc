@@ -422,7 +422,7 @@ std::string Page::Table(const std::string& metric, const std::vector<Row>& rows,
 
 void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
                   const std::vector<std::string>& notes, size_t first_rows,
-                  size_t page_rows) {
+                  size_t page_rows, const std::string& source) {
   const bool relative = labels_.size() > 1;
   // The axis: symmetric, covering the changes and their whiskers, but not
   // stretched by a few outliers (those are clipped and labelled).
@@ -460,11 +460,17 @@ void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
       unknown += d == 0 && !c->common_mode;
     }
   }
-  absl::StrAppend(&html_, "<section id=\"m-", Esc(metric),
-                  "\" class=\"metric\" data-metric=\"", Esc(metric),
-                  "\" data-rows=\"", rows.size(), "\"><h2>", Esc(metric),
-                  " <span class=\"unit\">(", UnitText(metric),
-                  ")</span></h2>\n");
+  absl::StrAppend(
+      &html_, "<section id=\"m-", Esc(metric),
+      "\" class=\"metric\" data-metric=\"", Esc(metric), "\" data-rows=\"",
+      rows.size(), "\"",
+      source.empty() ? "" : absl::StrCat(" data-source=\"", Esc(source), "\""),
+      "><h2>", Esc(metric), " <span class=\"unit\">(", UnitText(metric),
+      ")</span>",
+      source.empty()
+          ? ""
+          : absl::StrCat(" <span class=\"source\">[", Esc(source), "]</span>"),
+      "</h2>\n");
   absl::StrAppend(&html_, "<p class=\"note\">", rows.size(), " benchmarks");
   if (relative) {
     absl::StrAppend(&html_, "; ", Esc(labels_.back()), " against ",

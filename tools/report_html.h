@@ -47,9 +47,11 @@ class Page {
   // A metric whose every counted value is 0: one line, no table.
   void ZeroMetric(const std::string& metric, size_t benchmarks);
   // One metric's section; `rows` sorted as they are to be shown.
+  // `source`, when not empty, says in the heading who gave every value of
+  // it ("simulated", "estimate: a cost model, not measured").
   void Metric(const std::string& metric, const std::vector<Row>& rows,
               const std::vector<std::string>& notes, size_t first_rows,
-              size_t page_rows);
+              size_t page_rows, const std::string& source = "");
   void Problems(const std::vector<std::string>& problems);
   // Appends a section written elsewhere (the profiles).
   void Append(const std::string& html) { html_ += html; }
