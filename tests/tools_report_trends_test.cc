@@ -331,6 +331,44 @@ TEST_F(ReportTrendsTest, ChangedSeriesFirstWithAnIndex) {
                               "+10.00%</span>"));
 }
 
+// --method and --cp-min-sigmas as `history changes` has them: a drift is one
+// finding (robust) or a staircase (otava); a step of ~6 sigma is gone at
+// --cp-min-sigmas 10; the page names the method; with RUN files, an error.
+TEST_F(ReportTrendsTest, MethodAndMinSigmasAsHistoryChangesHasThem) {
+  std::vector<StoredRun> runs;
+  for (int n = 1; n <= 40; ++n) {
+    runs.push_back(
+        {{"BM_drift", {{"cpu_time", 1000.0 + 5 * n + n % 2}}},
+         {"BM_step", {{"cpu_time", 1000.0 + n % 2 + 6 * (n > 20)}}}});
+  }
+  const std::string db = Store("method", runs);
+  const std::string drift =
+      "BM_drift &mdash; cpu_time</a> <span class=changed>";
+  const std::string step = "BM_step &mdash; cpu_time</a> <span class=changed>";
+  const std::string robust = Slurp(Page(db, "method-robust"));
+  EXPECT_THAT(robust, HasSubstr(drift + "1 change point,"));
+  EXPECT_THAT(robust, HasSubstr(step + "1 change point,"));
+  EXPECT_THAT(robust, HasSubstr("the robust method of docs/history.md"));
+  const std::string otava = Slurp(Page(db, "method-otava", "--method otava"));
+  EXPECT_THAT(otava, HasSubstr(drift));
+  EXPECT_THAT(otava, Not(HasSubstr(drift + "1 change point,")));
+  EXPECT_THAT(otava, HasSubstr("the otava method of docs/history.md"));
+  const std::string strict =
+      Slurp(Page(db, "method-strict", "--cp-min-sigmas 10"));
+  EXPECT_THAT(strict, HasSubstr(drift + "1 change point,"));
+  EXPECT_THAT(strict, Not(HasSubstr(step)));
+  const RunResult bad =
+      RunTool(absl::StrCat("report --db ", Quote(db), " --method nope -o ",
+                           Quote(ScratchPath("method-bad.html"))));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.err, HasSubstr("--method"));
+  const RunResult runs_only =
+      RunTool(absl::StrCat("report a.json --method otava -o ",
+                           Quote(ScratchPath("method-runs.html"))));
+  EXPECT_NE(runs_only.code, 0);
+  EXPECT_THAT(runs_only.err, HasSubstr("--db"));
+}
+
 // 5,000 benchmarks x 4 metrics x 8 runs: the page charts --max-series (200)
 // series, says how many it left out and how to see them, and stays small
 // (main's 2,000 charts were 2 MB here, 40 MB with 60-run series);

@@ -8,6 +8,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "changepoint_options.h"
 #include "commands.h"
 #include "compare.h"
 #include "compare_gates.h"
@@ -202,37 +203,6 @@ int RunExport(const HistoryArgs& a) {
              : kExitUsage;
 }
 
-void AddChangePointOptions(CLI::App* c, HistoryArgs& a) {
-  c->add_option_function<std::string>(
-       "--method",
-       [&a](const std::string& m) {
-         a.cp.method =
-             m == "otava" ? ChangeMethod::kOtava : ChangeMethod::kRobust;
-       },
-       "change points: robust (default: levels and drifts in units of the "
-       "series' noise) or otava (Apache Otava's E-divisive means and "
-       "t-test, its defaults)")
-      ->check(CLI::IsMember({"robust", "otava"}))
-      ->default_str("robust");
-  c->add_option("--cp-min-sigmas", a.cp.min_sigmas,
-                "change points (robust): the smallest change, in noise "
-                "standard deviations")
-      ->capture_default_str()
-      ->check(CLI::Range(0.5, 1000.0));
-  c->add_option("--cp-window", a.cp.window,
-                "change points (otava): the E-divisive sliding window (runs)")
-      ->capture_default_str()
-      ->check(CLI::Range(3, 100000));
-  c->add_option("--cp-p-value", a.cp.max_p,
-                "change points (otava): the t-test's largest p-value")
-      ->capture_default_str()
-      ->check(CLI::Range(1e-12, 0.5));
-  c->add_option("--cp-min-change", a.cp.min_magnitude,
-                "change points: the smallest relative change (0.01 = 1 %)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 100.0));
-}
-
 }  // namespace
 
 Command AddHistoryCommands(CLI::App& app) {
@@ -290,7 +260,7 @@ Command AddHistoryCommands(CLI::App& app) {
   check->add_option("--format", a.format, "table, markdown or json")
       ->capture_default_str();
   check->add_option("-o,--output", a.output, "write the output to this file");
-  AddChangePointOptions(check, a);
+  AddChangePointOptions(*check, a.cp);
 
   CLI::App* changes = history->add_subcommand(
       "changes",
@@ -309,7 +279,7 @@ Command AddHistoryCommands(CLI::App& app) {
   }
   changes->add_option("--format", a.format, "table, markdown or json")
       ->capture_default_str();
-  AddChangePointOptions(changes, a);
+  AddChangePointOptions(*changes, a.cp);
   exp->add_option("--format", a.format, "bmf or csv")->required();
 
   return [args, add, check, changes, exp]() -> std::optional<int> {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "changepoint_options.h"
 #include "commands.h"
 #include "compare.h"
 #include "compare_gates.h"
@@ -32,6 +33,7 @@ struct ReportArgs {
   std::string metric;
   size_t max_series = TrendsArgs{}.max_series;
   bool max_series_given = false;
+  ChangePointOptions cp;
   std::string output;
   std::string title = "perfcounters report";
   // Gates on the first vs the last run, shown at the top of the page.
@@ -49,7 +51,7 @@ int RunReport(const ReportArgs& args) {
       return kExitUsage;
     }
     return RunReportTrends({args.db, args.benchmark, args.metric, args.output,
-                            args.title, args.max_series});
+                            args.title, args.max_series, args.cp});
   }
   if (args.max_series_given) {
     std::fprintf(stderr,
@@ -142,9 +144,10 @@ Command AddReportCommand(CLI::App& app) {
       "Write one self-contained HTML page with SVG charts of time and every "
       "counter per benchmark across runs");
   rep->add_option("RUN", args->runs, "Google Benchmark JSON files, in order");
-  rep->add_option("--db", args->db,
-                  "instead of RUNs: trend charts of this history store "
-                  "(file or postgresql:// URL)");
+  CLI::Option* db =
+      rep->add_option("--db", args->db,
+                      "instead of RUNs: trend charts of this history store "
+                      "(file or postgresql:// URL)");
   rep->add_option("--benchmark", args->benchmark,
                   "with --db: only benchmarks matching this regex");
   rep->add_option("--metric", args->metric, "with --db: only this metric");
@@ -155,6 +158,11 @@ Command AddReportCommand(CLI::App& app) {
              "points first (the page says how many were left out); 0: "
              "every series")
           ->capture_default_str();
+  AddChangePointOptions(*rep, args->cp);
+  for (const char* name : {"--method", "--cp-min-sigmas", "--cp-window",
+                           "--cp-p-value", "--cp-min-change"}) {
+    rep->get_option(name)->needs(db);
+  }
   rep->add_option("-o,--output", args->output,
                   "the HTML file to write (replaced whole, never an input; - "
                   "is stdout)")

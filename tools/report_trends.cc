@@ -103,7 +103,7 @@ int RunReportTrends(const TrendsArgs& args) {
   std::string store_name;
   std::vector<Series> series;
   if (!ReadSelected(args, &store_name, &series)) return kExitUsage;
-  const std::vector<SeriesChange> changes = FindSeriesChanges(series, {});
+  const std::vector<SeriesChange> changes = FindSeriesChanges(series, args.cp);
   absl::flat_hash_map<const Series*, std::vector<const SeriesChange*>>
       by_series;
   for (const SeriesChange& c : changes) by_series[c.series].push_back(&c);
@@ -127,8 +127,9 @@ int RunReportTrends(const TrendsArgs& args) {
       "</title><style>", kTrendsCss, "</style></head><body><h1>",
       Esc(args.title), "</h1><p class=note>Store ", Esc(store_name), ": ",
       series.size(), " series, ", changed, " of them with change points (",
-      changes.size(),
-      " steps and drifts, the robust method of docs/history.md); changed "
+      changes.size(), " steps and drifts, the ",
+      ChangeMethodName(args.cp.method),
+      " method of docs/history.md); changed "
       "series first. Each point is a run's value (the median of its "
       "repetitions; the bar their range) on a y axis in % of the series' "
       "level; dashed lines mark change points; hollow points were "

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "history_changes.h"
+
 namespace perfcounters::tools {
 
 // What `report --db` draws.
@@ -18,6 +20,8 @@ struct TrendsArgs {
   // Charts on the page at most (changed series first); 0: every series.
   // The page says how many were left out and how to see them.
   size_t max_series = 200;
+  // --method, --cp-min-sigmas, ...: as `history changes` finds them.
+  ChangePointOptions cp;
 };
 
 // `perfcounters report --db DB [--benchmark REGEX] [--metric NAME]
