@@ -221,8 +221,12 @@ TEST(BenchmarkExtProfileTest, BrokenCallChainsAreSaid) {
   for (const nlohmann::json& f : p["functions"]) {
     EXPECT_FALSE(f.contains("inclusive")) << f.dump();
   }
+#if !defined(PERFCOUNTERS_TESTS_TSAN)
+  // Under ThreadSanitizer its runtime's functions, called from the worker,
+  // take most samples (23 of 285 were the worker's own in CI's tsan run).
   EXPECT_GT(Self(p, "profiled::NoFramePointerWork"),
             p["samples"].get<uint64_t>() / 2);
+#endif
   const nlohmann::json& ok = r.Entry("BM_ThreeToOne")["perfcounters_profile"];
   EXPECT_EQ(ok["callchains"], true);
   EXPECT_FALSE(ok.contains("callchains_broken"));
