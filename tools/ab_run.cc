@@ -54,7 +54,7 @@ class TempDir {
 };
 
 // One binary: its label for messages and where its rounds go.
-struct Side {
+struct AbSide {
   const char* label;  // "BASE" or "NEW"
   std::string binary;
   std::vector<std::pair<std::string, std::string>> context;
@@ -62,7 +62,7 @@ struct Side {
   nlohmann::json rows = nlohmann::json::array();
 };
 
-std::string Named(const Side& side) {
+std::string Named(const AbSide& side) {
   return absl::StrCat(side.label, " '", ShortForMessage(side.binary), "'");
 }
 
@@ -77,7 +77,7 @@ std::string LastLine(const std::string& path) {
   return last.empty() ? "" : absl::StrCat(": ", ShortForMessage(last, 160));
 }
 
-absl::Status CheckBinary(const Side& side) {
+absl::Status CheckBinary(const AbSide& side) {
   struct stat st {};
   if (stat(side.binary.c_str(), &st) != 0) {
     return absl::InvalidArgumentError(
@@ -95,7 +95,7 @@ absl::Status CheckBinary(const Side& side) {
 
 // The benchmarks `side` runs with `flags` (--benchmark_list_tests).
 absl::StatusOr<std::vector<std::string>> ListBenchmarks(
-    const Side& side, const std::vector<std::string>& flags,
+    const AbSide& side, const std::vector<std::string>& flags,
     const std::string& dir) {
   std::vector<std::string> argv = {side.binary};
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -151,7 +151,7 @@ absl::Status SameBenchmarks(const std::vector<std::string>& base,
 }
 
 // A benchmark's values per metric and round (NaN: not counted that round).
-struct Series {
+struct AbSeries {
   std::string name;
   bool active = true;
   size_t rounds = 0;
@@ -161,7 +161,7 @@ struct Series {
   std::vector<std::vector<double>> next;
 };
 
-size_t MetricIndex(Series& s, const std::string& metric) {
+size_t MetricIndex(AbSeries& s, const std::string& metric) {
   for (size_t i = 0; i < s.metrics.size(); ++i) {
     if (s.metrics[i] == metric) return i;
   }
@@ -215,12 +215,12 @@ nlohmann::json RowJson(const BenchmarkFile& f, const RunEntry& e,
 }
 
 // Runs `side` once on the active benchmarks and reads its rows.
-absl::StatusOr<BenchmarkFile> RunOnce(const Side& side,
+absl::StatusOr<BenchmarkFile> RunOnce(const AbSide& side,
                                       const AbOptions& options,
-                                      const std::vector<Series>& series,
+                                      const std::vector<AbSeries>& series,
                                       size_t round, const std::string& dir) {
   std::vector<std::string> active;
-  for (const Series& s : series) {
+  for (const AbSeries& s : series) {
     if (s.active) active.push_back(FilterEscape(s.name));
   }
   const std::string stem = absl::StrCat(dir, "/", side.label, "-", round);
@@ -252,8 +252,8 @@ absl::StatusOr<BenchmarkFile> RunOnce(const Side& side,
 
 // Adds one side's rows of one round to the series; errors for a benchmark
 // without a row or with an error.
-absl::Status TakeRows(Side& side, const BenchmarkFile& file, bool is_base,
-                      std::vector<Series>& series, size_t round) {
+absl::Status TakeRows(AbSide& side, const BenchmarkFile& file, bool is_base,
+                      std::vector<AbSeries>& series, size_t round) {
   if (side.context.empty()) {
     side.context = file.context;
     side.context_json = file.context_json;
@@ -262,7 +262,7 @@ absl::Status TakeRows(Side& side, const BenchmarkFile& file, bool is_base,
   for (const RunEntry& e : file.entries) {
     if (e.run_type == RunType::kIteration) by_name.emplace(e.run_name, &e);
   }
-  for (Series& s : series) {
+  for (AbSeries& s : series) {
     if (!s.active) continue;
     const auto it = by_name.find(s.name);
     if (it == by_name.end()) {
@@ -289,8 +289,8 @@ absl::Status TakeRows(Side& side, const BenchmarkFile& file, bool is_base,
 }
 
 // After both sides of a round: pads metrics a side lacked this round.
-void EndRound(std::vector<Series>& series) {
-  for (Series& s : series) {
+void EndRound(std::vector<AbSeries>& series) {
+  for (AbSeries& s : series) {
     if (!s.active) continue;
     ++s.rounds;
     for (size_t i = 0; i < s.metrics.size(); ++i) {
@@ -300,7 +300,7 @@ void EndRound(std::vector<Series>& series) {
   }
 }
 
-AbMetric Interval(const Series& s, size_t i, double confidence) {
+AbMetric Interval(const AbSeries& s, size_t i, double confidence) {
   AbMetric m;
   m.metric = s.metrics[i];
   for (size_t r = 0; r < s.rounds; ++r) {
@@ -320,12 +320,12 @@ double Width(const PairedInterval& in) {
 }
 
 // Stops the benchmarks whose interval is narrow enough; the progress line.
-std::string Update(std::vector<Series>& series, const AbOptions& options,
+std::string Update(std::vector<AbSeries>& series, const AbOptions& options,
                    size_t round) {
   size_t done = 0;
   double widest = -1;
   std::string widest_text;
-  for (Series& s : series) {
+  for (AbSeries& s : series) {
     if (!s.active) {
       ++done;
       continue;
@@ -368,9 +368,9 @@ std::string Update(std::vector<Series>& series, const AbOptions& options,
 }
 
 // A side's rounds as one gbench JSON file.
-std::string SideJson(const Side& side, const std::string& id,
+std::string SideJson(const AbSide& side, const std::string& id,
                      const std::string& role, const std::string& other,
-                     const std::vector<Series>& series) {
+                     const std::vector<AbSeries>& series) {
   nlohmann::json context = nlohmann::json::object();
   for (const auto& [key, value] : side.context) context[key] = value;
   for (const auto& [key, value] : side.context_json) {
@@ -383,7 +383,7 @@ std::string SideJson(const Side& side, const std::string& id,
   context["perfcounters.ab.order"] = "ABBA";
   nlohmann::json rows = side.rows;
   std::map<std::string, size_t> rounds;
-  for (const Series& s : series) rounds[s.name] = s.rounds;
+  for (const AbSeries& s : series) rounds[s.name] = s.rounds;
   for (nlohmann::json& row : rows) {
     row["repetitions"] = rounds[row["run_name"].get<std::string>()];
   }
@@ -397,8 +397,8 @@ std::string SideJson(const Side& side, const std::string& id,
 
 absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
   using namespace ab_run;
-  Side base{"BASE", options.base, {}, {}, {}};
-  Side next{"NEW", options.next, {}, {}, {}};
+  AbSide base{"BASE", options.base, {}, {}, {}};
+  AbSide next{"NEW", options.next, {}, {}, {}};
   if (absl::Status s = CheckBinary(base); !s.ok()) return s;
   if (absl::Status s = CheckBinary(next); !s.ok()) return s;
   const TempDir dir;
@@ -416,9 +416,9 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
   if (absl::Status s = SameBenchmarks(*base_names, *next_names); !s.ok()) {
     return s;
   }
-  std::vector<Series> series;
+  std::vector<AbSeries> series;
   for (const std::string& name : *base_names) {
-    Series s;
+    AbSeries s;
     s.name = name;
     series.push_back(std::move(s));
   }
@@ -426,9 +426,9 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
   size_t round = 0;
   for (; round < options.max_rounds; ++round) {
     // ABBA: A B in even rounds, B A in odd ones.
-    Side* order[2] = {&base, &next};
+    AbSide* order[2] = {&base, &next};
     if (round % 2 == 1) std::swap(order[0], order[1]);
-    for (Side* side : order) {
+    for (AbSide* side : order) {
       absl::StatusOr<BenchmarkFile> file =
           RunOnce(*side, options, series, round, dir.path());
       if (!file.ok()) return file.status();
@@ -439,7 +439,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
     }
     EndRound(series);
     if (round == 0) {
-      for (const Series& s : series) {
+      for (const AbSeries& s : series) {
         bool has = false;
         for (const std::string& m : s.metrics) has |= m == options.metric;
         if (!has) {
@@ -453,7 +453,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
     const std::string line = Update(series, options, round);
     if (options.progress) std::fprintf(stderr, "%s\n", line.c_str());
     bool any = false;
-    for (const Series& s : series) any |= s.active;
+    for (const AbSeries& s : series) any |= s.active;
     if (!any) {
       ++round;
       break;
@@ -464,7 +464,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
   result.confidence = options.confidence;
   result.precision = options.precision;
   result.metric = options.metric;
-  for (Series& s : series) {
+  for (AbSeries& s : series) {
     if (s.active) s.stopped = "max-rounds";
     AbBenchmark b;
     b.name = s.name;
