@@ -117,6 +117,57 @@ TEST_F(EnvDiffCommand, GovernorChangeRefusesCyclesGateAndPassesInstructions) {
   EXPECT_EQ(r.code, 1) << r.out << r.err;
 }
 
+// history check: the diff against the history's latest run, and the same
+// refusal as compare's.
+TEST_F(EnvDiffCommand, HistoryCheckShowsTheDiffAndRefusesMovableGates) {
+  if (!PERFCOUNTERS_TOOL_HAS_HISTORY) GTEST_SKIP() << "built without history";
+  const std::string db = dir_ + "/h.db";
+  // Two runs of the history on Machine(), then the new run.
+  Write("h1.json", RunJson(Machine(), 1.0, 1.0));
+  Write("h2.json", RunJson(Machine(), 1.001, 1.0));
+  for (int i = 1; i <= 2; ++i) {
+    const RunResult r = testing::RunTool(
+        QuoteAll({"history", "add", "--db", db, "--machine", "m", "--branch",
+                  "main", "--commit", absl::StrCat("c", i), "--time",
+                  absl::StrCat("2026-01-0", i, "T00:00:00Z"),
+                  absl::StrCat("h", i, ".json")}),
+        dir_);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+  }
+  auto check = [&](const Fields& changes, std::vector<std::string> args) {
+    Fields next = Machine();
+    for (const auto& [k, v] : changes) next[k] = v;
+    Write("new.json", RunJson(next, 1.1, 1.0));
+    args.insert(args.begin(), {"history", "check", "new.json", "--db", db,
+                               "--machine", "m", "--branch", "main"});
+    return testing::RunTool(QuoteAll(args), dir_);
+  };
+  RunResult r =
+      check({{"cpufreq.governor", "powersave"}}, {"--fail-on", "cycles>+5%"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cpufreq.governor: performance -> powersave"));
+  EXPECT_THAT(r.err, HasSubstr("--allow-env-diff cpufreq.governor"));
+  // A governor cannot move instructions: gated as usual (unchanged).
+  r = check({{"cpufreq.governor", "powersave"}},
+            {"--fail-on", "instructions>+1%"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Allowed, the cycles gate is checked: +10 % against the history.
+  r = check(
+      {{"cpufreq.governor", "powersave"}},
+      {"--fail-on", "cycles>+5%", "--allow-env-diff", "cpufreq.governor"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  // The same fingerprint: no diff, the gate as usual.
+  r = check({}, {"--fail-on", "cycles>+5%", "--format", "json"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("powersave")));
+  EXPECT_THAT(r.out, HasSubstr("\"environment\""));
+  // An unknown field is a usage error.
+  r = check({},
+            {"--fail-on", "cycles>+5%", "--allow-env-diff", "cpu.nonsense"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cpu.nonsense"));
+}
+
 TEST_F(EnvDiffCommand, CompilerChangeRefusesInstructionsGate) {
   WritePair({{"build.compiler", "clang 16.0.6"}}, 1.02);
   RunResult r = Compare({"--fail-on", "instructions>+1%", "--format", "json"});

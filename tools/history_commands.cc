@@ -16,10 +16,12 @@
 #include "gate_options.h"
 #include "history.h"
 #include "history_check.h"
+#include "history_env.h"
 #include "history_export.h"
 #include "nlohmann/json.hpp"
 #include "output_file.h"
 #include "status_macros.h"
+#include "verdict_notes.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -39,6 +41,7 @@ struct HistoryArgs {
   double alpha = 0.05;
   bool fail_on_missing = false;
   bool allow_unchecked = false;
+  std::vector<std::string> allow_env_diff;
   ChangePointOptions cp;
 };
 
@@ -122,6 +125,9 @@ int RunCheck(const HistoryArgs& a) {
   options.branch = a.branch.empty() ? BranchFromEnvironment() : a.branch;
   options.window = a.window;
   options.change_points = a.cp;
+  if (absl::Status st = CheckAllowedFields(a.allow_env_diff); !st.ok()) {
+    return Fail("check", st.message());
+  }
   absl::StatusOr<Comparison> comparison =
       CompareWithHistory(**store, *file, RunDigest(*text), options);
   if (!comparison.ok()) return Fail("check", comparison.status().message());
@@ -133,15 +139,25 @@ int RunCheck(const HistoryArgs& a) {
     std::fprintf(stderr, "perfcounters history check: note: %s\n",
                  EscapeControlBytes(*hint).c_str());
   }
-  const std::optional<std::vector<GateResult>> results =
+  std::optional<std::vector<GateResult>> results =
       RunGates("history check", a.gates, *comparison,
                {.alpha = a.alpha,
                 .fail_on_missing = a.fail_on_missing,
                 .allow_unchecked = a.allow_unchecked});
   if (!results) return kExitUsage;
-  if (!WriteOutput("history check", a.output.empty() ? "-" : a.output,
-                   RenderCheck(*comparison, *results, format, options),
-                   a.runs)) {
+  // The environment diff against the latest run of the history (env_diff.h).
+  absl::StatusOr<std::optional<BenchmarkFile>> latest = LatestRunContext(
+      **store, options.machine, options.branch, RunDigest(*text));
+  if (!latest.ok()) return Fail("check", latest.status().message());
+  VerdictNotes notes;
+  if (*latest) notes = CheckVerdict(**latest, *file, nullptr, a.alpha);
+  ApplyToGates("history check", notes, a.allow_env_diff, &*results);
+  if (*latest) PrintNoFingerprint("history check", notes);
+  if (!WriteOutput(
+          "history check", a.output.empty() ? "-" : a.output,
+          WithNotes(RenderCheck(*comparison, *results, format, options), format,
+                    notes),
+          a.runs)) {
     return kExitUsage;
   }
   PrintGateErrors("history check", *results);
@@ -257,6 +273,10 @@ Command AddHistoryCommands(CLI::App& app) {
                   "as compare --fail-on-missing");
   check->add_flag("--allow-unchecked-gates", a.allow_unchecked,
                   "as compare --allow-unchecked-gates");
+  check->add_option("--allow-env-diff", a.allow_env_diff,
+                    "as compare --allow-env-diff: fingerprint fields whose "
+                    "difference from the history's latest run may not "
+                    "refuse a gate");
   check->add_option("--format", a.format, "table, markdown or json")
       ->capture_default_str();
   check->add_option("-o,--output", a.output, "write the output to this file");
