@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# bench/ab_experiment.sh: `perfcounters ab` against sequential `compare` on
+# two builds of one benchmark, one with a 3 % slower body (tests/e2e's
+# ab_bench: PERFCOUNTERS_AB_SLOWER_PCT=3 takes 3 % more steps of a
+# dependency chain), while a busy loop holds the other CPU. Prints, per
+# run, ab's cpu_time interval of new/base and sequential compare's change,
+# then the counts the docs (docs/ab.md) report:
+#   - slower pair: ab's interval excludes 1.0 / contains the true ratio;
+#   - identical pair: ab's interval contains 1.0;
+#   - sequential: the change and whether compare called it significant.
+# The true ratio is measured by the benchmark's own CPU clock: the lowest
+# cpu_time per iteration over every round of every run (the least
+# disturbed), new over base.
+# Usage: bench/ab_experiment.sh [BUILD_DIR] [RUNS]   (default build-quick 10)
+# ROUNDS=N: ab's --max-rounds (default 30).
+set -euo pipefail
+build=${1:-build-quick}
+runs=${2:-10}
+tool=$build/tools/perfcounters
+bench=$build/tests/perfcounters_ab_bench
+[[ -x $tool && -x $bench ]] || {
+  echo "ab_experiment: build perfcounters_tool and perfcounters_ab_bench in $build first" >&2
+  exit 2
+}
+work=$(mktemp -d)
+busy=""
+cleanup() {
+  [[ -n $busy ]] && kill "$busy" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# Copies of the binaries: a rebuild during the experiment cannot touch them.
+cp "$bench" "$work/ab_bench"
+cp "$tool" "$work/perfcounters"
+bench=$work/ab_bench
+tool=$work/perfcounters
+for v in base:0 slow:3 same:0; do
+  printf '#!/bin/sh\nPERFCOUNTERS_AB_SLOWER_PCT=%s exec %q "$@"\n' "${v#*:}" \
+    "$(realpath "$bench")" > "$work/${v%%:*}"
+  chmod +x "$work/${v%%:*}"
+done
+ncpu=$(nproc)
+cpu=0
+if ((ncpu > 1)); then
+  taskset -c 1 sh -c 'while :; do :; done' &
+  busy=$!
+fi
+flags=(-- --benchmark_filter='^BM_Chain/20000$' --benchmark_min_time=0.05)
+for i in $(seq "$runs"); do
+  taskset -c $cpu "$tool" ab "$work/base" "$work/slow" --format json -q \
+    --max-rounds ${ROUNDS:-30} --base-out "$work/ab-b-$i.json" --new-out "$work/ab-n-$i.json" \
+    "${flags[@]}" > "$work/slow-$i.json"
+  taskset -c $cpu "$tool" ab "$work/base" "$work/same" --format json -q \
+    --max-rounds ${ROUNDS:-30} "${flags[@]}" > "$work/same-$i.json"
+  # Sequential: all of base's repetitions, then all of new's.
+  taskset -c $cpu "$work/base" --benchmark_filter='^BM_Chain/20000$' \
+    --benchmark_min_time=0.05 --benchmark_repetitions=10 \
+    --benchmark_out="$work/seq-b-$i.json" --benchmark_out_format=json > /dev/null
+  taskset -c $cpu "$work/slow" --benchmark_filter='^BM_Chain/20000$' \
+    --benchmark_min_time=0.05 --benchmark_repetitions=10 \
+    --benchmark_out="$work/seq-n-$i.json" --benchmark_out_format=json > /dev/null
+  "$tool" compare "$work/seq-b-$i.json" "$work/seq-n-$i.json" --format json \
+    > "$work/seq-$i.json" 2> /dev/null || true
+done
+python3 - "$work" "$runs" <<'PY'
+import json, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+def metric(path, name):
+    for m in json.load(open(path))["benchmarks"][0]["metrics"]:
+        if m["metric"] == name:
+            return m
+lows_b, lows_n = [], []
+for i in range(1, runs + 1):
+    for side, out in (("b", lows_b), ("n", lows_n)):
+        for path in (f"{work}/ab-{side}-{i}.json", f"{work}/seq-{side}-{i}.json"):
+            for row in json.load(open(path))["benchmarks"]:
+                if row.get("run_type") == "iteration":
+                    out.append(row["cpu_time"] * (1e3 if row["time_unit"] == "us" else 1))
+truth = min(lows_n) / min(lows_b)
+print(f"true ratio (lowest cpu_time, new/base): {truth:.4f}")
+print("run  ab slower: ratio [interval] width rounds | ab same: [interval] | sequential: change p")
+excl = cont = same1 = seq_sig = 0
+widths, same_widths, seq_changes = [], [], []
+for i in range(1, runs + 1):
+    s = metric(f"{work}/slow-{i}.json", "cpu_time")
+    d = metric(f"{work}/same-{i}.json", "cpu_time")
+    q = metric(f"{work}/seq-{i}.json", "cpu_time")
+    rounds = json.load(open(f"{work}/slow-{i}.json"))["rounds"]
+    excl += s["low"] > 1 or s["high"] < 1
+    cont += s["low"] <= truth <= s["high"]
+    same1 += d["low"] <= 1 <= d["high"]
+    widths.append((s["high"] - s["low"]) * 100)
+    same_widths.append((d["high"] - d["low"]) * 100)
+    seq_changes.append(q["change_pct"])
+    seq_sig += bool(q["significant"])
+    print(f"{i:3}  {s['ratio']:.4f} [{s['low']:.4f}, {s['high']:.4f}] {widths[-1]:.2f}% {rounds:2} | "
+          f"[{d['low']:.4f}, {d['high']:.4f}] | {q['change_pct']:+.2f}% p={q['p_value']:.3f}")
+print(f"slower pair: interval excludes 1.0 in {excl}/{runs}, contains the true ratio in {cont}/{runs}; "
+      f"median width {sorted(widths)[runs // 2]:.2f}%")
+print(f"identical pair: interval contains 1.0 in {same1}/{runs}; median width {sorted(same_widths)[runs // 2]:.2f}%")
+print(f"sequential compare (10 repetitions each): change {min(seq_changes):+.2f}% to {max(seq_changes):+.2f}%, "
+      f"significant in {seq_sig}/{runs}")
+PY
