@@ -354,8 +354,7 @@ Measure::Iterator Measure::begin() {
     bench_internal::t_active = this;
     counters_->counters.Start();
     if (counters_->sim != nullptr) {
-      bench_internal::SimStart(counters_->sim.get(),
-                               state_ == nullptr ? 1 : state_->threads());
+      bench_internal::SimStart(counters_->sim.get());
     }
   }
   return Iterator(this, n);

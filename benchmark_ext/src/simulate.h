@@ -107,20 +107,19 @@ struct SimThread {
   // Pauses in the running batch.
   uint64_t pauses = 0;
   bool collecting = false;
-  // The batch is one of several threads': not counted (callgrind's costs
-  // are the process's, its collection state each thread's).
-  bool threaded = false;
 };
 
-// The brackets: a batch's start (costs zeroed, collection on; nothing for
-// a batch of a benchmark of several `threads`) and stop (collection off); a
-// pause and a resume inside a batch.
-void SimStart(SimThread* t, int threads);
+// The brackets: a batch's start (the calling thread's costs zeroed, its
+// collection on: callgrind runs with --separate-threads=yes, so each
+// thread of a Threads(N) benchmark counts its own work, as on the PMU) and
+// stop (collection off); a pause and a resume inside a batch.
+void SimStart(SimThread* t);
 void SimStop(SimThread* t);
 void SimPause(SimThread* t);
 void SimResume(SimThread* t);
 
-// Dumps the costs collected since SimStart() and reads them back.
+// Dumps the calling thread's costs collected since SimStart() and reads
+// them back.
 absl::StatusOr<SimCosts> SimDump();
 
 // Measures the brackets (`batch`: an empty Measure loop; `pause`: a

@@ -21,7 +21,7 @@
 // (simulate_run.cc), so these never run.
 #define CALLGRIND_ZERO_STATS
 #define CALLGRIND_TOGGLE_COLLECT
-#define CALLGRIND_DUMP_STATS
+#define CALLGRIND_DUMP_STATS_AT(tag) (void)(tag)
 #endif
 
 #include <cstdint>
@@ -53,9 +53,12 @@ constexpr char kDumpPrefix[] = "callgrind.out.";
 
 const char* DumpDir() { return std::getenv(kChildEnvVar); }
 
-// The newest dump in the parent's directory (the highest number), read
-// and then removed with every other numbered dump.
-absl::StatusOr<std::string> TakeNewestDump() {
+// The dump of the calling thread's request `tag` (callgrind writes one
+// file per thread and dump with --separate-threads=yes:
+// "callgrind.out.<part>-<thread>", the request's tag in its `desc:
+// Trigger:` line), read and then removed; other threads' dumps are left
+// to them.
+absl::StatusOr<std::string> TakeDump(const std::string& tag) {
   const char* dir_path = DumpDir();
   if (dir_path == nullptr) {
     return absl::FailedPreconditionError(
@@ -67,36 +70,34 @@ absl::StatusOr<std::string> TakeNewestDump() {
         absl::StrCat("cannot list callgrind's directory ", dir_path));
   }
   std::vector<std::string> dumps;
-  int64_t newest = -1;
-  std::string newest_name;
   while (const dirent* e = readdir(dir)) {
     absl::string_view name = e->d_name;
-    int64_t n = 0;
-    if (!absl::ConsumePrefix(&name, kDumpPrefix) || !absl::SimpleAtoi(name, &n))
+    if (!absl::ConsumePrefix(&name, kDumpPrefix)) continue;
+    const size_t dash = name.find('-');
+    int64_t part = 0;
+    int64_t thread = 0;
+    if (dash == absl::string_view::npos ||
+        !absl::SimpleAtoi(name.substr(0, dash), &part) ||
+        !absl::SimpleAtoi(name.substr(dash + 1), &thread)) {
       continue;
-    dumps.emplace_back(e->d_name);
-    if (n > newest) {
-      newest = n;
-      newest_name = e->d_name;
     }
+    dumps.emplace_back(e->d_name);
   }
   closedir(dir);
-  if (newest < 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "callgrind wrote no dump into ", dir_path,
-        " (is the benchmark running under the parent's callgrind?)"));
-  }
-  const std::string path = absl::StrCat(dir_path, "/", newest_name);
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) {
-    return absl::DataLossError(absl::StrCat("cannot read ", path));
-  }
+  const std::string trigger =
+      absl::StrCat("desc: Trigger: Client Request: ", tag, "\n");
   for (const std::string& d : dumps) {
-    unlink(absl::StrCat(dir_path, "/", d).c_str());
+    const std::string path = absl::StrCat(dir_path, "/", d);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in || !absl::StrContains(text.str(), trigger)) continue;
+    unlink(path.c_str());
+    return text.str();
   }
-  return text.str();
+  return absl::NotFoundError(absl::StrCat(
+      "callgrind wrote no dump into ", dir_path,
+      " (is the benchmark running under the parent's callgrind?)"));
 }
 
 // a - times * b for the events that calibration subtracts: the counts
@@ -129,10 +130,8 @@ SimCosts Minus(const SimCosts& a, const SimCosts& b, uint64_t times,
 
 bool IsSimulatorChild() { return DumpDir() != nullptr; }
 
-void SimStart(SimThread* t, int threads) {
+void SimStart(SimThread* t) {
   t->pauses = 0;
-  t->threaded = threads > 1;
-  if (t->threaded) return;
   t->collecting = true;
   CALLGRIND_ZERO_STATS;
   CALLGRIND_TOGGLE_COLLECT;
@@ -158,8 +157,12 @@ void SimResume(SimThread* t) {
 }
 
 absl::StatusOr<SimCosts> SimDump() {
-  CALLGRIND_DUMP_STATS;
-  absl::StatusOr<std::string> dump = TakeNewestDump();
+  // A tag of this thread's own: the thread's and the process's dumps are
+  // told apart by it.
+  thread_local uint64_t dumps = 0;
+  const std::string tag = absl::StrCat("perfcounters ", gettid(), " ", ++dumps);
+  CALLGRIND_DUMP_STATS_AT(tag.c_str());
+  absl::StatusOr<std::string> dump = TakeDump(tag);
   if (!dump.ok()) return dump.status();
   return ParseCallgrindTotals(*dump);
 }
@@ -195,11 +198,7 @@ void SimCalibrate(SimThread* t, const std::function<void()>& batch,
 
 void PublishSimulated(SimThread* t, const Config& config,
                       benchmark::IterationCount iterations) {
-  absl::StatusOr<SimCosts> dump =
-      t->threaded ? absl::UnimplementedError(
-                        "a benchmark of several threads (Threads(N)) is not "
-                        "counted by the simulator yet")
-                  : SimDump();
+  absl::StatusOr<SimCosts> dump = SimDump();
   RunRecord& run = Registry::Get().run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != &config) return;

@@ -257,9 +257,13 @@ int RunUnderSimulator(const std::vector<std::string>& args) {
                  dir.c_str(), std::strerror(errno));
     return 1;
   }
-  std::vector<std::string> argv = {"valgrind",         "-q",
-                                   "--tool=callgrind", "--collect-atstart=no",
-                                   "--cache-sim=yes",  "--branch-sim=yes"};
+  std::vector<std::string> argv = {"valgrind",
+                                   "-q",
+                                   "--tool=callgrind",
+                                   "--collect-atstart=no",
+                                   "--cache-sim=yes",
+                                   "--branch-sim=yes",
+                                   "--separate-threads=yes"};
   for (const char* o : kCacheOptions) argv.emplace_back(o);
   argv.push_back(absl::StrCat("--callgrind-out-file=", dir, "/callgrind.out"));
   argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));

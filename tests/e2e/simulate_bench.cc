@@ -7,7 +7,7 @@
 //   BM_Nops37/iterations:N        37 nops per iteration (asm), N = 10, 1000,
 //                                 100000 (one batch each; every
 //                                 registration is the same function), and
-//                                 N = 10 at Threads(2) (not simulated)
+//                                 N = 10, 1000 at Threads(2)
 //   BM_PausedNops37/iterations:N  the same with an empty PauseTiming()/
 //                                 ResumeTiming() pair per iteration
 //   BM_PlainNops37/iterations:10  the same in an unmodified loop
@@ -44,6 +44,7 @@ BENCHMARK(BM_Nops37)->Iterations(10);
 BENCHMARK(BM_Nops37)->Iterations(1000);
 BENCHMARK(BM_Nops37)->Iterations(100000);
 BENCHMARK(BM_Nops37)->Iterations(10)->Threads(2);
+BENCHMARK(BM_Nops37)->Iterations(1000)->Threads(2);
 
 void BM_PausedNops37(benchmark::State& state) {
   for (auto _ : perfcounters::Measure(state)) {
