@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "support/bench_runner.h"
+#include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "support/subprocess.h"
 
@@ -264,6 +265,123 @@ TEST(Simulate, SequentialPassMissesOncePerLine) {
   EXPECT_NEAR(misses, elements / 8, elements / 8 * 0.01) << r.json_text;
   EXPECT_GE(Value(r, "BM_Sequential/iterations:4", "L1-dcache-loads"),
             elements / 2);  // at least one load per two elements
+}
+
+// A pass over 2^14 random bytes with a conditional jump on each (asm, so
+// it stays a jump): callgrind's predictor misses half of them; over the
+// same bytes sorted, almost none.
+TEST(Simulate, BranchMissesFollowTheData) {
+  REQUIRE_VALGRIND();
+#if defined(__x86_64__)
+  EXPECT_GT(LoopInstructions(
+                "CountBelow128(unsigned char const*, unsigned long)", "jae"),
+            0)
+      << "no conditional jump in CountBelow128's loop";
+#endif
+  Result r = Simulate({"--perf_counters=branches,branch-misses",
+                       "--benchmark_filter=BM_Branch/"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double elements = 1 << 14;
+  const double random = Value(r, "BM_Branch/sorted:0", "branch-misses");
+  const double sorted = Value(r, "BM_Branch/sorted:1", "branch-misses");
+  EXPECT_NEAR(random / elements, 0.5, 0.5 * 0.05) << r.json_text;
+  EXPECT_LT(sorted / elements, 0.01) << r.json_text;
+  // The data's jump and the loop's own, per element.
+  for (const char* name : {"BM_Branch/sorted:0", "BM_Branch/sorted:1"}) {
+    EXPECT_GE(Value(r, name, "branches"), 2 * elements) << name;
+  }
+}
+
+// 2^18 steps of a random cycle through 64 MiB (8 x the simulated LL), one
+// line per node, each line visited once, the LL flushed before the loop:
+// one L1 and one LL miss per step.
+TEST(Simulate, RandomChaseMissesL1AndLlOncePerStep) {
+  REQUIRE_VALGRIND();
+  Result r = Simulate(
+      {"--perf_counters=L1-dcache-load-misses,LLC-load-misses,L1-dcache-loads",
+       "--benchmark_filter=BM_Chase"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double steps = 1 << 16;  // per iteration
+  const std::string name = "BM_Chase/iterations:4";
+  EXPECT_NEAR(Value(r, name, "L1-dcache-load-misses") / steps, 1, 0.01)
+      << r.json_text;
+  EXPECT_NEAR(Value(r, name, "LLC-load-misses") / steps, 1, 0.01)
+      << r.json_text;
+  EXPECT_NEAR(Value(r, name, "L1-dcache-loads") / steps, 1, 0.01)
+      << r.json_text;
+}
+
+// The iteration count the simulator fixed for benchmarks that set none,
+// from the context (-1 when it says none).
+int64_t FixedIterations(const Result& r) {
+  const std::string source = r.json["context"].value("perfcounters.source", "");
+  if (source.find("--benchmark_min_time=100x") != std::string::npos) return 100;
+  if (source.find("--benchmark_min_time=0,") != std::string::npos) return 1;
+  return -1;
+}
+
+// Two runs of the same binary with the same arguments: every value of
+// every benchmark bit for bit, also for benchmarks that leave their
+// iteration count to gbench (fixed by the simulator on every gbench).
+TEST(Simulate, TwoRunsGiveBitIdenticalValues) {
+  REQUIRE_VALGRIND();
+  const std::vector<std::string> args = {
+      "--perf_counters=instructions,L1-dcache-loads,L1-dcache-load-misses,"
+      "L1-icache-load-misses,LLC-load-misses,branches,branch-misses",
+      "--benchmark_filter=BM_Branch/|BM_Sequential|BM_CallWork"};
+  std::vector<nlohmann::json> rows;
+  for (int run = 0; run < 2; ++run) {
+    Result r = Simulate(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const int64_t fixed = FixedIterations(r);
+    ASSERT_GT(fixed, 0) << r.json["context"].dump();
+    for (const char* name : {"BM_Branch/sorted:0", "BM_Branch/sorted:1"}) {
+      EXPECT_EQ(r.Entry(name).value("iterations", int64_t{0}), fixed) << name;
+    }
+    nlohmann::json benchmarks = r.json["benchmarks"];
+    ASSERT_EQ(benchmarks.size(), 5u) << r.json_text;
+    for (nlohmann::json& b : benchmarks) {
+      EXPECT_TRUE(b.contains("instructions")) << b.dump();
+      EXPECT_TRUE(b.contains("L1-dcache-load-misses")) << b.dump();
+      for (const char* k : {"real_time", "cpu_time"}) b.erase(k);
+    }
+    rows.push_back(std::move(benchmarks));
+  }
+  for (size_t i = 0; i < rows[0].size(); ++i) {
+    EXPECT_EQ(rows[0][i].dump(), rows[1][i].dump());
+  }
+}
+
+// As an ordinary user at perf_event_paranoid 3 (where Debian's kernels
+// refuse perf_event_open to such a user outright; upstream kernels treat
+// it as 2): the simulator opens nothing and counts the same as root.
+TEST(Simulate, CountsAsAnOrdinaryUserAtParanoid3) {
+  REQUIRE_VALGRIND();
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root (to set perf_event_paranoid and run as "
+                    "nobody)";
+  }
+  const std::vector<std::string> args = {
+      "--perf_counters=instructions",
+      "--benchmark_filter=BM_Nops37/iterations:10$"};
+  Result root = Simulate(args);
+  ASSERT_EQ(root.exit_code, 0) << root.err;
+  const double expected =
+      Value(root, "BM_Nops37/iterations:10", "instructions");
+  ASSERT_GT(expected, kNops);
+  RunOptions nobody;
+  nobody.as_nobody = true;
+  Result r;
+  {
+    ::perfcounters::testing::ScopedParanoid paranoid(3);
+    ASSERT_TRUE(paranoid.ok()) << "cannot set perf_event_paranoid to 3";
+    r = Simulate(args, nobody);
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Value(r, "BM_Nops37/iterations:10", "instructions"), expected)
+      << r.json_text;
+  EXPECT_THAT(r.json["context"].value("perfcounters.source", ""),
+              HasSubstr("simulate"));
 }
 
 TEST(Simulate, UnsimulatedEventsAreNotCountedWithTheReason) {

@@ -45,7 +45,7 @@ namespace {
 constexpr const auto& kCacheOptions = kSimCacheOptions;
 constexpr const char* kGeometry = kSimGeometry;
 // Iterations per benchmark when the user gives no --benchmark_min_time
-// (gbench 1.8 and newer take "<N>x").
+// (gbench 1.8 and newer take "<N>x"; 1.7 runs one, see below).
 [[maybe_unused]] constexpr int kIterations = 100;
 
 // `valgrind --version`'s output ("valgrind-3.19.0"), or an error message
@@ -269,13 +269,18 @@ int RunUnderSimulator(const std::vector<std::string>& args) {
   argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));
   argv.emplace_back(exe);
   argv.insert(argv.end(), args.begin() + 1, args.end());
-  std::string iterations = "chosen by gbench from time (gbench 1.7)";
-  if (GivesMinTime(args)) {
-    iterations = "as the user's --benchmark_min_time gives";
-  } else {
+  std::string iterations = "as the user's --benchmark_min_time gives";
+  if (!GivesMinTime(args)) {
 #ifdef PERFCOUNTERS_GBENCH_HAS_MIN_TIME_ITERATIONS
     argv.push_back(absl::StrCat("--benchmark_min_time=", kIterations, "x"));
     iterations = absl::StrCat("fixed: --benchmark_min_time=", kIterations, "x");
+#else
+    // gbench 1.7 has no "<N>x": a minimum time of 0 ends its search at
+    // the first batch, of one iteration.
+    argv.emplace_back("--benchmark_min_time=0");
+    iterations =
+        "fixed: --benchmark_min_time=0, one per run (gbench 1.7 has no "
+        "<N>x)";
 #endif
   }
   const std::string description = absl::StrCat(

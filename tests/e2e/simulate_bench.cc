@@ -20,11 +20,20 @@
 //   BM_UntilKilled                with SIMULATE_BENCH_READY=FILE: creates
 //                                 FILE inside its timed loop, then waits
 //                                 (at most 10 minutes) to be killed
+//   BM_Branch/sorted:0|1          one pass over kBranchElements random
+//                                 bytes (sorted or not) per iteration, a
+//                                 conditional jump (asm) on each; no
+//                                 iteration count (the simulator fixes it)
+//   BM_Chase/iterations:4         kChaseSteps steps of a random cycle
+//                                 through 64 MiB, one 64-byte line per node,
+//                                 the simulated LL flushed before the loop
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -102,6 +111,79 @@ void BM_Sequential(benchmark::State& state) {
   std::free(data);
 }
 BENCHMARK(BM_Sequential)->Iterations(4);
+
+constexpr size_t kBranchElements = 1 << 14;
+
+// The elements below 128, with one conditional jump per element that the
+// compiler cannot turn into a conditional move (asm).
+__attribute__((noinline)) uint64_t CountBelow128(const uint8_t* data,
+                                                 size_t n) {
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t v = data[i];
+#if defined(__x86_64__)
+    __asm__ volatile("cmpl $128, %k1\n\tjae 1f\n\tinc %0\n1:"
+                     : "+r"(count)
+                     : "r"(v)
+                     : "cc");
+#elif defined(__aarch64__)
+    __asm__ volatile("cmp %w1, #128\n\tb.hs 1f\n\tadd %0, %0, #1\n1:"
+                     : "+r"(count)
+                     : "r"(v)
+                     : "cc");
+#else
+    count += v < 128;
+#endif
+  }
+  return count;
+}
+
+void BM_Branch(benchmark::State& state) {
+  std::vector<uint8_t> data(kBranchElements);
+  std::mt19937 random(37);  // the same bytes every run
+  for (uint8_t& d : data) d = static_cast<uint8_t>(random() & 0xff);
+  if (state.range(0) != 0) std::sort(data.begin(), data.end());
+  for (auto _ : perfcounters::Measure(state)) {
+    benchmark::DoNotOptimize(CountBelow128(data.data(), data.size()));
+  }
+}
+BENCHMARK(BM_Branch)->ArgName("sorted")->Arg(0)->Arg(1);
+
+constexpr size_t kLine = 64;
+constexpr size_t kChaseBytes = size_t{64} << 20;  // 8 x the simulated LL
+constexpr size_t kChaseSteps = 1 << 16;
+
+// A random cycle through every 64-byte line of 64 MiB (Sattolo's
+// shuffle), walked kChaseSteps steps per iteration; the four iterations
+// visit 2^18 of its 2^20 lines, each once. Before the loop 16 MiB of other
+// lines are written, which evicts the cycle from the simulated 8 MiB LL:
+// every step misses L1 and LL.
+void BM_Chase(benchmark::State& state) {
+  const size_t nodes = kChaseBytes / kLine;
+  auto* memory = static_cast<char*>(std::aligned_alloc(kLine, kChaseBytes));
+  std::vector<uint32_t> order(nodes);
+  for (size_t i = 0; i < nodes; ++i) order[i] = static_cast<uint32_t>(i);
+  std::mt19937 random(37);
+  for (size_t i = nodes - 1; i > 0; --i) {
+    std::swap(order[i], order[random() % i]);  // j < i: one cycle
+  }
+  for (size_t i = 0; i < nodes; ++i) {
+    *reinterpret_cast<char**>(memory + order[i] * kLine) =
+        memory + order[(i + 1) % nodes] * kLine;
+  }
+  std::vector<char> flush(2 * (size_t{8} << 20));
+  for (size_t i = 0; i < flush.size(); i += kLine) flush[i] = 1;
+  benchmark::DoNotOptimize(flush.data());
+  char* p = memory + order[0] * kLine;
+  for (auto _ : perfcounters::Measure(state)) {
+    for (size_t i = 0; i < kChaseSteps; ++i) {
+      p = *reinterpret_cast<char**>(p);
+    }
+    benchmark::DoNotOptimize(p);
+  }
+  std::free(memory);
+}
+BENCHMARK(BM_Chase)->Iterations(4);
 
 bool Fail() {
   const char* env = std::getenv("SIMULATE_BENCH_FAIL");
