@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -320,10 +321,15 @@ int64_t FixedIterations(const Result& r) {
   return -1;
 }
 
-// Two runs of the same binary with the same arguments: every value of
-// every benchmark bit for bit, also for benchmarks that leave their
-// iteration count to gbench (fixed by the simulator on every gbench).
-TEST(Simulate, TwoRunsGiveBitIdenticalValues) {
+// Two runs of the same binary with the same arguments, also for
+// benchmarks that leave their iteration count to gbench (fixed by the
+// simulator on every gbench): the counts (instructions, loads, branches,
+// iterations) bit for bit. The simulated caches and branch predictor start
+// each batch in the state the code before left them in, gbench's printing
+// of the previous run's (valgrind's, varying) times included, so misses
+// may differ by a count or two: measured 8164 vs 8165 branch-misses of
+// BM_Branch/sorted:0 once in ten pairs of runs.
+TEST(Simulate, TwoRunsGiveBitIdenticalCounts) {
   REQUIRE_VALGRIND();
   const std::vector<std::string> args = {
       "--perf_counters=instructions,L1-dcache-loads,L1-dcache-load-misses,"
@@ -348,7 +354,27 @@ TEST(Simulate, TwoRunsGiveBitIdenticalValues) {
     rows.push_back(std::move(benchmarks));
   }
   for (size_t i = 0; i < rows[0].size(); ++i) {
-    EXPECT_EQ(rows[0][i].dump(), rows[1][i].dump());
+    nlohmann::json a = rows[0][i];
+    nlohmann::json b = rows[1][i];
+    const double n = a.value("iterations", 1.0);
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      const std::string& k = it.key();
+      const bool model =
+          k.find("miss") != std::string::npos || k.rfind("est_", 0) == 0;
+      if (!model) continue;
+      const double x = it.value().get<double>() * n;
+      const double y = b.value(k, NAN) * n;
+      EXPECT_NEAR(x, y, 2 + 1e-3 * std::abs(x)) << a["name"] << " " << k;
+    }
+    for (nlohmann::json* j : {&a, &b}) {
+      for (auto it = j->begin(); it != j->end();) {
+        it = it.key().find("miss") != std::string::npos ||
+                     it.key().rfind("est_", 0) == 0
+                 ? j->erase(it)
+                 : std::next(it);
+      }
+    }
+    EXPECT_EQ(a.dump(), b.dump());
   }
 }
 
