@@ -1,20 +1,28 @@
 // compare_memory_bench.cc: the peak memory (RSS) of `perfcounters compare`
-// in each output format and of `perfcounters report`, on two generated
-// Google Benchmark JSON files of --mb MB each (default 200) and of 15 MB
-// each (about 4,000 benchmarks x 3 repetitions with aggregates), against
-// the target: peak RSS at most 3x the two inputs' size. Each case runs the
-// built command as a child and reads its peak RSS from wait4(2); the time is
-// the child's wall time. The inputs are written under $TMPDIR and removed
-// afterwards.
+// in each output format and of `perfcounters report`, against the target:
+// peak RSS at most 3x the two inputs' size, whatever their shape. Three
+// pairs of generated Google Benchmark JSON files (generated_json.h):
+//   2x15MB     gbench's layout, about 4,000 benchmarks x 3 repetitions with
+//              aggregates each (few, large entries);
+//   2x<N>MB    the same layout, --mb N MB each (default 200);
+//   2x<K>k     many small entries: --benchmarks K thousand benchmarks
+//              (default 60) x 3 repetitions, one compact line each and no
+//              aggregates (about 47 MB each at 60,000): the most entries,
+//              names and rows per byte of input.
+// Each case runs the built command as a child and reads its peak RSS from
+// wait4(2) (rss_per_input is the ratio to the target); the time is the
+// child's wall time, cpu_s its CPU time. The inputs are written under
+// $TMPDIR and removed afterwards.
 //
-//   compare_memory_bench [--mb N] [--tool PATH] [gbench flags]
+//   compare_memory_bench [--mb N] [--benchmarks K] [--tool PATH]
+//                        [gbench flags]
+//   compare_memory_bench --generate DIR [--mb N] [--benchmarks K]
+//       only write the pairs to DIR (then: /usr/bin/time -v perfcounters
+//       compare DIR/many_base.json DIR/many_new.json --format json ...)
 //
 // --tool runs another build of the command (e.g. an older one, to compare).
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "generated_json.h"
+#include "run_child.h"
 
 namespace {
 
@@ -31,46 +40,14 @@ struct Inputs {
   std::string base, next;
   uint64_t bytes = 0;  // both together
 };
-Inputs g_small, g_big;
+Inputs g_small, g_big, g_many;
 std::string g_dir;
 std::string g_tool = PERFCOUNTERS_TOOL;
 
-// Runs the command with `args` (stdout and stderr to /dev/null); its exit
-// status, peak RSS in bytes and wall seconds.
-struct Child {
-  int status = -1;
-  uint64_t peak_rss = 0;
-  double seconds = 0;
-  double cpu_seconds = 0;  // user + system
-};
+using perfcounters::bench::Child;
+
 Child RunTool(const std::vector<std::string>& args) {
-  Child c;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    argv.push_back(g_tool.data());
-    for (const std::string& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) _exit(127);
-    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(127);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  struct rusage ru;
-  int status = 0;
-  if (wait4(pid, &status, 0, &ru) == pid) {
-    c.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    c.peak_rss = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
-    c.cpu_seconds =
-        static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-        static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-  }
-  c.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  return c;
+  return perfcounters::bench::RunChild(g_tool, args);
 }
 
 void Measure(benchmark::State& state, const Inputs& in,
@@ -103,14 +80,15 @@ void BM_Report(benchmark::State& state, const Inputs* in) {
   Measure(state, *in, {"report", in->base, in->next, "-o", g_dir + "/r.html"});
 }
 
-Inputs Make(const std::string& tag, uint64_t min_bytes, int benchmarks) {
+Inputs Make(const std::string& tag, uint64_t min_bytes, int benchmarks,
+            perfcounters::bench::Shape shape) {
   Inputs in;
   in.base = absl::StrCat(g_dir, "/", tag, "_base.json");
   in.next = absl::StrCat(g_dir, "/", tag, "_new.json");
-  in.bytes = perfcounters::bench::GenerateGbenchJson(in.base, 1, 1.0,
-                                                     benchmarks, min_bytes) +
-             perfcounters::bench::GenerateGbenchJson(in.next, 2, 1.01,
-                                                     benchmarks, min_bytes);
+  in.bytes = perfcounters::bench::GenerateGbenchJson(
+                 in.base, 1, 1.0, benchmarks, min_bytes, shape) +
+             perfcounters::bench::GenerateGbenchJson(
+                 in.next, 2, 1.01, benchmarks, min_bytes, shape);
   return in;
 }
 
@@ -118,10 +96,16 @@ Inputs Make(const std::string& tag, uint64_t min_bytes, int benchmarks) {
 
 int main(int argc, char** argv) {
   uint64_t mb = 200;
+  int thousands = 60;
+  std::string generate;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--mb") == 0 && i + 1 < argc) {
       mb = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--benchmarks") == 0 && i + 1 < argc) {
+      thousands = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--generate") == 0 && i + 1 < argc) {
+      generate = argv[++i];
     } else if (std::strcmp(argv[i], "--tool") == 0 && i + 1 < argc) {
       g_tool = argv[++i];
     } else {
@@ -129,15 +113,27 @@ int main(int argc, char** argv) {
     }
   }
   const char* tmp = std::getenv("TMPDIR");
-  g_dir =
-      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/compare_memory.", getpid());
+  g_dir = !generate.empty() ? generate
+                            : absl::StrCat(tmp != nullptr ? tmp : "/tmp",
+                                           "/compare_memory.", getpid());
   if (std::system(absl::StrCat("mkdir -p '", g_dir, "'").c_str()) != 0)
     return 2;
-  g_small = Make("small", 15000000, 0);
-  g_big = Make("big", mb * 1000000, 0);
-  for (const auto* in : {&g_small, &g_big}) {
-    const std::string tag =
-        in == &g_small ? "2x15MB" : absl::StrCat("2x", mb, "MB");
+  using perfcounters::bench::Shape;
+  g_small = Make("small", 15000000, 0, Shape::kGbench);
+  g_big = Make("big", mb * 1000000, 0, Shape::kGbench);
+  g_many = Make("many", 0, thousands * 1000, Shape::kSmallEntries);
+  if (!generate.empty()) {
+    for (const auto* in : {&g_small, &g_big, &g_many}) {
+      std::printf("%s %s: %.1f MB together\n", in->base.c_str(),
+                  in->next.c_str(), static_cast<double>(in->bytes) / 1e6);
+    }
+    return 0;
+  }
+  for (const auto* in : {&g_small, &g_big, &g_many}) {
+    const std::string tag = in == &g_small ? "2x15MB"
+                            : in == &g_big
+                                ? absl::StrCat("2x", mb, "MB")
+                                : absl::StrCat("2x", thousands, "k_small");
     for (const char* format : {"table", "markdown", "json"}) {
       benchmark::RegisterBenchmark(
           absl::StrCat("BM_Compare/", tag, "/", format).c_str(), BM_Compare, in,

@@ -1,7 +1,7 @@
 // generated_json.h: Google Benchmark JSON files for the tools' benchmarks,
-// written as Google Benchmark 1.7.1 does (same keys, same layout): per
-// benchmark 3 repetitions and the mean/median/stddev/cv aggregates, with
-// three counters each.
+// with three counters per entry and 3 repetitions per benchmark, in one of
+// two shapes (Shape): as Google Benchmark 1.7.1 writes them (same keys, same
+// layout, the mean/median/stddev/cv aggregates), or many small entries.
 #ifndef PERFCOUNTERS_BENCH_GENERATED_JSON_H_
 #define PERFCOUNTERS_BENCH_GENERATED_JSON_H_
 
@@ -18,12 +18,24 @@ namespace perfcounters::bench {
 
 inline constexpr int kRepetitions = 3;
 
+enum class Shape {
+  // Google Benchmark 1.7.1's layout: indented, every key, 3 repetitions and
+  // 4 aggregates per benchmark (about 3.6 KB a benchmark).
+  kGbench,
+  // Small entries: one line each, the keys compare needs (name, run_name,
+  // run_type, repetitions, repetition_index, iterations, times, time_unit,
+  // 3 counters), 3 repetitions and no aggregates (about 0.8 KB a
+  // benchmark): the most entries per byte.
+  kSmallEntries,
+};
+
 // Writes `path`: `benchmarks` benchmarks, or as many as make at least
 // `min_bytes` when that is larger. `shift` scales the times (the "new" file
 // of a pair). Returns the bytes written; exits on a write error.
 inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
                                    double shift, int benchmarks,
-                                   uint64_t min_bytes = 0) {
+                                   uint64_t min_bytes = 0,
+                                   Shape shape = Shape::kGbench) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
@@ -52,8 +64,20 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
     auto entry = [&](const std::string& full, const char* run_type,
                      const std::string& extra, double t, double cycles,
                      double instructions, double faults) {
-      absl::StrAppend(&out, first ? "" : ",\n", "    {\n");
+      absl::StrAppend(&out, first ? "" : ",\n", "    {");
       first = false;
+      if (shape == Shape::kSmallEntries) {
+        absl::StrAppendFormat(
+            &out,
+            "\"name\":\"%s\",\"run_name\":\"%s\",\"run_type\":\"%s\","
+            "\"repetitions\":%d,%s\"iterations\":%d,\"real_time\":%.9g,"
+            "\"cpu_time\":%.9g,\"time_unit\":\"ns\",\"cycles\":%.9g,"
+            "\"instructions\":%.9g,\"page-faults\":%.9g}",
+            full, name, run_type, kRepetitions, extra, 1000000, t, t * 0.999,
+            cycles, instructions, faults);
+        return;
+      }
+      out += "\n";
       absl::StrAppendFormat(
           &out,
           "      \"name\": \"%s\",\n      \"family_index\": %d,\n"
@@ -77,10 +101,13 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
       sum[2] += instructions;
       sum[3] += faults;
       entry(name, "iteration",
-            absl::StrCat("      \"repetition_index\": ", r, ",\n"), t, cycles,
-            instructions, faults);
+            shape == Shape::kSmallEntries
+                ? absl::StrCat("\"repetition_index\":", r, ",")
+                : absl::StrCat("      \"repetition_index\": ", r, ",\n"),
+            t, cycles, instructions, faults);
     }
     for (const char* agg : {"mean", "median", "stddev", "cv"}) {
+      if (shape == Shape::kSmallEntries) break;
       const bool central = agg[0] == 'm';
       const double k = central ? 1.0 / kRepetitions : 0.001;
       entry(absl::StrCat(name, "_", agg), "aggregate",

@@ -540,17 +540,28 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
       nm = SideMetrics(next, *ng);
       if (nm.empty() && !ng->problem.empty()) bc.next_problem = ng->problem;
     }
+    // Base's metrics, each with its match in next (or none), then next's
+    // other metrics; the list is sized exactly (a benchmark's metrics
+    // are a large part of the comparison's memory).
+    std::vector<size_t> match(bm.size(), nm.size());
     std::vector<bool> used(nm.size(), false);
-    for (auto& [name, bs] : bm) {
-      SideStats ns;
+    size_t count = bm.size() + nm.size();
+    for (size_t b = 0; b < bm.size(); ++b) {
       for (size_t i = 0; i < nm.size(); ++i) {
-        if (!used[i] && nm[i].first == name) {
-          ns = std::move(nm[i].second);
+        if (!used[i] && nm[i].first == bm[b].first) {
+          match[b] = i;
           used[i] = true;
+          --count;
           break;
         }
       }
-      bc.metrics.push_back(CompareMetric(name, std::move(bs), std::move(ns)));
+    }
+    bc.metrics.reserve(count);
+    for (size_t b = 0; b < bm.size(); ++b) {
+      SideStats ns;
+      if (match[b] < nm.size()) ns = std::move(nm[match[b]].second);
+      bc.metrics.push_back(CompareMetric(
+          std::move(bm[b].first), std::move(bm[b].second), std::move(ns)));
       if (paired) ComparePaired(bc.metrics.back());
     }
     for (size_t i = 0; i < nm.size(); ++i) {

@@ -146,10 +146,20 @@ int RunCompare(const CompareArgs& args) {
   if (!results) return kExitUsage;
   ApplyToGates("compare", notes, args.gate.allow_env_diff, &*results);
   PrintNoFingerprint("compare", notes);
-  if (!WriteOutput(
-          "compare", to_stdout ? "-" : args.output,
-          WithNotes(Render(comparison, *results, render), render.format, notes),
-          {args.base, args.next})) {
+  // The inputs are no longer needed: their memory goes before the output's
+  // (which is written as it is rendered).
+  *base = BenchmarkFile();
+  *next = BenchmarkFile();
+  if (!WriteOutputFrom("compare", to_stdout ? "-" : args.output,
+                       [&](const OutputPieceWriter& write) {
+                         WithNotesWriter noted(render.format, notes, write);
+                         RenderTo(comparison, *results, render,
+                                  [&noted](absl::string_view piece) {
+                                    noted(piece);
+                                  });
+                         noted.Finish();
+                       },
+                       {args.base, args.next})) {
     return kExitUsage;
   }
   PrintGateErrors("compare", *results);

@@ -128,9 +128,8 @@ std::string Dump(const nlohmann::ordered_json& j, size_t indent) {
 
 }  // namespace
 
-std::string RenderJson(const Comparison& c,
-                       const std::vector<GateResult>& gates,
-                       const RenderOptions& options) {
+void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
+                const RenderOptions& options, const TextWriter& write) {
   using json = nlohmann::ordered_json;
   json root;
   root["base"] = c.base_source;
@@ -181,16 +180,20 @@ std::string RenderJson(const Comparison& c,
   }
   root["benchmarks"] = json::array();
   std::string out = Dump(root, 0);
-  if (c.benchmarks.empty()) return out + "\n";
+  if (c.benchmarks.empty()) {
+    write(out + "\n");
+    return;
+  }
   // The dump ends with the empty array: `[]` and the closing brace.
   out.resize(out.size() - 4);
   out += "[\n";
+  write(out);
   for (size_t i = 0; i < c.benchmarks.size(); ++i) {
-    if (i > 0) out += ",\n";
+    out = i > 0 ? ",\n" : "";
     out += Dump(BenchmarkJson(c.benchmarks[i], options), 4);
+    write(out);
   }
-  out += "\n  ]\n}\n";
-  return out;
+  write("\n  ]\n}\n");
 }
 
 }  // namespace perfcounters::tools::compare_internal

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -227,77 +228,83 @@ std::string RenderTable(const Comparison& c,
                         const RenderOptions& options) {
   const bool color = options.color;
   const MarkIndex marks = IndexMarks(gates);
-  std::vector<Row> rows;
-  {
-    Row header;
-    const char* titles[7] = {"Benchmark", "Metric", "Base", "New",
-                             "Change",    "p",      "Reps"};
-    for (int i = 0; i < 7; ++i) header.cells[i] = titles[i];
-    rows.push_back(std::move(header));
-  }
+  // The rows are made twice, for the columns' widths and then for the
+  // text, instead of being kept (they would take many times the inputs'
+  // size for many small benchmarks).
   size_t shown = 0, left_out = 0;
   bool flagged = false;  // a shown value is an estimate
-  for (const BenchmarkComparison& bc : c.benchmarks) {
-    const std::string name = EscapeControlBytes(bc.name);
-    const std::string note = PairingNote(bc);
-    bool first = true;
-    if (!note.empty() && !options.only_changed) {
-      Row r;
-      r.cells[0] = name;
-      r.note = absl::StrCat("(", note, ")");
-      rows.push_back(std::move(r));
-      first = false;
-    }
-    for (const MetricComparison& m : bc.metrics) {
-      if (NoValue(m)) continue;  // one line per metric after the table
-      auto it = marks.find({bc.name, m.metric});
-      const bool marked = it != marks.end() && !it->second.failed.empty();
-      if (options.only_changed && !marked && !Changed(m, options.alpha)) {
-        continue;
+  auto for_each_row = [&](const std::function<void(const Row&)>& visit) {
+    shown = left_out = 0;
+    flagged = false;
+    Row r;
+    const char* titles[7] = {"Benchmark", "Metric", "Base", "New",
+                             "Change",    "p",      "Reps"};
+    for (int i = 0; i < 7; ++i) r.cells[i] = titles[i];
+    visit(r);
+    for (const BenchmarkComparison& bc : c.benchmarks) {
+      const std::string name = EscapeControlBytes(bc.name);
+      const std::string note = PairingNote(bc);
+      bool first = true;
+      if (!note.empty() && !options.only_changed) {
+        r = Row();
+        r.cells[0] = name;
+        r.note = absl::StrCat("(", note, ")");
+        visit(r);
+        first = false;
       }
-      if (options.max_rows > 0 && shown >= options.max_rows) {
-        ++left_out;
-        continue;
-      }
-      ++shown;
-      Row r;
-      r.cells[0] = first ? name : "";
-      first = false;
-      r.cells[1] = EscapeControlBytes(m.metric);
-      r.cells[2] = FormatSide(m, m.base);
-      r.cells[3] = FormatSide(m, m.next);
-      flagged = flagged || Flagged(m.base) || Flagged(m.next);
-      r.cells[4] = FormatChange(m.change_pct);
-      r.cells[5] = FormatP(m);
-      r.cells[6] = Reps(m);
-      r.change_color = ChangeColor(m);
-      if (it != marks.end()) {
-        r.failed = !it->second.failed.empty();
-        for (const std::string& g : it->second.failed) {
-          absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
+      for (const MetricComparison& m : bc.metrics) {
+        if (NoValue(m)) continue;  // one line per metric after the table
+        auto it = marks.find({bc.name, m.metric});
+        const bool marked = it != marks.end() && !it->second.failed.empty();
+        if (options.only_changed && !marked && !Changed(m, options.alpha)) {
+          continue;
         }
-        for (const std::string& g : it->second.held) {
-          absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
+        if (options.max_rows > 0 && shown >= options.max_rows) {
+          ++left_out;
+          continue;
         }
+        ++shown;
+        r = Row();
+        r.cells[0] = first ? name : "";
+        first = false;
+        r.cells[1] = EscapeControlBytes(m.metric);
+        r.cells[2] = FormatSide(m, m.base);
+        r.cells[3] = FormatSide(m, m.next);
+        flagged = flagged || Flagged(m.base) || Flagged(m.next);
+        r.cells[4] = FormatChange(m.change_pct);
+        r.cells[5] = FormatP(m);
+        r.cells[6] = Reps(m);
+        r.change_color = ChangeColor(m);
+        if (it != marks.end()) {
+          r.failed = !it->second.failed.empty();
+          for (const std::string& g : it->second.failed) {
+            absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
+          }
+          for (const std::string& g : it->second.held) {
+            absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
+          }
+        }
+        visit(r);
       }
-      rows.push_back(std::move(r));
     }
-  }
+  };
   size_t width[7] = {};
-  for (const Row& r : rows) {
+  size_t rows = 0;
+  for_each_row([&](const Row& r) {
+    ++rows;
     const int columns = r.note.empty() ? 6 : 1;
     for (int i = 0; i < columns; ++i) {
       width[i] = std::max(width[i], r.cells[i].size());
     }
-  }
+  });
   std::string out;
-  out.reserve(rows.size() * 100);
-  for (const Row& r : rows) {
+  out.reserve(rows * 100);
+  for_each_row([&](const Row& r) {
     if (!r.note.empty()) {
       absl::StrAppend(&out, r.cells[0],
                       std::string(width[0] - r.cells[0].size() + 2, ' '),
                       r.note, "\n");
-      continue;
+      return;
     }
     for (int i = 0; i < 7; ++i) {
       const std::string& cell = r.cells[i];
@@ -314,7 +321,7 @@ std::string RenderTable(const Comparison& c,
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
-  }
+  });
   if (left_out > 0) {
     absl::StrAppend(&out, "(", left_out,
                     " more rows left out by --max-rows)\n");
@@ -636,18 +643,30 @@ std::string RenderMarkdown(const Comparison& c,
 
 }  // namespace
 
+void RenderTo(const Comparison& comparison,
+              const std::vector<GateResult>& gates,
+              const RenderOptions& options, const TextWriter& write) {
+  switch (options.format) {
+    case Format::kTable:
+      write(RenderTable(comparison, gates, options));
+      return;
+    case Format::kMarkdown:
+      write(RenderMarkdown(comparison, gates, options));
+      return;
+    case Format::kJson:
+      compare_internal::RenderJson(comparison, gates, options, write);
+      return;
+  }
+}
+
 std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates,
                    const RenderOptions& options) {
-  switch (options.format) {
-    case Format::kTable:
-      return RenderTable(comparison, gates, options);
-    case Format::kMarkdown:
-      return RenderMarkdown(comparison, gates, options);
-    case Format::kJson:
-      return compare_internal::RenderJson(comparison, gates, options);
-  }
-  return "";
+  std::string out;
+  RenderTo(comparison, gates, options, [&out](absl::string_view piece) {
+    out.append(piece.data(), piece.size());
+  });
+  return out;
 }
 
 std::string Render(const Comparison& comparison,

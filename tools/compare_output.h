@@ -5,6 +5,7 @@
 #define PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_H_
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,15 @@ struct RenderOptions {
 std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates,
                    const RenderOptions& options);
+// A piece of rendered text; the pieces in order make the whole.
+using TextWriter = std::function<void(absl::string_view piece)>;
+
+// Render()'s text handed to `write` in pieces: JSON a benchmark at a time,
+// so that the whole text (several times the inputs' size for many small
+// benchmarks) is never in memory.
+void RenderTo(const Comparison& comparison,
+              const std::vector<GateResult>& gates,
+              const RenderOptions& options, const TextWriter& write);
 // The same with default options.
 std::string Render(const Comparison& comparison,
                    const std::vector<GateResult>& gates, Format format,

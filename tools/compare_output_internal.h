@@ -33,10 +33,9 @@ std::vector<std::pair<std::string, std::string>> Uncounted(const Comparison& c);
 // there are none.
 std::string ComplexityNote(const Comparison& c);
 
-// The JSON output.
-std::string RenderJson(const Comparison& c,
-                       const std::vector<GateResult>& gates,
-                       const RenderOptions& options);
+// The JSON output, in pieces (RenderTo()).
+void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
+                const RenderOptions& options, const TextWriter& write);
 
 }  // namespace perfcounters::tools::compare_internal
 

@@ -36,10 +36,10 @@ struct NamedProfile;      // profile_data.h
 // One counter of one entry as read from the file (the core's CounterValue
 // is a live reading; this is a recorded one).
 struct EntryCounter {
-  // Index into BenchmarkFile::counter_names.
-  uint32_t name = 0;
   // The value; meaningless when !counted.
   double value = 0;
+  // Index into BenchmarkFile::counter_names.
+  uint32_t name = 0;
   // False when the entry marks the counter as not counted (NaN, null, a
   // "<not counted>" string, or "<label>.not_counted": 1). Such a value is never
   // treated as 0.

@@ -18,7 +18,16 @@ absl::Status WriteOutputFile(const std::string& path,
 bool WriteOutput(const char* command, const std::string& path,
                  const std::string& text,
                  const std::vector<std::string>& inputs) {
-  const absl::Status written = WriteOutputFile(path, text, inputs);
+  return WriteOutputFrom(
+      command, path, [&text](const OutputPieceWriter& write) { write(text); },
+      inputs);
+}
+
+bool WriteOutputFrom(const char* command, const std::string& path,
+                     const OutputProducer& produce,
+                     const std::vector<std::string>& inputs) {
+  const absl::Status written =
+      internal::WriteFileWholeFrom(path, produce, inputs);
   if (!written.ok()) {
     std::fprintf(stderr, "perfcounters %s: %s\n", command,
                  std::string(written.message()).c_str());

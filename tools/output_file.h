@@ -8,6 +8,7 @@
 #ifndef PERFCOUNTERS_TOOLS_OUTPUT_FILE_H_
 #define PERFCOUNTERS_TOOLS_OUTPUT_FILE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,17 @@ absl::Status WriteOutputFile(const std::string& path,
 bool WriteOutput(const char* command, const std::string& path,
                  const std::string& text,
                  const std::vector<std::string>& inputs);
+
+// Output text in pieces: a producer calls its writer with each piece in
+// order (the types of internal::WriteFileWholeFrom).
+using OutputPieceWriter = std::function<void(absl::string_view piece)>;
+using OutputProducer = std::function<void(const OutputPieceWriter& write)>;
+
+// WriteOutput() of the text `produce` writes in pieces: each piece goes out
+// as it comes (buffered), and the target is replaced after the last.
+bool WriteOutputFrom(const char* command, const std::string& path,
+                     const OutputProducer& produce,
+                     const std::vector<std::string>& inputs);
 
 }  // namespace perfcounters::tools
 

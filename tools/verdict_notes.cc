@@ -110,4 +110,26 @@ std::string WithNotes(const std::string& rendered, Format format,
   return absl::StrCat("{\n", members, rendered.substr(2));
 }
 
+void WithNotesWriter::operator()(absl::string_view piece) {
+  if (passed_) {
+    write_(piece);
+    return;
+  }
+  held_.append(piece.data(), piece.size());
+  // Whether the held text decides where the notes go: on top (table),
+  // after "{\n" (JSON), after the first blank line (markdown).
+  const bool decided =
+      format_ == Format::kTable ||
+      (format_ == Format::kJson && held_.size() >= 2) ||
+      (format_ == Format::kMarkdown && held_.find("\n\n") != std::string::npos);
+  if (decided) Finish();
+}
+
+void WithNotesWriter::Finish() {
+  if (passed_) return;
+  passed_ = true;
+  write_(WithNotes(held_, format_, notes_));
+  held_ = std::string();
+}
+
 }  // namespace perfcounters::tools

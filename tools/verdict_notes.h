@@ -7,8 +7,10 @@
 #define PERFCOUNTERS_TOOLS_VERDICT_NOTES_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
@@ -59,6 +61,24 @@ std::string NotesHtml(const VerdictNotes& notes);
 // drifted) and an "environment" member (where a file has a fingerprint).
 std::string WithNotes(const std::string& rendered, Format format,
                       const VerdictNotes& notes);
+
+// WithNotes() of text that comes in pieces (RenderTo()): passes the pieces
+// on to `write`, with the notes where WithNotes() puts them (the pieces
+// before that point are held back until it comes); Finish() after the last.
+class WithNotesWriter {
+ public:
+  WithNotesWriter(Format format, const VerdictNotes& notes, TextWriter write)
+      : format_(format), notes_(notes), write_(std::move(write)) {}
+  void operator()(absl::string_view piece);
+  void Finish();
+
+ private:
+  Format format_;
+  const VerdictNotes& notes_;
+  TextWriter write_;
+  std::string held_;
+  bool passed_ = false;
+};
 
 }  // namespace perfcounters::tools
 

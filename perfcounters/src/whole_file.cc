@@ -49,17 +49,61 @@ std::string TemporaryPathFor(const std::string& path) {
                       ".tmp.XXXXXX");
 }
 
+// Collects pieces into a buffer and writes it to `fd` when full; the first
+// error stops the writing (later pieces are dropped).
+class BufferedFd {
+ public:
+  explicit BufferedFd(int fd) : fd_(fd) { buffer_.reserve(kSize); }
+  void Write(absl::string_view piece) {
+    if (error_ != 0) return;
+    if (buffer_.size() + piece.size() > kSize) Flush();
+    if (piece.size() >= kSize) {
+      if (error_ == 0) error_ = WriteAll(fd_, piece);
+      return;
+    }
+    buffer_.append(piece.data(), piece.size());
+  }
+  // errno of the first failed write, or 0.
+  int Finish() {
+    Flush();
+    return error_;
+  }
+
+ private:
+  static constexpr size_t kSize = 1 << 20;
+  void Flush() {
+    if (error_ == 0 && !buffer_.empty()) error_ = WriteAll(fd_, buffer_);
+    buffer_.clear();
+  }
+  int fd_;
+  int error_ = 0;
+  std::string buffer_;
+};
+
+int WriteAllFrom(int fd, const ContentsProducer& produce) {
+  BufferedFd out(fd);
+  produce([&out](absl::string_view piece) { out.Write(piece); });
+  return out.Finish();
+}
+
 }  // namespace
 
 absl::Status WriteFileWhole(const std::string& path, absl::string_view contents,
                             absl::Span<const std::string> inputs) {
+  return WriteFileWholeFrom(
+      path, [contents](const PieceWriter& write) { write(contents); }, inputs);
+}
+
+absl::Status WriteFileWholeFrom(const std::string& path,
+                                const ContentsProducer& produce,
+                                absl::Span<const std::string> inputs) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         "empty output path (give a file name, or - for standard output)");
   }
   if (path == "-") {
     std::fflush(stdout);
-    if (const int err = WriteAll(STDOUT_FILENO, contents); err != 0) {
+    if (const int err = WriteAllFrom(STDOUT_FILENO, produce); err != 0) {
       return ErrnoStatus(err, "cannot write standard output");
     }
     return absl::OkStatus();
@@ -84,7 +128,7 @@ absl::Status WriteFileWhole(const std::string& path, absl::string_view contents,
       // A FIFO, a device or a terminal: write in place.
       const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd < 0) return ErrnoStatus(errno, absl::StrCat("cannot open ", path));
-      const int err = WriteAll(fd, contents);
+      const int err = WriteAllFrom(fd, produce);
       ::close(fd);
       if (err != 0)
         return ErrnoStatus(err, absl::StrCat("cannot write ", path));
@@ -108,7 +152,15 @@ absl::Status WriteFileWhole(const std::string& path, absl::string_view contents,
     ::umask(mask);
     mode = 0666 & ~mask;
   }
-  int err = WriteAll(fd, contents);
+  int err = 0;
+  try {
+    err = WriteAllFrom(fd, produce);
+  } catch (...) {
+    // The producer failed (out of memory): no file is left behind.
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw;
+  }
   if (err == 0 && ::fchmod(fd, mode) != 0) err = errno;
   if (err == 0 && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;

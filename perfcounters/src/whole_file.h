@@ -6,6 +6,7 @@
 #ifndef PERFCOUNTERS_SRC_WHOLE_FILE_H_
 #define PERFCOUNTERS_SRC_WHOLE_FILE_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -22,6 +23,18 @@ namespace perfcounters::internal {
 // output. Errors name the path and the reason (errno).
 absl::Status WriteFileWhole(const std::string& path, absl::string_view contents,
                             absl::Span<const std::string> inputs = {});
+
+// The contents as pieces: a producer calls `write` with each piece in
+// order (the whole text need never be in memory at once).
+using PieceWriter = std::function<void(absl::string_view piece)>;
+using ContentsProducer = std::function<void(const PieceWriter& write)>;
+
+// WriteFileWhole() of the concatenation of the pieces `produce` writes,
+// each written out as it comes (buffered): the target is replaced only
+// after the last piece, as above.
+absl::Status WriteFileWholeFrom(const std::string& path,
+                                const ContentsProducer& produce,
+                                absl::Span<const std::string> inputs = {});
 
 // Whether WriteFileWhole(path, ...) could write `path` now: its directory
 // takes a temporary file (created and removed again), or the existing
