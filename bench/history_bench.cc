@@ -1,15 +1,25 @@
 // history_bench: `perfcounters history` at scale on SQLite: a store of
 // 1,000 benchmarks x 20 metrics x 200 runs (4 million values), then adding
-// one run, checking one run against the history (a gate on every series),
-// and finding the change points of every series. The store is built once
-// (about a minute) at $PERFCOUNTERS_HISTORY_BENCH_DB, default
+// one run (in this process), and, as the built command in a child process
+// (its CPU time and peak RSS from wait4(2)), checking one run against the
+// history (a gate on one metric of every benchmark: 1,000 series) and
+// finding the change points of every series (20,000) by each method. The
+// store is built once (minutes) at $PERFCOUNTERS_HISTORY_BENCH_DB, default
 // /tmp/perfcounters_history_bench.db, and reused by later runs.
+//
+//   history_bench [--tool PATH] [gbench flags]
+//
+// --tool runs another build of the command (e.g. an older one, to compare).
 // docs/history.md has the numbers.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -21,6 +31,7 @@
 #include "history_check.h"
 #include "history_export.h"
 #include "history_store.h"
+#include "run_child.h"
 
 namespace {
 
@@ -115,40 +126,59 @@ void BM_AddOneRun(benchmark::State& state) {
 }
 BENCHMARK(BM_AddOneRun)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-void BM_CheckOneRun(benchmark::State& state) {
-  HistoryStore& store = Store();
-  const std::string text = RunText(kRuns + 7);
-  absl::StatusOr<BenchmarkFile> file = ParseBenchmarkJson(text, "new");
-  CheckOptions options;
-  options.machine = "bench / 2 CPUs";
-  options.branch = "main";
-  size_t checked = 0;
-  for (auto _ : state) {
-    absl::StatusOr<Comparison> c =
-        CompareWithHistory(store, *file, RunDigest(text), options);
-    absl::StatusOr<Gate> gate = ParseGate("counter0>+0.5%", MetricNames(*c));
-    checked = EvaluateGates(*c, {*gate})[0].checked;
-  }
-  state.counters["series_checked"] = static_cast<double>(checked);
-}
-BENCHMARK(BM_CheckOneRun)->Unit(benchmark::kMillisecond)->Iterations(1);
+std::string g_tool = PERFCOUNTERS_TOOL;
 
-// Arg 0: the robust method (the default), 1: Otava's.
-void BM_ChangesEverySeries(benchmark::State& state) {
-  HistoryStore& store = Store();
-  ChangePointOptions options;
-  options.method =
-      state.range(0) == 0 ? ChangeMethod::kRobust : ChangeMethod::kOtava;
-  size_t series_count = 0, changes = 0;
+// Runs the command on the store; its CPU time and peak RSS as counters.
+void MeasureCommand(benchmark::State& state,
+                    const std::vector<std::string>& args) {
+  Store();
+  perfcounters::bench::Child c;
   for (auto _ : state) {
-    absl::StatusOr<std::vector<Series>> series = ReadSeries(store, {});
-    series_count = series->size();
-    changes = FindSeriesChanges(*series, options).size();
+    c = perfcounters::bench::RunChild(g_tool, args);
+    state.SetIterationTime(c.seconds);
   }
-  state.counters["series"] = static_cast<double>(series_count);
-  state.counters["change_points"] = static_cast<double>(changes);
+  if (c.status != 0 && c.status != 1) {
+    state.SkipWithError(
+        absl::StrCat("the command exited with ", c.status).c_str());
+    return;
+  }
+  state.counters["cpu_s"] = c.cpu_seconds;
+  state.counters["peak_rss_mb"] = static_cast<double>(c.peak_rss) / 1e6;
+}
+
+// `history check` of a new run (every benchmark) with a gate on counter0:
+// the history of 1,000 series of 200 runs.
+void BM_CheckOneRun(benchmark::State& state) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string run = absl::StrCat(
+      tmp != nullptr ? tmp : "/tmp", "/history_bench_run.", getpid(), ".json");
+  const std::string text = RunText(kRuns + 7);
+  FILE* f = std::fopen(run.c_str(), "wb");
+  if (f == nullptr ||
+      std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
+      std::fclose(f) != 0) {
+    state.SkipWithError(absl::StrCat("cannot write ", run).c_str());
+    return;
+  }
+  MeasureCommand(state, {"history", "check", run, "--db", StorePath(),
+                         "--machine", "bench / 2 CPUs", "--branch", "main",
+                         "--fail-on", "counter0>+0.5%", "-o", "/dev/null"});
+  std::remove(run.c_str());
+}
+BENCHMARK(BM_CheckOneRun)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// `history changes` over every series (20,000); arg 0: the robust method
+// (the default), 1: Otava's.
+void BM_ChangesEverySeries(benchmark::State& state) {
+  MeasureCommand(state,
+                 {"history", "changes", "--db", StorePath(), "--method",
+                  state.range(0) == 0 ? "robust" : "otava", "-o", "/dev/null"});
 }
 BENCHMARK(BM_ChangesEverySeries)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Arg(0)
@@ -156,4 +186,18 @@ BENCHMARK(BM_ChangesEverySeries)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--tool") == 0 && i + 1 < argc) {
+      g_tool = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int n = static_cast<int>(rest.size());
+  benchmark::Initialize(&n, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -14,6 +14,7 @@
 #define PERFCOUNTERS_TOOLS_HISTORY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -130,6 +131,19 @@ struct SeriesQuery {
 absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
                                                const SeriesQuery& query);
 
+// Fills a point's commit and time (ForEachSeries()).
+using PointLabeler = std::function<void(SeriesPoint& point)>;
+
+// ReadSeries() one series at a time: `visit` gets each series in that
+// order, read one benchmark at a time (memory for one benchmark's points,
+// not the store's). Its points carry no commit and time (most callers
+// need them for few points, and a string per point is much of the cost
+// of reading): `label` fills them in, valid during the call.
+absl::Status ForEachSeries(
+    HistoryStore& store, const SeriesQuery& query,
+    const std::function<void(Series& series, const PointLabeler& label)>&
+        visit);
+
 // OK when each field of `query` that is set selects something stored;
 // else InvalidArgument naming the option, the nearest stored names ("did
 // you mean") and what is stored.
@@ -140,16 +154,23 @@ absl::Status CheckSeriesQuery(HistoryStore& store, const SeriesQuery& query);
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StoredMachines(
     HistoryStore& store, const std::string& branch);
 
-// The points of each (benchmark, metric) series of `benchmarks` on
-// `machine` and `branch` (empty: every branch) among the latest `lookback`
-// runs there, but the run `exclude_digest` (the run being checked, when it
-// is stored already); run order. One query per benchmark.
-using RecentHistory = absl::flat_hash_map<std::pair<std::string, std::string>,
-                                          std::vector<SeriesPoint>>;
-absl::StatusOr<RecentHistory> ReadRecentHistory(
+// The points of each series of one benchmark, by metric, in run order
+// (without commit and time).
+using RecentHistory =
+    absl::flat_hash_map<std::string, std::vector<SeriesPoint>>;
+
+// Calls `visit(i, history)` for each of `benchmarks` in order with the
+// points of its series of `metrics` (empty: every metric) on `machine` and
+// `branch` (empty: every branch) among the latest `lookback` runs there,
+// but the run `exclude_digest` (the run being checked, when it is stored
+// already). One benchmark at a time: one query per benchmark (and metric),
+// memory for one benchmark's points.
+absl::Status ForEachRecentHistory(
     HistoryStore& store, const std::vector<std::string>& benchmarks,
-    const std::string& machine, const std::string& branch, size_t lookback,
-    const std::string& exclude_digest);
+    const std::vector<std::string>& metrics, const std::string& machine,
+    const std::string& branch, size_t lookback,
+    const std::string& exclude_digest,
+    const std::function<void(size_t i, RecentHistory& history)>& visit);
 
 }  // namespace perfcounters::tools
 

@@ -92,6 +92,20 @@ absl::StatusOr<std::string> MachineHint(HistoryStore& store,
       machines[0].first, "' to check against that machine's runs");
 }
 
+std::vector<std::string> CheckMetricNames(const BenchmarkFile& run) {
+  Comparison c;
+  for (BenchmarkMetrics& b : Summarize(run)) {
+    BenchmarkComparison bc;
+    for (auto& [metric, next] : b.metrics) {
+      MetricComparison m;
+      m.metric = std::move(metric);
+      bc.metrics.push_back(std::move(m));
+    }
+    c.benchmarks.push_back(std::move(bc));
+  }
+  return MetricNames(c);
+}
+
 double PredictionP(const std::vector<double>& history, double value) {
   const size_t n = history.size();
   if (n < 2) return 1;
@@ -121,16 +135,16 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
   std::vector<std::string> names;
   names.reserve(summary.size());
   for (const BenchmarkMetrics& b : summary) names.push_back(b.name);
-  ASSIGN_OR_RETURN(RecentHistory history,
-                   ReadRecentHistory(store, names, options.machine,
-                                     options.branch, options.lookback, digest));
+  out.benchmarks.reserve(summary.size());
   static const std::vector<SeriesPoint> kNone;
-  for (BenchmarkMetrics& b : summary) {
+  // One benchmark at a time: its history is read, judged and dropped.
+  auto judge = [&](size_t i, RecentHistory& history) {
+    BenchmarkMetrics& b = summary[i];
     BenchmarkComparison bc;
     bc.name = b.name;
     bc.next_problem = b.problem;
     for (auto& [metric, next] : b.metrics) {
-      const auto it = history.find(std::make_pair(b.name, metric));
+      const auto it = history.find(metric);
       const std::vector<SeriesPoint>& points =
           it == history.end() ? kNone : it->second;
       SideStats base;
@@ -159,14 +173,17 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
         first = values.size() - options.window;
       }
       base.samples.assign(values.begin() + first, values.end());
-      for (size_t i = first; i < coverages.size(); ++i) {
-        base.coverage = LowerCoverage(base.coverage, coverages[i]);
+      for (size_t k = first; k < coverages.size(); ++k) {
+        base.coverage = LowerCoverage(base.coverage, coverages[k]);
       }
       if (!base.samples.empty()) base.median = Median(base.samples);
       bc.metrics.push_back(Judge(metric, std::move(base), std::move(next)));
     }
     out.benchmarks.push_back(std::move(bc));
-  }
+  };
+  RETURN_IF_ERROR(ForEachRecentHistory(store, names, options.metrics,
+                                       options.machine, options.branch,
+                                       options.lookback, digest, judge));
   // Geometric means of new / history, as compare's.
   out.geomean = Geomeans(out.benchmarks);
   return out;

@@ -27,7 +27,14 @@ struct CheckOptions {
   // How many of the latest runs are searched for the last change point.
   size_t lookback = 200;
   ChangePointOptions change_points;
+  // The metrics whose history is read (those of the gates): the others
+  // are compared with no history. Empty: every metric.
+  std::vector<std::string> metrics;
 };
+
+// MetricNames() of the comparison CompareWithHistory() makes of `run`
+// (what its gates may name), without reading the history.
+std::vector<std::string> CheckMetricNames(const BenchmarkFile& run);
 
 // The comparison of `run` (base: the history; next: the run). A run that
 // is already in the store is left out of its own history.

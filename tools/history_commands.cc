@@ -1,6 +1,7 @@
 // history_commands.cc: the `perfcounters history` subcommands.
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -128,6 +129,15 @@ int RunCheck(const HistoryArgs& a) {
   if (absl::Status st = CheckAllowedFields(a.allow_env_diff); !st.ok()) {
     return Fail("check", st.message());
   }
+  // Only the gates' metrics need their history (a gate that does not
+  // parse is reported by RunGates below, with the same names).
+  const std::vector<std::string> known = CheckMetricNames(*file);
+  for (const std::string& gate_text : a.gates) {
+    if (absl::StatusOr<Gate> gate = ParseGate(gate_text, known); gate.ok()) {
+      options.metrics.push_back(gate->metric);
+    }
+  }
+  if (options.metrics.empty()) options.metrics.push_back(std::string());
   absl::StatusOr<Comparison> comparison =
       CompareWithHistory(**store, *file, RunDigest(*text), options);
   if (!comparison.ok()) return Fail("check", comparison.status().message());
@@ -164,10 +174,11 @@ int RunCheck(const HistoryArgs& a) {
   return ExitCode(*results);
 }
 
-absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
+// The store of `a` and the query of its options, checked (CheckSeriesQuery).
+absl::StatusOr<std::unique_ptr<HistoryStore>> OpenSelection(
+    const HistoryArgs& a, SeriesQuery& q) {
   ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store,
                    OpenHistoryStore(a.db, StoreAccess::kRead));
-  SeriesQuery q;
   q.metric = a.metric;
   q.machine = a.machine;
   q.branch = a.branch;
@@ -180,7 +191,37 @@ absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
     q.benchmark = *std::move(f);
   }
   RETURN_IF_ERROR(CheckSeriesQuery(*store, q));
+  return store;
+}
+
+absl::StatusOr<std::vector<Series>> SelectSeries(const HistoryArgs& a) {
+  SeriesQuery q;
+  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store, OpenSelection(a, q));
   return ReadSeries(*store, q);
+}
+
+// The change points of every series `a` selects, the series read one at a
+// time: `kept` holds those with change points (their points labelled), the
+// rest are dropped as they are done.
+absl::StatusOr<std::vector<SeriesChange>> SelectChanges(
+    const HistoryArgs& a, std::deque<Series>& kept) {
+  SeriesQuery q;
+  ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store, OpenSelection(a, q));
+  std::vector<SeriesChange> changes;
+  RETURN_IF_ERROR(
+      ForEachSeries(*store, q, [&](Series& series, const PointLabeler& label) {
+        const size_t before = changes.size();
+        AppendSeriesChanges(series, a.cp, changes);
+        if (changes.size() == before) return;
+        for (SeriesPoint& p : series.points) label(p);
+        // The points stay where they are (moving a vector keeps its
+        // elements), so the changes' points stay valid.
+        kept.push_back(std::move(series));
+        for (size_t i = before; i < changes.size(); ++i) {
+          changes[i].series = &kept.back();
+        }
+      }));
+  return changes;
 }
 
 int RunChanges(const HistoryArgs& a) {
@@ -189,11 +230,11 @@ int RunChanges(const HistoryArgs& a) {
                                         "' is unknown; use table, markdown "
                                         "or json"));
   }
-  absl::StatusOr<std::vector<Series>> series = SelectSeries(a);
-  if (!series.ok()) return Fail("changes", series.status().message());
-  const std::vector<SeriesChange> changes = FindSeriesChanges(*series, a.cp);
+  std::deque<Series> kept;
+  absl::StatusOr<std::vector<SeriesChange>> changes = SelectChanges(a, kept);
+  if (!changes.ok()) return Fail("changes", changes.status().message());
   if (!WriteOutput("history changes", a.output.empty() ? "-" : a.output,
-                   RenderChanges(changes, a.format), {})) {
+                   RenderChanges(*changes, a.format), {})) {
     return kExitUsage;
   }
   return kExitOk;
@@ -314,30 +355,33 @@ Command AddHistoryCommands(CLI::App& app) {
 std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
                                             const ChangePointOptions& options) {
   std::vector<SeriesChange> out;
-  for (const Series& s : series) {
-    std::vector<double> values;
-    std::vector<const SeriesPoint*> points;
-    for (const SeriesPoint& p : s.points) {
-      if (!p.value) continue;
-      values.push_back(*p.value);
-      points.push_back(&p);
-    }
-    const std::vector<ChangePoint> cps = FindChangePoints(values, options);
-    for (size_t k = 0; k < cps.size(); ++k) {
-      SeriesChange c{&s, points[cps[k].index], cps[k], std::nullopt};
-      c.method = options.method;
-      if (cps[k].kind == ChangeKind::kDrift) {
-        c.last = points[std::min(cps[k].last_index, points.size() - 1)];
-      }
-      const size_t lo = k == 0 ? 0 : cps[k - 1].index;
-      const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : points.size();
-      for (size_t i = lo; i < hi; ++i) {
-        c.coverage = LowerCoverage(c.coverage, points[i]->coverage);
-      }
-      out.push_back(c);
-    }
-  }
+  for (const Series& s : series) AppendSeriesChanges(s, options, out);
   return out;
+}
+
+void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
+                         std::vector<SeriesChange>& out) {
+  std::vector<double> values;
+  std::vector<const SeriesPoint*> points;
+  for (const SeriesPoint& p : s.points) {
+    if (!p.value) continue;
+    values.push_back(*p.value);
+    points.push_back(&p);
+  }
+  const std::vector<ChangePoint> cps = FindChangePoints(values, options);
+  for (size_t k = 0; k < cps.size(); ++k) {
+    SeriesChange c{&s, points[cps[k].index], cps[k], std::nullopt};
+    c.method = options.method;
+    if (cps[k].kind == ChangeKind::kDrift) {
+      c.last = points[std::min(cps[k].last_index, points.size() - 1)];
+    }
+    const size_t lo = k == 0 ? 0 : cps[k - 1].index;
+    const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : points.size();
+    for (size_t i = lo; i < hi; ++i) {
+      c.coverage = LowerCoverage(c.coverage, points[i]->coverage);
+    }
+    out.push_back(c);
+  }
 }
 
 std::string RenderChanges(const std::vector<SeriesChange>& changes,

@@ -47,6 +47,10 @@ struct SeriesChange {
 std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
                                             const ChangePointOptions& options);
 
+// Those of one series, appended to `out` (pointing into `s`).
+void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
+                         std::vector<SeriesChange>& out);
+
 // table, markdown or json (the array of docs/history.md).
 std::string RenderChanges(const std::vector<SeriesChange>& changes,
                           const std::string& format);

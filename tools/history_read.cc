@@ -1,7 +1,11 @@
 // history_read.cc: reading series back from the history store (history.h).
-// The runs' attributes are read once; points are read without a join, in
-// the points table's key order (benchmark, metric, run), so that a
-// series' points arrive together.
+// The runs' attributes are read once, with their place in run order; the
+// points are read without a join, one benchmark at a time (a range of the
+// points table's key: benchmark, metric, run), and carry their run's
+// place, not its commit and time (a string per point was most of the cost
+// of reading a large store).
+#include <malloc.h>
+
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -26,6 +30,8 @@ struct RunInfo {
   std::string branch;
   // The same for runs of the same machine and branch.
   int64_t group = 0;
+  // The run's place in run order (time, then id) among the runs read.
+  int64_t rank = 0;
 };
 
 using RunMap = absl::flat_hash_map<int64_t, RunInfo>;
@@ -80,6 +86,16 @@ absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
                                      static_cast<int64_t>(groups.size()))
                         .first->second;
       }));
+  std::vector<std::pair<const RunInfo*, int64_t>> order;
+  order.reserve(runs.size());
+  for (const auto& [id, run] : runs) order.emplace_back(&run, id);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first->time, a.second) <
+           std::tie(b.first->time, b.second);
+  });
+  for (size_t i = 0; i < order.size(); ++i) {
+    runs[order[i].second].rank = static_cast<int64_t>(i);
+  }
   return runs;
 }
 
@@ -88,13 +104,11 @@ std::optional<double> OptionalDouble(const SqlValue& v) {
   return std::nullopt;
 }
 
-// A point from (run_id, value, lo, hi, coverage) at r[first...].
-SeriesPoint PointFrom(const std::vector<SqlValue>& r, size_t first,
-                      const RunInfo& run) {
+// A point from (run_id, value, lo, hi, coverage) at r[first...], without
+// its run's commit and time.
+SeriesPoint PointFrom(const std::vector<SqlValue>& r, size_t first) {
   SeriesPoint p;
   p.run_id = std::get<int64_t>(r[first]);
-  p.commit = run.commit;
-  p.time = run.time;
   p.value = OptionalDouble(r[first + 1]);
   if (p.value) {
     p.lo = OptionalDouble(r[first + 2]).value_or(*p.value);
@@ -112,11 +126,43 @@ const std::vector<SqlType> kPointTypes = {
     SqlType::kInt,    SqlType::kInt,    SqlType::kInt,   SqlType::kDouble,
     SqlType::kDouble, SqlType::kDouble, SqlType::kDouble};
 
-void SortPoints(std::vector<SeriesPoint>& points) {
-  std::sort(points.begin(), points.end(),
-            [](const SeriesPoint& a, const SeriesPoint& b) {
-              return std::tie(a.time, a.run_id) < std::tie(b.time, b.run_id);
-            });
+// A series' points as read, with their runs' places in run order.
+struct RankedPoints {
+  std::vector<int64_t> ranks;
+  std::vector<SeriesPoint> points;
+  void Add(int64_t rank, SeriesPoint point) {
+    ranks.push_back(rank);
+    points.push_back(std::move(point));
+  }
+};
+
+// The points in run order (they are read in run id order, which is run
+// order unless runs were added out of time order).
+std::vector<SeriesPoint> InRunOrder(RankedPoints& ranked) {
+  if (std::is_sorted(ranked.ranks.begin(), ranked.ranks.end())) {
+    return std::move(ranked.points);
+  }
+  std::vector<size_t> order(ranked.points.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ranked.ranks[a] < ranked.ranks[b];
+  });
+  std::vector<SeriesPoint> points;
+  points.reserve(order.size());
+  for (size_t i : order) points.push_back(std::move(ranked.points[i]));
+  return points;
+}
+
+// glibc gives the heap's top back to the system whenever more than 128 KB
+// of it are free: reading a store one benchmark at a time would grow and
+// trim it once per benchmark (page faults: a third of the CPU time of
+// `history changes` on a large store). Kept up to 64 MB instead.
+void KeepHeapTop() {
+  static const bool once = [] {
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    return true;
+  }();
+  (void)once;
 }
 
 int64_t IdOf(const absl::flat_hash_map<int64_t, std::string>& names,
@@ -211,91 +257,133 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StoredMachines(
   return out;
 }
 
-absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
-                                               const SeriesQuery& query) {
+absl::Status ForEachSeries(
+    HistoryStore& store, const SeriesQuery& query,
+    const std::function<void(Series& series, const PointLabeler& label)>&
+        visit) {
   ASSIGN_OR_RETURN(auto benchmarks, Names(store, "benchmarks"));
   ASSIGN_OR_RETURN(auto metrics, Names(store, "metrics"));
   ASSIGN_OR_RETURN(RunMap runs,
                    ReadRuns(store, query.machine, query.branch, "", 0));
-
-  // The benchmarks asked for: all (one scan), or those the filter matches
-  // (a scan of each one's key range).
-  std::vector<int64_t> wanted;
-  if (query.benchmark) {
-    for (const auto& [id, name] : benchmarks) {
-      if (query.benchmark->Matches(name)) wanted.push_back(id);
+  // The benchmarks asked for, by name: the series come in name order.
+  std::vector<std::pair<std::string, int64_t>> wanted;
+  for (const auto& [id, name] : benchmarks) {
+    if (!query.benchmark || query.benchmark->Matches(name)) {
+      wanted.emplace_back(name, id);
     }
-    std::sort(wanted.begin(), wanted.end());
   }
-  std::string sql = kPointColumns;
-  std::vector<SqlValue> params;
-  if (query.benchmark) sql += " WHERE benchmark_id = ?";
+  std::sort(wanted.begin(), wanted.end());
+  std::string sql = absl::StrCat(kPointColumns, " WHERE benchmark_id = ?");
+  std::vector<SqlValue> params = {int64_t{0}};
   if (!query.metric.empty()) {
-    sql += query.benchmark ? " AND metric_id = ?" : " WHERE metric_id = ?";
+    sql += " AND metric_id = ?";
     params.emplace_back(IdOf(metrics, query.metric));
   }
-  // Series keyed by (benchmark, metric, machine and branch).
-  using Key = std::tuple<int64_t, int64_t, int64_t>;
-  absl::flat_hash_map<Key, size_t> index;
-  std::vector<Series> out;
-  auto row = [&](const std::vector<SqlValue>& r) {
-    const auto run = runs.find(std::get<int64_t>(r[2]));
+  const PointLabeler label = [&runs](SeriesPoint& p) {
+    const auto run = runs.find(p.run_id);
     if (run == runs.end()) return;
-    const int64_t bid = std::get<int64_t>(r[0]);
-    const int64_t mid = std::get<int64_t>(r[1]);
-    const Key key{bid, mid, run->second.group};
-    auto [it, inserted] = index.try_emplace(key, out.size());
-    if (inserted) {
-      Series series;
-      series.benchmark = benchmarks[bid];
-      series.metric = metrics[mid];
-      series.machine = run->second.machine;
-      series.branch = run->second.branch;
-      out.push_back(std::move(series));
-    }
-    out[it->second].points.push_back(PointFrom(r, 2, run->second));
+    p.commit = run->second.commit;
+    p.time = run->second.time;
   };
-  if (query.benchmark) {
-    for (int64_t bid : wanted) {
-      std::vector<SqlValue> p = {bid};
-      p.insert(p.end(), params.begin(), params.end());
-      RETURN_IF_ERROR(store.Query(sql, p, kPointTypes, row));
+  // One benchmark's series, keyed by (metric, machine and branch).
+  struct Partial {
+    const RunInfo* run = nullptr;  // of the first point: machine, branch
+    int64_t metric = 0;
+    RankedPoints points;
+  };
+  KeepHeapTop();
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
+  std::vector<Partial> partial;
+  for (const auto& [name, bid] : wanted) {
+    index.clear();
+    partial.clear();
+    params[0] = bid;
+    RETURN_IF_ERROR(store.Query(
+        sql, params, kPointTypes, [&](const std::vector<SqlValue>& r) {
+          const auto run = runs.find(std::get<int64_t>(r[2]));
+          if (run == runs.end()) return;
+          const int64_t mid = std::get<int64_t>(r[1]);
+          auto [it, inserted] =
+              index.try_emplace({mid, run->second.group}, partial.size());
+          if (inserted) partial.push_back({&run->second, mid, {}});
+          partial[it->second].points.Add(run->second.rank, PointFrom(r, 2));
+        }));
+    std::vector<Series> series(partial.size());
+    for (size_t i = 0; i < partial.size(); ++i) {
+      series[i].benchmark = name;
+      series[i].metric = metrics[partial[i].metric];
+      series[i].machine = partial[i].run->machine;
+      series[i].branch = partial[i].run->branch;
+      series[i].points = InRunOrder(partial[i].points);
     }
-  } else {
-    RETURN_IF_ERROR(store.Query(sql, params, kPointTypes, row));
+    std::sort(series.begin(), series.end(),
+              [](const Series& a, const Series& b) {
+                return std::tie(a.metric, a.machine, a.branch) <
+                       std::tie(b.metric, b.machine, b.branch);
+              });
+    for (Series& one : series) visit(one, label);
   }
-  for (Series& series : out) SortPoints(series.points);
-  std::sort(out.begin(), out.end(), [](const Series& a, const Series& b) {
-    return std::tie(a.benchmark, a.metric, a.machine, a.branch) <
-           std::tie(b.benchmark, b.metric, b.machine, b.branch);
-  });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
+                                               const SeriesQuery& query) {
+  std::vector<Series> out;
+  RETURN_IF_ERROR(ForEachSeries(
+      store, query, [&out](Series& series, const PointLabeler& label) {
+        for (SeriesPoint& p : series.points) label(p);
+        out.push_back(std::move(series));
+      }));
   return out;
 }
 
-absl::StatusOr<RecentHistory> ReadRecentHistory(
+absl::Status ForEachRecentHistory(
     HistoryStore& store, const std::vector<std::string>& benchmarks,
-    const std::string& machine, const std::string& branch, size_t lookback,
-    const std::string& exclude_digest) {
-  ASSIGN_OR_RETURN(auto metrics, Names(store, "metrics"));
+    const std::vector<std::string>& metrics, const std::string& machine,
+    const std::string& branch, size_t lookback,
+    const std::string& exclude_digest,
+    const std::function<void(size_t i, RecentHistory& history)>& visit) {
+  ASSIGN_OR_RETURN(auto names, Names(store, "metrics"));
   ASSIGN_OR_RETURN(RunMap runs,
                    ReadRuns(store, machine, branch, exclude_digest, lookback));
-  RecentHistory out;
-  if (runs.empty()) return out;
-  const std::string sql =
+  // The metrics asked for that the store has (none: nothing to read).
+  std::vector<int64_t> metric_ids;
+  for (const std::string& metric : metrics) {
+    if (const int64_t id = IdOf(names, metric); id >= 0) {
+      metric_ids.push_back(id);
+    }
+  }
+  const bool read = !runs.empty() && (metrics.empty() || !metric_ids.empty());
+  std::string sql =
       absl::StrCat(kPointColumns,
                    " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE "
                    "name = ?)");
-  for (const std::string& name : benchmarks) {
-    RETURN_IF_ERROR(store.Query(
-        sql, {name}, kPointTypes, [&](const std::vector<SqlValue>& r) {
-          const auto run = runs.find(std::get<int64_t>(r[2]));
-          if (run == runs.end()) return;
-          out[{name, metrics[std::get<int64_t>(r[1])]}].push_back(
-              PointFrom(r, 2, run->second));
-        }));
+  if (!metrics.empty()) sql += " AND metric_id = ?";
+  absl::flat_hash_map<int64_t, RankedPoints> by_metric;
+  KeepHeapTop();
+  RecentHistory history;
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    by_metric.clear();
+    history.clear();
+    auto row = [&](const std::vector<SqlValue>& r) {
+      const auto run = runs.find(std::get<int64_t>(r[2]));
+      if (run == runs.end()) return;
+      by_metric[std::get<int64_t>(r[1])].Add(run->second.rank, PointFrom(r, 2));
+    };
+    if (read && metrics.empty()) {
+      RETURN_IF_ERROR(store.Query(sql, {benchmarks[i]}, kPointTypes, row));
+    } else if (read) {
+      for (int64_t mid : metric_ids) {
+        RETURN_IF_ERROR(
+            store.Query(sql, {benchmarks[i], mid}, kPointTypes, row));
+      }
+    }
+    for (auto& [mid, points] : by_metric) {
+      history[names[mid]] = InRunOrder(points);
+    }
+    visit(i, history);
   }
-  for (auto& [key, points] : out) SortPoints(points);
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace perfcounters::tools
