@@ -49,35 +49,12 @@ std::string CpuModel() {
   return "";
 }
 
-// True when gbench will only list the benchmarks (--benchmark_list_tests,
-// or its environment variable): nothing runs, nothing is calibrated
-// through gbench.
-bool ListsTests(int argc, char** argv) {
-  std::string value;
-  if (const char* env = std::getenv("BENCHMARK_LIST_TESTS")) value = env;
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--benchmark_list_tests") value = "true";
-    if (absl::ConsumePrefix(&arg, "--benchmark_list_tests=")) {
-      value = std::string(arg);
-    }
-  }
-  return value == "true" || value == "1" || value == "yes" || value == "t" ||
-         value == "y";
-}
-
 // Prints the read path and records it and the calibration in the JSON
 // context. False (after an error message) when --perf_counters_read=user
 // cannot be honoured.
-bool DescribeSetup(const bench::Flags& flags, bool listing) {
-  bench_internal::MeasurementSetup setup =
+bool DescribeSetup(const bench::Flags& flags) {
+  const bench_internal::MeasurementSetup setup =
       bench_internal::PrepareCallingThread();
-  if (!listing) {
-    // The pause's calibration through gbench's real timer (on this thread,
-    // gbench's thread 0): its values replace the stand-in's.
-    bench_internal::CalibrateGbenchTimer();
-    setup = bench_internal::PrepareCallingThread();
-  }
   if (flags.strict && !setup.not_open.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: requested "
@@ -293,7 +270,6 @@ int BenchmarkMain(int argc, char** argv) {
     if (rc.has_value()) return *rc;
   }
   const OutFileFlags out = FindOutFile(argc, argv);
-  const bool listing = ListsTests(argc, argv);
   // gbench writes --benchmark_out to /dev/null; out_file.h writes the file.
   std::vector<char*> gbench_args =
       bench_internal::GbenchArgs(argc, argv, !out.path.empty());
@@ -357,10 +333,9 @@ int BenchmarkMain(int argc, char** argv) {
   if (child) {
     if (!bench_internal::DescribeSimulatorChild()) return 1;
     bench_internal::PrepareCallingThread();
-    if (!listing) bench_internal::CalibrateGbenchTimer();
     bench_internal::AddEnvironmentContext();
   } else {
-    if (!DescribeSetup(*flags, listing)) return 1;
+    if (!DescribeSetup(*flags)) return 1;
     bench_internal::AddEnvironmentContext();
     StartCounting(*flags);
     // Said when asked for (--perf_counters_source or the environment).

@@ -40,10 +40,6 @@ struct Measure::ThreadCounters {
   // The simulator's brackets (simulate.h) when the configuration is
   // simulated (`counters` then holds no group); null otherwise.
   std::shared_ptr<bench_internal::SimThread> sim = nullptr;
-  // The pause's bracket's own time enabled (the least of a few empty
-  // pauses, ns): the counters' time holds it once per pause, which gbench's
-  // timer does not (the paused-timer check leaves it out).
-  uint64_t pause_time_ns = 0;
 };
 
 namespace bench_internal {
@@ -118,18 +114,6 @@ void Report(const Config& config, benchmark::State& state);
 // and a pause's (from the counters' restart in ResumeTiming() to their
 // stop in the next PauseTiming()).
 void CalibrateBrackets(ThreadCounters* c);
-
-// Measures what gbench's own PauseTiming()/ResumeTiming() add to the
-// pause's bracket, on a real state: runs kTimerCalibrationName
-// (pass_counting.h; one
-// iteration, its timer paused) through gbench on the calling thread, which
-// must be gbench's thread 0 of later runs (the main thread), after
-// benchmark::Initialize() and PrepareCallingThread(). That thread's pause
-// calibration becomes the real bracket's, and every other thread adds the
-// difference to its stand-in's (the simulator: thread 0's brackets are
-// measured again, the pause's through the real timer). Does nothing
-// without events or calibration; once per configuration.
-void CalibrateGbenchTimer();
 
 // The warning for a batch that was multiplexed over too few rotations
 // (with the --benchmark_min_time that would give it enough).

@@ -157,8 +157,6 @@ void CalibrationBody(benchmark::State& state) {
 
 }  // namespace
 
-void SetCalibrationBody(bool on) { calibration_body = on; }
-
 bool StartPassCounting(const std::shared_ptr<const Config>& config) {
   if (!ProfilerPassAvailable() || config == nullptr || counter != nullptr) {
     return counter != nullptr;

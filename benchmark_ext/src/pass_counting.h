@@ -29,22 +29,6 @@ namespace perfcounters::bench_internal {
 
 // The calibration benchmark's name; its rows are never reported.
 inline constexpr char kPassCalibrationName[] = "perfcounters_pass_calibration";
-// The pause's calibration through gbench's timer (CalibrateGbenchTimer(),
-// measure_internal.h); its rows are never reported either. Short (no
-// longer than gbench's narrowest name column, 10) and without arguments:
-// gbench sizes the console's name column from every benchmark it runs,
-// and the main's run runs this one too (it skips at once there).
-inline constexpr char kTimerCalibrationName[] = "pc_timer";
-
-// True for the rows (and profiles) of either calibration benchmark.
-inline bool IsCalibrationBenchmark(const std::string& name) {
-  return name.rfind(kPassCalibrationName, 0) == 0 ||
-         name == kTimerCalibrationName;
-}
-
-// Marks the calling benchmark body as a calibration's (on: at its start,
-// off: at its end): the pass counts nothing of its runs.
-void SetCalibrationBody(bool on);
 
 // One pass, in the order gbench ran them.
 struct PassResult {

@@ -120,10 +120,7 @@ class Collector : public benchmark::BenchmarkReporter {
       error = std::exchange(g_error, absl::OkStatus());
     }
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration ||
-          IsCalibrationBenchmark(run.benchmark_name())) {
-        continue;
-      }
+      if (run.run_type != Run::RT_Iteration) continue;
       if (!error.ok()) {
         std::fprintf(stderr, "perfcounters: warning: %s: no profile: %s\n",
                      run.benchmark_name().c_str(),

@@ -1,7 +1,6 @@
 // registry.cc: the one registry of benchmark_ext's process-wide state.
 #include "registry.h"
 
-#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -59,20 +58,6 @@ void Registry::MarkNotCounted() {
 bool Registry::any_not_counted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return any_not_counted_;
-}
-
-void Registry::SetTimerCorrection(const std::shared_ptr<const Config>& config,
-                                  std::vector<int64_t> delta) {
-  std::lock_guard<std::mutex> lock(mu_);
-  correction_config_ = config;
-  timer_correction_ = std::move(delta);
-}
-
-std::vector<int64_t> Registry::timer_correction(const Config* config) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::shared_ptr<const Config> measured = correction_config_.lock();
-  if (config == nullptr || config != measured.get()) return {};
-  return timer_correction_;
 }
 
 void Registry::AddNotes(RunNotes notes) {

@@ -113,14 +113,6 @@ class Registry {
   void AddNotes(RunNotes notes);
   std::vector<RunNotes> TakeNotes();
 
-  // What gbench's PauseTiming()+ResumeTiming() count per event beyond the
-  // clock reads of the calibration's stand-in timer, measured on a real
-  // state for `config` (measure_loop.cc): added to every thread's pause
-  // calibration. Empty when not measured (a program with its own main).
-  void SetTimerCorrection(const std::shared_ptr<const Config>& config,
-                          std::vector<int64_t> delta);
-  std::vector<int64_t> timer_correction(const Config* config) const;
-
   // The run being measured (its own mutex).
   RunRecord& run() { return run_; }
 
@@ -128,14 +120,12 @@ class Registry {
   Registry() = default;
 
   mutable std::mutex mu_;
-  std::shared_ptr<const Config> config_;           // guarded by mu_
-  bool configured_ = false;                        // guarded by mu_
-  absl::Status env_error_;                         // guarded by mu_
-  absl::flat_hash_set<std::string> warned_;        // guarded by mu_
-  bool any_not_counted_ = false;                   // guarded by mu_
-  std::vector<RunNotes> notes_;                    // guarded by mu_
-  std::weak_ptr<const Config> correction_config_;  // guarded by mu_
-  std::vector<int64_t> timer_correction_;          // guarded by mu_
+  std::shared_ptr<const Config> config_;     // guarded by mu_
+  bool configured_ = false;                  // guarded by mu_
+  absl::Status env_error_;                   // guarded by mu_
+  absl::flat_hash_set<std::string> warned_;  // guarded by mu_
+  bool any_not_counted_ = false;             // guarded by mu_
+  std::vector<RunNotes> notes_;              // guarded by mu_
   RunRecord run_;
 };
 

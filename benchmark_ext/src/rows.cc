@@ -321,12 +321,12 @@ RowFiller::Counters RowFiller::Aggregate(const Run& run) const {
 
 void RowFiller::Fill(std::vector<Run>* runs,
                      std::vector<std::string>* warnings) {
-  runs->erase(
-      std::remove_if(runs->begin(), runs->end(),
-                     [](const Run& r) {
-                       return IsCalibrationBenchmark(r.benchmark_name());
-                     }),
-      runs->end());
+  runs->erase(std::remove_if(runs->begin(), runs->end(),
+                             [](const Run& r) {
+                               return absl::StartsWith(r.benchmark_name(),
+                                                       kPassCalibrationName);
+                             }),
+              runs->end());
   const absl::StatusOr<std::shared_ptr<const Config>> config = CurrentConfig();
   if (!config.ok() || *config == nullptr) return;
   for (PassResult& p : TakePassResults()) pending_.push_back(std::move(p));

@@ -68,10 +68,7 @@ void PublishBatch(const ThreadCounters& c,
     enabled = std::max(enabled, set.enabled(g));
     timed = true;
   }
-  // Less the pauses' own brackets, which gbench's timer does not hold.
-  const uint64_t pauses =
-      c.counters.intervals() > 0 ? c.counters.intervals() - 1 : 0;
-  run.counted_ns += enabled - std::min(enabled, pauses * c.pause_time_ns);
+  run.counted_ns += enabled;
   run.time_known = run.time_known && timed;
   for (size_t i = 0; i < set.event_count(); ++i) {
     const CounterValue v = c.counters.PlannedValue(i);

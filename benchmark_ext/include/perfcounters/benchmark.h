@@ -17,9 +17,7 @@
 // and the measurement's own counts (calibration) are subtracted. The values go
 // into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
 // for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
-// the counters together with gbench's timer, gbench's timer inside the
-// counters' bracket (calibrated), so that gbench's times never include the
-// counters' reads.
+// the counters together with gbench's timer.
 //
 // Which events are counted is process-wide: `SetBenchmarkEvents()`, called
 // by perfcounters' main (benchmark_main.h) from --perf_counters, or, when a
@@ -117,8 +115,7 @@ class Measure {
   friend void ResumeTiming(State& state);
   // The counters' halves of PauseTiming() and ResumeTiming(): stop and
   // restart the calling thread's running Measure loop, if any. Out of line
-  // and calibrated as they are, with gbench's timer calls between them
-  // (see docs/benchmark_ext.md).
+  // and calibrated as they are (see docs/benchmark_ext.md).
   static void PauseActive();
   static void ResumeActive();
   // An empty loop over `counters` without gbench (calibration only).
@@ -134,23 +131,22 @@ class Measure {
   bool published_ = false;
 };
 
-// Stops gbench's timer (state.PauseTiming()), then the counters of the
-// running Measure loop on this thread: gbench's Time and CPU never include
-// the counters' reads, and the counters include gbench's timer stop, which
-// calibration subtracts. Without a running Measure it only pauses the
-// timer. Inline templates (State is benchmark::State, deduced), so that
-// calibration runs this very code on a stand-in state.
+// Stops the counters of the running Measure loop on this thread, then
+// gbench's timer (state.PauseTiming()). Without a running Measure it only
+// pauses the timer. Inline templates (State is benchmark::State, deduced),
+// so that calibration runs this very code on a stand-in state: what the
+// pause itself runs until the counters stop is calibrated away.
 template <typename State>
 inline void PauseTiming(State& state) {
-  state.PauseTiming();
   Measure::PauseActive();
+  state.PauseTiming();
 }
 
-// Restarts the counters, then gbench's timer (state.ResumeTiming()).
+// Restarts gbench's timer (state.ResumeTiming()), then the counters.
 template <typename State>
 inline void ResumeTiming(State& state) {
-  Measure::ResumeActive();
   state.ResumeTiming();
+  Measure::ResumeActive();
 }
 
 }  // namespace perfcounters
