@@ -76,17 +76,8 @@ endif()
 #   and .OneNamePerFunction (profile_test) check the symbolizer against
 #     DWARF (inlined frames, namespaces), addr2line and objcopy: the machine
 #     gets its programs with debug sections stripped and has no binutils.
-# And one KNOWN REGRESSION, excluded so that the rest of the machine's suite
-# gates merges while it is open (issue #38's note names it):
-#   BenchmarkAccuracyHardware.EveryEventIsCalibratedUnderMultiplexing reads
-#     102.136 (two groups) and 102.816 (twelve one-event groups) instructions
-#     per iteration where `instructions` alone reads 102.000: about 68
-#     uncalibrated instructions per group per batch, deterministic. Bisected
-#     to aab4c2c ("write --benchmark_out whole, also on SIGINT/SIGTERM"),
-#     which starts a writer thread at startup. Remove it from this list with
-#     the fix.
 set(PERFCOUNTERS_ARM64_GTEST_FILTER
-    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead:ProfileTest.OneNamePerFunction:BenchmarkAccuracyHardware.EveryEventIsCalibratedUnderMultiplexing"
+    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead:ProfileTest.OneNamePerFunction"
     CACHE STRING
     "GTEST_FILTER for the test binaries in the emulated arm64 machine")
 set(_pc_filter "")

@@ -3,6 +3,7 @@
 #include "counter_set.h"
 
 #include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,10 +262,17 @@ void CounterSet::ResetBatch() {
 
 // A snapshot with read(2). The buffer has the exact size of the group's
 // record; a short read (a pinned group in error state reads 0 bytes) or a
-// record of another shape is a failure.
+// record of another shape is a failure. Through syscall(2), not glibc's
+// read(): read() is a cancellation point, which once the process has a
+// second thread runs pthread's enable/disable-asynccancel around the
+// system call (68 more instructions per read on arm64, glibc 2.36), so a
+// calibration taken before the first thread started (perfcounters' main
+// calibrates before its --benchmark_out writer thread exists; a program
+// calibrates before its first Threads(N) benchmark) would leave them in
+// every later interval. syscall(2) runs the same code in either mode.
 inline bool CounterSet::SyscallSnapshot(const Slot& s, uint64_t* buf) {
   ++syscall_snapshots_;
-  return read(s.fd, buf, s.bytes) == static_cast<ssize_t>(s.bytes) &&
+  return syscall(SYS_read, s.fd, buf, s.bytes) == static_cast<long>(s.bytes) &&
          buf[0] == s.n;
 }
 
