@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "counting_source.h"
 #include "oom_safe_map.h"
 #include "paired_stats.h"
 #include "perfcounters/counters.h"
@@ -517,6 +518,8 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
   Comparison out;
   out.base_source = base.source;
   out.next_source = next.source;
+  out.simulated = CountingSource(next) == "simulate";
+  if (out.simulated) out.source_description = SourceDescription(next);
   out.base_unavailable = UnavailableOf(base);
   out.next_unavailable = UnavailableOf(next);
   const bool paired = AbPaired(base, next);

@@ -200,6 +200,11 @@ std::string NotCountedReason(const std::vector<UnavailableGroup>& unavailable,
 struct Comparison {
   std::string base_source;
   std::string next_source;
+  // Whether the values were counted by the simulator (both sides: compare
+  // refuses mixed sources, counting_source.h), and what its context says
+  // (perfcounters.source); every metric is labelled by KindOfValue().
+  bool simulated = false;
+  std::string source_description;
   // The files' reasons for counters that were not counted (UnavailableOf).
   std::vector<UnavailableGroup> base_unavailable;
   std::vector<UnavailableGroup> next_unavailable;

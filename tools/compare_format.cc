@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "compare_output.h"
 #include "compare_output_internal.h"
+#include "counting_source.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -139,6 +140,20 @@ std::string ComplexityNote(const Comparison& c) {
       "complexity rows (gbench's BigO/RMS fit of a family, not runs) are "
       "neither compared nor gated: ",
       EscapeControlBytes(absl::StrJoin(c.complexity, ", ")));
+}
+
+std::string LabelledMetric(const Comparison& c, const std::string& metric) {
+  return TaggedMetric(metric, c.simulated);
+}
+
+std::string SimulatedNote(const Comparison& c) {
+  if (!c.simulated) return "";
+  return absl::StrCat(
+      "counted by the simulator, not the PMU (", c.source_description,
+      "): [simulated] values are exact counts or callgrind's cache and "
+      "branch models of the simulated program, [estimate] values a cost "
+      "model's (est_cycles, est_ipc: never measured cycles or IPC), "
+      "[valgrind's time] the time under valgrind (docs/simulate.md)");
 }
 
 }  // namespace compare_internal

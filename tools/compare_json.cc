@@ -9,6 +9,7 @@
 #include "compare_gates.h"
 #include "compare_output.h"
 #include "compare_output_internal.h"
+#include "counting_source.h"
 #include "nlohmann/json.hpp"
 
 namespace perfcounters::tools::compare_internal {
@@ -73,7 +74,8 @@ nlohmann::ordered_json ViolationJson(const GateViolation& v) {
   return x;
 }
 
-nlohmann::ordered_json BenchmarkJson(const BenchmarkComparison& bc,
+nlohmann::ordered_json BenchmarkJson(const Comparison& c,
+                                     const BenchmarkComparison& bc,
                                      const RenderOptions& options) {
   using json = nlohmann::ordered_json;
   json b;
@@ -85,6 +87,8 @@ nlohmann::ordered_json BenchmarkJson(const BenchmarkComparison& bc,
   for (const MetricComparison& m : bc.metrics) {
     json x;
     x["metric"] = m.metric;
+    // Measured, simulated, or a cost model's estimate (counting_source.h).
+    x["value_kind"] = ValueKindName(KindOfValue(m.metric, c.simulated));
     x["base"] = SideJson(m.base);
     x["new"] = SideJson(m.next);
     if (m.change_pct && std::isfinite(*m.change_pct)) {
@@ -134,6 +138,8 @@ void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
   json root;
   root["base"] = c.base_source;
   root["new"] = c.next_source;
+  root["counting_source"] = c.simulated ? "simulate" : "pmu";
+  if (c.simulated) root["source_description"] = c.source_description;
   const int code = ExitCode(gates);
   root["exit_code"] = code;
   root["passed"] = code == 0;
@@ -168,9 +174,11 @@ void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
   }
   json& geo = root["geomean"] = json::array();
   for (const GeomeanSummary& g : c.geomean) {
-    geo.push_back({{"metric", g.metric},
-                   {"benchmarks", g.benchmarks},
-                   {"change_pct", g.change_pct}});
+    geo.push_back(
+        {{"metric", g.metric},
+         {"value_kind", ValueKindName(KindOfValue(g.metric, c.simulated))},
+         {"benchmarks", g.benchmarks},
+         {"change_pct", g.change_pct}});
   }
   // The benchmarks are written one at a time after the rest, so that the
   // output's tree never holds more than one benchmark (a whole tree takes
@@ -190,7 +198,7 @@ void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
   write(out);
   for (size_t i = 0; i < c.benchmarks.size(); ++i) {
     out = i > 0 ? ",\n" : "";
-    out += Dump(BenchmarkJson(c.benchmarks[i], options), 4);
+    out += Dump(BenchmarkJson(c, c.benchmarks[i], options), 4);
     write(out);
   }
   write("\n  ]\n}\n");

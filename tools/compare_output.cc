@@ -130,8 +130,10 @@ std::string VerdictText(const std::vector<GateResult>& gates) {
 namespace {
 
 using compare_internal::ComplexityNote;
+using compare_internal::LabelledMetric;
 using compare_internal::NoValue;
 using compare_internal::OneSampleCount;
+using compare_internal::SimulatedNote;
 using compare_internal::Uncounted;
 using compare_internal::VerdictText;
 
@@ -267,7 +269,7 @@ std::string RenderTable(const Comparison& c,
         r = Row();
         r.cells[0] = first ? name : "";
         first = false;
-        r.cells[1] = EscapeControlBytes(m.metric);
+        r.cells[1] = EscapeControlBytes(LabelledMetric(c, m.metric));
         r.cells[2] = FormatSide(m, m.base);
         r.cells[3] = FormatSide(m, m.next);
         flagged = flagged || Flagged(m.base) || Flagged(m.next);
@@ -337,12 +339,15 @@ std::string RenderTable(const Comparison& c,
     absl::StrAppend(&out, EstimateLegend(),
                     "; --format json has each side's coverage\n");
   }
+  if (const std::string note = SimulatedNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", EscapeControlBytes(note), "\n");
+  }
   if (!c.geomean.empty()) {
     out += "\nGeometric mean of new/base over benchmarks:\n";
     for (const GeomeanSummary& g : c.geomean) {
       absl::StrAppendFormat(&out, "  %-20s %+8.2f%%  (%d benchmarks)\n",
-                            EscapeControlBytes(g.metric), g.change_pct,
-                            g.benchmarks);
+                            EscapeControlBytes(LabelledMetric(c, g.metric)),
+                            g.change_pct, g.benchmarks);
     }
   }
   out += ProfileTableText(c.profiles);
@@ -424,14 +429,14 @@ std::string MdMarked(absl::string_view s) {
 
 // A row of a section's table; `gate_column`: the section has a Gate
 // column (then `last` is its cell, maybe empty); else `last` is empty.
-std::string FormatMetricRow(const BenchmarkComparison& bc,
+std::string FormatMetricRow(const Comparison& c, const BenchmarkComparison& bc,
                             const MetricComparison& m, const std::string& last,
                             bool gate_column) {
-  return absl::StrCat("| ", Code(bc.name), " | ", Md(m.metric), " | ",
-                      MdMarked(FormatSide(m, m.base)), " | ",
-                      MdMarked(FormatSide(m, m.next)), " | ",
-                      FormatChange(m.change_pct), " | ", FormatP(m), " | ",
-                      Reps(m), gate_column ? " | " : "", last, " |\n");
+  return absl::StrCat(
+      "| ", Code(bc.name), " | ", Md(LabelledMetric(c, m.metric)), " | ",
+      MdMarked(FormatSide(m, m.base)), " | ", MdMarked(FormatSide(m, m.next)),
+      " | ", FormatChange(m.change_pct), " | ", FormatP(m), " | ", Reps(m),
+      gate_column ? " | " : "", last, " |\n");
 }
 
 std::string RenderMarkdown(const Comparison& c,
@@ -446,6 +451,9 @@ std::string RenderMarkdown(const Comparison& c,
   out = "## perfcounters compare\n\n";
   absl::StrAppend(&out, "Base: ", Code(c.base_source),
                   ", new: ", Code(c.next_source), "\n\n");
+  if (const std::string note = SimulatedNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", Md(note), ".\n\n");
+  }
   if (!gates.empty()) {
     absl::StrAppend(&out, "**Verdict: ", VerdictText(gates), ".**\n\n");
     out +=
@@ -491,8 +499,9 @@ std::string RenderMarkdown(const Comparison& c,
   if (!c.geomean.empty() && w.Fits(100 + 40 * c.geomean.size())) {
     out += "| Geometric mean | Change | Benchmarks |\n|---|---:|---:|\n";
     for (const GeomeanSummary& g : c.geomean) {
-      absl::StrAppendFormat(&out, "| %s | %+.2f%% | %d |\n", Md(g.metric),
-                            g.change_pct, g.benchmarks);
+      absl::StrAppendFormat(&out, "| %s | %+.2f%% | %d |\n",
+                            Md(LabelledMetric(c, g.metric)), g.change_pct,
+                            g.benchmarks);
     }
     out += "\n";
   }
@@ -569,7 +578,7 @@ std::string RenderMarkdown(const Comparison& c,
       out += heading;
       for (; i < s.items->size(); ++i) {
         const Item& item = (*s.items)[i];
-        if (!w.Row(FormatMetricRow(*item.bc, *item.m, item.gate_cell,
+        if (!w.Row(FormatMetricRow(c, *item.bc, *item.m, item.gate_cell,
                                    gate_column))) {
           break;
         }

@@ -33,6 +33,15 @@ std::vector<std::pair<std::string, std::string>> Uncounted(const Comparison& c);
 // there are none.
 std::string ComplexityNote(const Comparison& c);
 
+// `metric` as a table shows it: with its kind's tag when its values are
+// not measured ("est_cycles [estimate]", "instructions [simulated]";
+// counting_source.h).
+std::string LabelledMetric(const Comparison& c, const std::string& metric);
+
+// For a simulated comparison, the sentence saying so and what the tags
+// mean; else empty.
+std::string SimulatedNote(const Comparison& c);
+
 // The JSON output, in pieces (RenderTo()).
 void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
                 const RenderOptions& options, const TextWriter& write);

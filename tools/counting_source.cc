@@ -24,6 +24,67 @@ bool IsEstimateMetric(const std::string& metric) {
   return absl::StartsWith(metric, "est_");
 }
 
+bool SimulatedMachine(const std::string& machine) {
+  return absl::EndsWith(machine, kSimulatedMachineSuffix);
+}
+
+ValueKind KindOfValue(const std::string& metric, bool simulated) {
+  if (IsEstimateMetric(metric)) return ValueKind::kEstimate;
+  if (!simulated) return ValueKind::kMeasured;
+  if (metric == "real_time" || metric == "cpu_time" ||
+      absl::EndsWith(metric, "_per_second")) {
+    return ValueKind::kValgrindTime;
+  }
+  return ValueKind::kSimulated;
+}
+
+const char* ValueKindName(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kMeasured:
+      return "measured";
+    case ValueKind::kSimulated:
+      return "simulated";
+    case ValueKind::kEstimate:
+      return "estimate";
+    case ValueKind::kValgrindTime:
+      return "valgrind_time";
+  }
+  return "?";
+}
+
+std::string ValueKindTag(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kMeasured:
+      return "";
+    case ValueKind::kSimulated:
+      return "[simulated]";
+    case ValueKind::kEstimate:
+      return "[estimate]";
+    case ValueKind::kValgrindTime:
+      return "[valgrind's time]";
+  }
+  return "";
+}
+
+std::string TaggedMetric(const std::string& metric, bool simulated) {
+  const std::string tag = ValueKindTag(KindOfValue(metric, simulated));
+  return tag.empty() ? metric : absl::StrCat(metric, " ", tag);
+}
+
+std::string ValueKindText(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kMeasured:
+      return "";
+    case ValueKind::kSimulated:
+      return "simulated";
+    case ValueKind::kEstimate:
+      return "estimate: a cost model, not measured";
+    case ValueKind::kValgrindTime:
+      return "valgrind's time, not the benchmark's";
+  }
+  return "";
+}
+
 std::string CountingSource(const BenchmarkFile& file) {
   for (const auto& [key, value] : file.context) {
     if (key == kSourceKey && absl::StartsWith(value, "simulate")) {

@@ -26,6 +26,38 @@ std::string SourceDescription(const BenchmarkFile& file);
 // est_ipc: docs/simulate.md), which are never measured values.
 bool IsEstimateMetric(const std::string& metric);
 
+// The suffix `history add` gives the machine of a simulated run's series
+// (" [simulate]"): simulated values are a series of their own.
+inline constexpr char kSimulatedMachineSuffix[] = " [simulate]";
+
+// Whether `machine` names a series of simulated values.
+bool SimulatedMachine(const std::string& machine);
+
+// What kind of value `metric` is, for labelling it wherever it is shown
+// (report, compare, history): kEstimate for est_* (a cost model, never
+// measured, whatever the source); for a simulated source kValgrindTime
+// (real_time, cpu_time, *_per_second: valgrind's, not the benchmark's) or
+// kSimulated (every other value); for the PMU kMeasured.
+enum class ValueKind { kMeasured, kSimulated, kEstimate, kValgrindTime };
+ValueKind KindOfValue(const std::string& metric, bool simulated);
+
+// The kind as JSON writes it: "measured", "simulated", "estimate",
+// "valgrind_time".
+const char* ValueKindName(ValueKind kind);
+
+// The label tables put after the metric's name: "" (measured),
+// "[simulated]", "[estimate]", "[valgrind's time]".
+std::string ValueKindTag(ValueKind kind);
+
+// `metric` followed by its tag when it has one ("est_cycles [estimate]",
+// "instructions [simulated]"); `metric` itself when measured.
+std::string TaggedMetric(const std::string& metric, bool simulated);
+
+// The longer label of a heading (report): "simulated", "estimate: a cost
+// model, not measured", "valgrind's time, not the benchmark's"; "" for
+// kMeasured.
+std::string ValueKindText(ValueKind kind);
+
 // Empty when `base` and `next` were counted by the same source; otherwise
 // why they cannot be compared, naming both files and their sources.
 std::string MixedSourcesError(const BenchmarkFile& base,

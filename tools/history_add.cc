@@ -169,8 +169,6 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
 
 }  // namespace
 
-constexpr char kSimulatedMachine[] = " [simulate]";
-
 std::string BranchFromEnvironment() {
   std::string branch = Env("GITHUB_REF_NAME");
   if (branch.empty()) branch = Env("CI_COMMIT_REF_NAME");
@@ -193,9 +191,8 @@ absl::StatusOr<RunIdentity> ResolveIdentity(const BenchmarkFile& file,
   }
   // Simulated values (benchmark_ext's --perf_counters_source=simulate) are
   // a series of their own, never mixed with measured ones.
-  if (CountingSource(file) == "simulate" &&
-      !absl::EndsWith(id.machine, kSimulatedMachine)) {
-    absl::StrAppend(&id.machine, kSimulatedMachine);
+  if (CountingSource(file) == "simulate" && !SimulatedMachine(id.machine)) {
+    absl::StrAppend(&id.machine, kSimulatedMachineSuffix);
   }
   if (id.commit.empty()) id.commit = Env("GITHUB_SHA");
   if (id.commit.empty()) id.commit = Env("CI_COMMIT_SHA");

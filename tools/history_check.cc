@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "counting_source.h"
 #include "edit_distance.h"
 #include "nlohmann/json.hpp"
 #include "status_macros.h"
@@ -131,6 +132,10 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
                    options.branch.empty() ? ", every branch" : ", branch ",
                    options.branch, ")");
   out.next_source = run.source;
+  // The history of a simulated run is simulated too (history add keeps it
+  // a series of its own).
+  out.simulated = CountingSource(run) == "simulate";
+  if (out.simulated) out.source_description = SourceDescription(run);
   std::vector<BenchmarkMetrics> summary = Summarize(run);
   std::vector<std::string> names;
   names.reserve(summary.size());
@@ -207,8 +212,12 @@ std::string RenderCheck(const Comparison& comparison,
       bool gated = false;
       for (const GateResult& g : gates) gated |= g.metric == m.metric;
       if (!gated || !m.next.median) continue;
+      // Measured, simulated, or a cost model's estimate: said with the name.
+      const ValueKind kind = KindOfValue(m.metric, comparison.simulated);
+      const std::string metric = TaggedMetric(m.metric, comparison.simulated);
       nlohmann::json row = {{"benchmark", bc.name},
                             {"metric", m.metric},
+                            {"value_kind", ValueKindName(kind)},
                             {"history_runs", m.base.samples.size()},
                             {"new", *m.next.median}};
       row["history_median"] =
@@ -241,12 +250,12 @@ std::string RenderCheck(const Comparison& comparison,
                                        " (", m.base.samples.size(), " runs)")
                         : "none";
       rows_text +=
-          md ? absl::StrCat("| ", bc.name, " | ", m.metric, " | ", history,
-                            " | ", FormatValue(m.metric, *m.next.median), " | ",
+          md ? absl::StrCat("| ", bc.name, " | ", metric, " | ", history, " | ",
+                            FormatValue(m.metric, *m.next.median), " | ",
                             FormatChange(m.change_pct), " | ", p_text(m), " |",
                             mark, "\n")
              : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s%s\n", bc.name,
-                               m.metric, history,
+                               metric, history,
                                FormatValue(m.metric, *m.next.median),
                                FormatChange(m.change_pct), p_text(m), mark);
     }
@@ -285,7 +294,8 @@ std::string RenderCheck(const Comparison& comparison,
                     "\n");
     for (const GateViolation& v : g.violations) {
       absl::StrAppend(
-          &gates_text, md ? "  - " : "    ", v.benchmark, " ", v.metric, " ",
+          &gates_text, md ? "  - " : "    ", v.benchmark, " ",
+          TaggedMetric(v.metric, comparison.simulated), " ",
           g.relative ? FormatChange(v.value) : FormatValue(v.metric, v.value),
           v.p ? absl::StrFormat(" (p %.3g)", *v.p) : "", "\n");
     }
@@ -297,13 +307,15 @@ std::string RenderCheck(const Comparison& comparison,
   }
   const int code = ExitCode(gates);
   if (format == Format::kJson) {
-    nlohmann::json out = {{"machine", options.machine},
-                          {"branch", options.branch},
-                          {"window", options.window},
-                          {"gates", json_gates},
-                          {"rows", json_rows},
-                          {"exit_code", code},
-                          {"trusted_coverage", kTrustedCoverage}};
+    nlohmann::json out = {
+        {"machine", options.machine},
+        {"counting_source", comparison.simulated ? "simulate" : "pmu"},
+        {"branch", options.branch},
+        {"window", options.window},
+        {"gates", json_gates},
+        {"rows", json_rows},
+        {"exit_code", code},
+        {"trusted_coverage", kTrustedCoverage}};
     return out.dump(2) + "\n";
   }
   const std::string header =
@@ -311,21 +323,27 @@ std::string RenderCheck(const Comparison& comparison,
            "|\n|---|---|---|---|---|---|\n"
          : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s\n", "benchmark",
                            "metric", "history (median)", "new", "change", "p");
-  return absl::StrCat(md ? "### perfcounters history check\n\n" : "",
-                      "history: ", comparison.base_source,
-                      "\nnew run: ", comparison.next_source, "\n\n", gates_text,
-                      "\n", header, rows_text,
-                      estimates.empty()
-                          ? ""
-                          : absl::StrCat("\nestimates (their verdicts rest on "
-                                         "scaled counts):\n",
-                                         estimates),
-                      "\nverdict: ",
-                      code == 0   ? "passed"
-                      : code == 1 ? "FAILED (a gate was violated)"
-                                  : "ERROR (a gate checked nothing or matched "
-                                    "no benchmark)",
-                      "\n");
+  return absl::StrCat(
+      md ? "### perfcounters history check\n\n" : "",
+      "history: ", comparison.base_source,
+      "\nnew run: ", comparison.next_source, "\n",
+      comparison.simulated ? absl::StrCat("counted by the simulator, not the "
+                                          "PMU: ",
+                                          comparison.source_description,
+                                          " ([estimate]: a cost model's, never "
+                                          "measured; docs/simulate.md)\n")
+                           : "",
+      "\n", gates_text, "\n", header, rows_text,
+      estimates.empty() ? ""
+                        : absl::StrCat("\nestimates (their verdicts rest on "
+                                       "scaled counts):\n",
+                                       estimates),
+      "\nverdict: ",
+      code == 0   ? "passed"
+      : code == 1 ? "FAILED (a gate was violated)"
+                  : "ERROR (a gate checked nothing or matched "
+                    "no benchmark)",
+      "\n");
 }
 
 }  // namespace perfcounters::tools

@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "counting_source.h"
 #include "gate_options.h"
 #include "history.h"
 #include "history_check.h"
@@ -384,6 +385,16 @@ void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
   }
 }
 
+namespace {
+
+// The series' metric with its kind's tag: "est_cycles [estimate]",
+// "instructions [simulated]" (a " [simulate]" machine's series).
+std::string TaggedSeriesMetric(const SeriesChange& c) {
+  return TaggedMetric(c.series->metric, SimulatedMachine(c.series->machine));
+}
+
+}  // namespace
+
 std::string RenderChanges(const std::vector<SeriesChange>& changes,
                           const std::string& format) {
   if (format == "json") {
@@ -396,6 +407,9 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
            {"kind", drift ? "drift" : "step"},
            {"benchmark", c.series->benchmark},
            {"metric", c.series->metric},
+           {"value_kind",
+            ValueKindName(KindOfValue(c.series->metric,
+                                      SimulatedMachine(c.series->machine)))},
            {"machine", c.series->machine},
            {"branch", c.series->branch},
            {"commit", c.first_after->commit},
@@ -424,7 +438,7 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
   int wb = 36, wm = 16, wmach = 12, wbr = 10;
   for (const SeriesChange& c : changes) {
     wb = std::max(wb, static_cast<int>(c.series->benchmark.size()));
-    wm = std::max(wm, static_cast<int>(c.series->metric.size()));
+    wm = std::max(wm, static_cast<int>(TaggedSeriesMetric(c).size()));
     wmach = std::max(wmach, static_cast<int>(c.series->machine.size()));
     wbr = std::max(wbr, static_cast<int>(c.series->branch.size()));
   }
@@ -439,6 +453,7 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
                "commit", "time", "before", "after", "change", "p", "kind");
   for (const SeriesChange& c : changes) {
     const std::string& m = c.series->metric;
+    const std::string tagged = TaggedSeriesMetric(c);
     const std::string change =
         FormatChange(std::optional<double>(c.change.ChangePercent()));
     const std::string p =
@@ -452,19 +467,20 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
                               c.change.last_index - c.change.index + 1,
                               c.change.SlopePercent())
             : std::string("step");
-    out += md ? absl::StrCat("| ", c.series->benchmark, " | ", m, " | ",
-                             c.series->machine, " | ", c.series->branch, " | ",
-                             c.first_after->commit, " | ", c.first_after->time,
-                             " | ", FormatValue(m, c.change.mean_before), " | ",
-                             FormatValue(m, c.change.mean_after), " | ", change,
-                             " | ", p, " | ", kind, " |\n")
-              : absl::StrFormat(
-                    "%-*s %-*s %-*s %-*s %-12s %-20s %12s %12s %9s %9s  "
-                    "%s\n",
-                    wb, c.series->benchmark, wm, m, wmach, c.series->machine,
-                    wbr, c.series->branch, c.first_after->commit.substr(0, 12),
-                    c.first_after->time, FormatValue(m, c.change.mean_before),
-                    FormatValue(m, c.change.mean_after), change, p, kind);
+    out +=
+        md ? absl::StrCat("| ", c.series->benchmark, " | ", tagged, " | ",
+                          c.series->machine, " | ", c.series->branch, " | ",
+                          c.first_after->commit, " | ", c.first_after->time,
+                          " | ", FormatValue(m, c.change.mean_before), " | ",
+                          FormatValue(m, c.change.mean_after), " | ", change,
+                          " | ", p, " | ", kind, " |\n")
+           : absl::StrFormat(
+                 "%-*s %-*s %-*s %-*s %-12s %-20s %12s %12s %9s %9s  "
+                 "%s\n",
+                 wb, c.series->benchmark, wm, tagged, wmach, c.series->machine,
+                 wbr, c.series->branch, c.first_after->commit.substr(0, 12),
+                 c.first_after->time, FormatValue(m, c.change.mean_before),
+                 FormatValue(m, c.change.mean_after), change, p, kind);
   }
   if (changes.empty() && !md) out += "(no change points)\n";
   return out;

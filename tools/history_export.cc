@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "counting_source.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
 
@@ -46,10 +47,14 @@ std::string ExportBmf(const std::vector<Series>& series) {
   for (const Series& s : series) {
     if (s.points.empty() || !s.points.back().value) continue;
     const SeriesPoint& p = s.points.back();
-    out[s.benchmark][s.metric] = {
+    // A measure's name says when its values are not measured (an estimate,
+    // or simulated): BMF has no other place for it.
+    const std::string measure =
+        TaggedMetric(s.metric, SimulatedMachine(s.machine));
+    out[s.benchmark][measure] = {
         {"value", *p.value}, {"lower_value", p.lo}, {"upper_value", p.hi}};
     if (p.coverage) {
-      out[s.benchmark][absl::StrCat(s.metric, ".coverage")] = {
+      out[s.benchmark][absl::StrCat(measure, ".coverage")] = {
           {"value", *p.coverage}};
     }
   }
@@ -64,7 +69,10 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   std::vector<std::string> columns;
   std::map<std::pair<RunKey, std::string>, double> cells;
   for (const Series& s : series) {
-    const std::string column = absl::StrCat(s.benchmark, ".", s.metric);
+    // An estimate says so in its column's name ("BM_A.est_cycles
+    // [estimate]"); a simulated row in its machine (" [simulate]").
+    const std::string column = absl::StrCat(
+        s.benchmark, ".", TaggedMetric(s.metric, /*simulated=*/false));
     if (columns_set.insert(column).second) columns.push_back(column);
     const bool multiplexed = std::any_of(
         s.points.begin(), s.points.end(),

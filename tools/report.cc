@@ -42,17 +42,6 @@ std::string NotCountedInRun(const BenchmarkFile& file,
          "perfcounters.unavailable entry for it)";
 }
 
-// Who gave `metric`'s values in runs counted by the simulator: the label
-// its section's heading carries.
-std::string SimulatedLabel(const std::string& metric) {
-  if (IsEstimateMetric(metric)) return "estimate: a cost model, not measured";
-  if (metric == "real_time" || metric == "cpu_time" ||
-      absl::EndsWith(metric, "_per_second")) {
-    return "valgrind's time, not the benchmark's";
-  }
-  return "simulated";
-}
-
 }  // namespace
 
 std::vector<std::string> RunLabels(const std::vector<std::string>& paths) {
@@ -315,7 +304,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
         SortedRows(d.rows[m], runs.size());
     page.Metric(d.metrics[m], rows, notes, options.first_rows,
                 options.page_rows,
-                simulated ? SimulatedLabel(d.metrics[m]) : std::string());
+                ValueKindText(KindOfValue(d.metrics[m], simulated)));
   }
   page.Append(profiles);
   page.Problems(d.problems);

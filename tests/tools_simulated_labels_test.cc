@@ -1,0 +1,252 @@
+// tools_simulated_labels_test: the simulator's values are never shown as
+// measured ones. `compare` and `history` (check, changes, export) tag every
+// value of a simulated run (counting_source.h's kinds: [simulated],
+// [estimate] for est_cycles/est_ipc, [valgrind's time]) in tables, markdown
+// and JSON, and a measured run gets no tag. The runs are a real simulated
+// gbench file (testdata/tools/simulated.json, the gate bench's output) and
+// copies of it with est_cycles and instructions raised.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/tool_runner.h"
+
+namespace {
+
+using perfcounters::tools::testing::kTestdata;
+using perfcounters::tools::testing::MakeDirectories;
+using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::RunResult;
+using perfcounters::tools::testing::RunTool;
+using perfcounters::tools::testing::ScratchPath;
+using perfcounters::tools::testing::Slurp;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The simulated run with instructions and est_cycles scaled by `factor`,
+// dated `date`.
+std::string Scaled(double factor, const std::string& date) {
+  nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(Slurp(kTestdata + "/simulated.json"));
+  j["context"]["date"] = date;
+  for (auto& b : j["benchmarks"]) {
+    for (const char* key : {"instructions", "est_cycles"}) {
+      b[key] = b[key].get<double>() * factor;
+    }
+  }
+  return j.dump(2);
+}
+
+class SimulatedLabelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PERFCOUNTERS_REQUIRE_TESTDATA();
+    dir_ = ScratchPath(
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_TRUE(MakeDirectories(dir_, true));
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  std::string dir_;
+};
+
+// The lines of `text` that contain `needle`.
+std::vector<std::string> LinesWith(const std::string& text,
+                                   const std::string& needle) {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StrContains(line, needle)) out.emplace_back(line);
+  }
+  return out;
+}
+
+TEST_F(SimulatedLabelsTest, CompareTagsEverySimulatedValue) {
+  const std::string base = Write("base.json", Scaled(1.0, "2026-12-01"));
+  const std::string next = Write("new.json", Scaled(1.1, "2026-12-02"));
+  const RunResult table =
+      RunTool(absl::StrCat("compare ", Quote(base), " ", Quote(next),
+                           " --color never --fail-on 'est_cycles>+5%'"));
+  EXPECT_EQ(table.code, 1) << table.out << table.err;
+  // Every row of est_cycles and est_ipc says it is an estimate: 5
+  // benchmarks, and the geometric means' lines.
+  for (const char* metric : {"est_cycles", "est_ipc"}) {
+    const std::vector<std::string> rows = LinesWith(table.out, metric);
+    ASSERT_GE(rows.size(), 6u) << table.out;
+    for (const std::string& row : rows) {
+      if (absl::StrContains(row, "gate ") || absl::StrContains(row, "FAIL") ||
+          absl::StartsWith(row, "Note:")) {
+        continue;  // the gate's own text, the note's legend
+      }
+      EXPECT_THAT(row, HasSubstr(absl::StrCat(metric, " [estimate]")));
+    }
+  }
+  EXPECT_EQ(LinesWith(table.out, "instructions [simulated]").size(), 6u)
+      << table.out;
+  EXPECT_THAT(table.out, HasSubstr("real_time [valgrind's time]"));
+  EXPECT_THAT(table.out,
+              HasSubstr("Note: counted by the simulator, not the PMU "
+                        "(simulate: valgrind-3.19.0 callgrind"));
+
+  const RunResult md = RunTool(absl::StrCat("compare ", Quote(base), " ",
+                                            Quote(next), " --format markdown"));
+  EXPECT_EQ(md.code, 0) << md.err;
+  EXPECT_THAT(md.out, HasSubstr("| est_cycles [estimate] |"));
+  EXPECT_THAT(md.out, HasSubstr("| instructions [simulated] |"));
+
+  const RunResult json =
+      RunTool(absl::StrCat("compare ", Quote(base), " ", Quote(next),
+                           " --format json --fail-on 'est_cycles>+5%'"));
+  EXPECT_EQ(json.code, 1) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["counting_source"], "simulate");
+  EXPECT_THAT(j["source_description"].get<std::string>(),
+              HasSubstr("valgrind-3.19.0"));
+  int estimates = 0;
+  for (const auto& b : j["benchmarks"]) {
+    for (const auto& m : b["metrics"]) {
+      const std::string metric = m["metric"];
+      const std::string kind = m["value_kind"];
+      if (metric == "est_cycles" || metric == "est_ipc") {
+        EXPECT_EQ(kind, "estimate") << metric;
+        ++estimates;
+      } else if (metric == "real_time" || metric == "cpu_time") {
+        EXPECT_EQ(kind, "valgrind_time") << metric;
+      } else {
+        EXPECT_EQ(kind, "simulated") << metric;
+      }
+    }
+  }
+  EXPECT_EQ(estimates, 10);
+  for (const auto& g : j["geomean"]) {
+    if (g["metric"] == "est_cycles") {
+      EXPECT_EQ(g["value_kind"], "estimate");
+    }
+  }
+}
+
+TEST_F(SimulatedLabelsTest, MeasuredCompareHasNoTags) {
+  const RunResult r =
+      RunTool(absl::StrCat("compare ", Quote(kTestdata + "/base.json"), " ",
+                           Quote(kTestdata + "/new.json"), " --color never"));
+  EXPECT_NE(r.code, 2) << r.err;
+  for (const char* tag :
+       {"[simulated]", "[estimate]", "valgrind", "counted by the simulator"}) {
+    EXPECT_THAT(r.out, Not(HasSubstr(tag)));
+  }
+  const RunResult json =
+      RunTool(absl::StrCat("compare ", Quote(kTestdata + "/base.json"), " ",
+                           Quote(kTestdata + "/new.json"), " --format json"));
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["counting_source"], "pmu");
+  for (const auto& b : j["benchmarks"]) {
+    for (const auto& m : b["metrics"]) EXPECT_EQ(m["value_kind"], "measured");
+  }
+}
+
+#if PERFCOUNTERS_TOOL_HAS_HISTORY
+// Twelve simulated runs into a fresh SQLite store: six at the file's
+// values, six with instructions and est_cycles 10 % higher (a step).
+class SimulatedHistoryTest : public SimulatedLabelsTest {
+ protected:
+  void SetUp() override {
+    SimulatedLabelsTest::SetUp();
+    if (IsSkipped()) return;
+    db_ = dir_ + "/h.db";
+    for (int i = 0; i < 12; ++i) {
+      // Noise of a part in 10^6 keeps the series' noise scale above 0.
+      const double factor = (i < 6 ? 1.0 : 1.1) + (i % 3) * 1e-6;
+      const std::string f = Write(
+          absl::StrCat("r", i, ".json"),
+          Scaled(factor, absl::StrCat("2026-12-01T10:", 10 + i, ":00+00:00")));
+      const RunResult r =
+          RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f),
+                               " --commit c", i, " --branch main"));
+      ASSERT_EQ(r.code, 0) << r.err;
+    }
+  }
+  std::string db_;
+};
+
+TEST_F(SimulatedHistoryTest, ChangesTagEstimatesAndSimulatedValues) {
+  const std::string q = absl::StrCat("history changes --db ", Quote(db_),
+                                     " --benchmark BM_GateStartStop");
+  const RunResult table = RunTool(q);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("est_cycles [estimate]"));
+  EXPECT_THAT(table.out, HasSubstr("instructions [simulated]"));
+  const RunResult md = RunTool(q + " --format markdown");
+  EXPECT_THAT(md.out, HasSubstr("| est_cycles [estimate] |"));
+  const RunResult json = RunTool(q + " --format json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  int seen = 0;
+  for (const auto& c : nlohmann::json::parse(json.out)) {
+    const std::string metric = c["metric"];
+    EXPECT_EQ(c["value_kind"],
+              metric == "est_cycles" ? "estimate" : "simulated")
+        << metric;
+    seen += metric == "est_cycles" || metric == "instructions";
+  }
+  EXPECT_EQ(seen, 2) << json.out;
+}
+
+TEST_F(SimulatedHistoryTest, CheckTagsItsRowsAndGates) {
+  const std::string run = Write("next.json", Scaled(1.3, "2026-12-02"));
+  const std::string q =
+      absl::StrCat("history check --db ", Quote(db_), " ", Quote(run),
+                   " --branch main --fail-on 'est_cycles>+5%' --fail-on "
+                   "'instructions>+5%'");
+  const RunResult table = RunTool(q);
+  EXPECT_EQ(table.code, 1) << table.out << table.err;
+  EXPECT_THAT(table.out, HasSubstr("counted by the simulator, not the PMU"));
+  EXPECT_THAT(table.out, HasSubstr("BM_GateStartStop/iterations:200 "
+                                   "est_cycles [estimate] +"));
+  EXPECT_EQ(LinesWith(table.out, "est_cycles [estimate]").size(),
+            LinesWith(table.out, "est_cycles").size() - 1)  // the gate line
+      << table.out;
+  EXPECT_THAT(table.out, HasSubstr("instructions [simulated]"));
+  const RunResult json = RunTool(q + " --format json");
+  EXPECT_EQ(json.code, 1) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["counting_source"], "simulate");
+  ASSERT_EQ(j["rows"].size(), 10u) << json.out;
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["value_kind"],
+              row["metric"] == "est_cycles" ? "estimate" : "simulated");
+  }
+}
+
+TEST_F(SimulatedHistoryTest, ExportNamesEstimatesAndSimulatedValues) {
+  const RunResult bmf =
+      RunTool(absl::StrCat("history export --format bmf --db ", Quote(db_)));
+  ASSERT_EQ(bmf.code, 0) << bmf.err;
+  const nlohmann::json b = nlohmann::json::parse(bmf.out);
+  const auto& row = b["BM_GateStartStop/iterations:200"];
+  EXPECT_TRUE(row.contains("est_cycles [estimate]")) << bmf.out;
+  EXPECT_TRUE(row.contains("est_ipc [estimate]")) << bmf.out;
+  EXPECT_TRUE(row.contains("instructions [simulated]")) << bmf.out;
+  EXPECT_FALSE(row.contains("est_cycles")) << bmf.out;
+  const RunResult csv = RunTool(absl::StrCat(
+      "history export --format csv --benchmark BM_GateStartStop --db ",
+      Quote(db_)));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  EXPECT_THAT(
+      header,
+      HasSubstr("BM_GateStartStop/iterations:200.est_cycles [estimate]"));
+  // A simulated row says so in its machine column.
+  EXPECT_THAT(header,
+              HasSubstr("BM_GateStartStop/iterations:200.instructions"));
+  EXPECT_THAT(csv.out, HasSubstr(",c11,vm / AMD EPYC [simulate],main,"));
+}
+#endif  // PERFCOUNTERS_TOOL_HAS_HISTORY
+
+}  // namespace
