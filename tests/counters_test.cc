@@ -5,6 +5,9 @@
 // emulated arm64 machine (hardware tests skip natively).
 #include "perfcounters/counters.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -12,6 +15,8 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -223,6 +228,56 @@ TEST(CountersHardware, UserSpaceSnapshotsAreCountedAcrossResetsAndRepeats) {
   }
   EXPECT_EQ(set.user_snapshots(), 20u);
   EXPECT_EQ(set.syscall_snapshots(), 0u);
+  EXPECT_FALSE(set.failed(0));
+}
+
+// The user-space short way is the opening thread's, in its process, only:
+// another thread (which has opened counters of its own) and a child after
+// fork() (where the pages are not mapped: a read of them would fault) read
+// the same counters with read(2), and the opening thread keeps its way.
+TEST(CountersHardware, OnlyTheOpeningThreadInItsProcessReadsUserSpace) {
+  PERFCOUNTERS_REQUIRE_EVENT("instructions:u");
+  CountersOptions options;
+  options.read_mode = ReadMode::kUser;
+  options.calibrate = false;
+  absl::StatusOr<Counters> counters = Counters::Open("instructions:u", options);
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  ASSERT_TRUE(counters->user_space(0)) << counters->user_space_reason(0);
+  const CounterSet& set = internal::CounterSetOf(*counters);
+  auto one_interval = [&set](Counters& c) {
+    c.Reset();
+    c.Start();
+    c.Stop();
+    return std::make_pair(set.user_snapshots(), set.syscall_snapshots());
+  };
+  using Paths = std::pair<uint64_t, uint64_t>;  // user-space, read(2)
+  EXPECT_EQ(one_interval(*counters), Paths(2, 0));
+  Paths on_other_thread;
+  bool own_took_user_space = false;
+  std::thread([&] {
+    absl::StatusOr<Counters> own = Counters::Open("instructions:u", options);
+    if (own.ok()) {
+      own->Start();
+      own->Stop();
+      own_took_user_space = internal::CounterSetOf(*own).user_snapshots() == 2;
+    }
+    on_other_thread = one_interval(*counters);
+  }).join();
+  EXPECT_TRUE(own_took_user_space);
+  EXPECT_EQ(on_other_thread, Paths(0, 2));
+  EXPECT_FALSE(set.failed(0));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const Paths in_child = one_interval(*counters);
+    _exit(in_child == Paths(0, 2) && !set.failed(0) ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status))
+      << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child read user space";
+  EXPECT_EQ(one_interval(*counters), Paths(2, 0));
   EXPECT_FALSE(set.failed(0));
 }
 

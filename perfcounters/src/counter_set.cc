@@ -223,6 +223,7 @@ CounterSet CounterSet::Open(const std::vector<std::vector<EventSpec>>& groups,
   // the short way (see Start()).
   if (c.slots_.size() == 1 && c.slots_[0].pages != nullptr) {
     c.only_.slot = &c.slots_[0];
+    c.thread_key_ = internal::ClaimThreadKey();
   }
   return c;
 }
@@ -247,12 +248,13 @@ void CounterSet::ResetBatch() {
 [[gnu::always_inline]] inline bool CounterSet::UserSnapshot(const Slot& s,
                                                             uint64_t* buf) {
   UserReading times;
-  const bool ok = s.pages != nullptr ? internal::ReadGroupPages(
-                                           s.pages, s.n, buf + 3, 2,
-                                           internal::ReadHardwareCounter,
-                                           internal::ReadTimeCycles, &times)
-                                     : UserReader::TryReadGroupUserSpace(
-                                           s.readers, s.n, buf + 3, 2, &times);
+  const bool ok =
+      s.pages != nullptr
+          ? internal::ReadGroupPages<internal::kHardwareMetricsIndex>(
+                s.pages, s.n, buf + 3, 2, internal::ReadHardwareCounter,
+                internal::ReadTimeCycles, &times)
+          : UserReader::TryReadGroupUserSpace(s.readers, s.n, buf + 3, 2,
+                                              &times);
   if (ok) {
     buf[1] = times.enabled;
     buf[2] = times.running;
@@ -304,16 +306,15 @@ inline bool CounterSet::UserSpaceNow() const {
 // inlined, in a function that saves no registers; anything else (a member
 // off its counter included) takes the general loop below.
 [[gnu::always_inline]] inline bool CounterSet::ShortWay(const Slot* s) const {
-  return s != nullptr && !s->failed && owner_ == internal::ThreadIdentity() &&
-         fork_generation_ == internal::ForkGeneration();
+  return s != nullptr && !s->failed && thread_key_ == internal::ThreadKey();
 }
 
 [[gnu::always_inline]] inline bool CounterSet::ShortSnapshot(const Slot& s,
                                                              uint64_t* buf) {
   UserReading times;
-  if (!internal::ReadGroupPages(s.pages, s.n, buf + 3, 2,
-                                internal::ReadHardwareCounter,
-                                internal::ReadTimeCycles, &times)) {
+  if (!internal::ReadGroupPages<internal::kHardwareMetricsIndex>(
+          s.pages, s.n, buf + 3, 2, internal::ReadHardwareCounter,
+          internal::ReadTimeCycles, &times)) {
     return false;
   }
   buf[1] = times.enabled;
@@ -371,23 +372,27 @@ bool CounterSet::StartFromUserSpace() {
 
 // An interval whose snapshots both came from user space: the ids are the
 // ones written at Open (that path writes only counts and times), and on
-// one path neither the times nor a count may go backwards.
+// one path neither the times nor a count may go backwards. A step back
+// shows as a difference with the top bit set (no interval runs 2^63 ns or
+// counts 2^63 events): one OR per value, one test for them all.
 [[gnu::always_inline]] inline void CounterSet::AddUserInterval(Slot& s) {
   const uint64_t* end = s.end;
   const uint64_t* start = s.start;
   const uint64_t enabled = end[1] - start[1];
   const uint64_t running = end[2] - start[2];
-  bool bad = end[1] < start[1] || end[2] < start[2];
   uint64_t* raw = s.raw;
-  for (uint32_t m = 0; m < s.n; ++m) {
-    const uint64_t v = end[3 + 2 * m];
-    const uint64_t w = start[3 + 2 * m];
-    bad |= v < w;
-    raw[m] += v - w;
+  // The leader, then the other members (a group has at least one).
+  uint64_t d = end[3] - start[3];
+  uint64_t backwards = enabled | running | d;
+  raw[0] += d;
+  for (uint32_t m = 1; m < s.n; ++m) {
+    d = end[3 + 2 * m] - start[3 + 2 * m];
+    backwards |= d;
+    raw[m] += d;
   }
   s.enabled += enabled;
   s.running += running;
-  s.failed = bad;
+  s.failed = (backwards >> 63) != 0;
 }
 
 // An interval with a snapshot from read(2) (`user`: the end's path).

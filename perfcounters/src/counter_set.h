@@ -229,6 +229,9 @@ class CounterSet {
     }
   };
   OnlySlot only_;
+  // The opening thread's key (ThreadKey()) when only_ is set: the short
+  // way is taken on that thread, in this process, only.
+  uint64_t thread_key_ = 0;
   uint64_t intervals_ = 0;
   uint64_t user_snapshots_ = 0;
   uint64_t syscall_snapshots_ = 0;

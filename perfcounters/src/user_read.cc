@@ -34,6 +34,8 @@ constexpr bool kTopdownArch = false;
 
 void OnForkChild() {
   internal::g_fork_generation.fetch_add(1, std::memory_order_relaxed);
+  // The child's only thread is a new thread of a new process.
+  internal::t_thread_key = 0;
 }
 
 // Registers OnForkChild once, before the first reader exists.
@@ -75,6 +77,19 @@ template <bool kTimes>
 namespace internal {
 
 [[gnu::visibility("hidden")]] std::atomic<uint64_t> g_fork_generation{0};
+
+__thread uint64_t t_thread_key
+    __attribute__((tls_model("initial-exec"), visibility("hidden"))) = 0;
+
+uint64_t ClaimThreadKey() {
+  // Registers the atfork handler that clears the key in a child.
+  FirstForkGeneration();
+  static std::atomic<uint64_t> last{0};
+  if (t_thread_key == 0) {
+    t_thread_key = last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  return t_thread_key;
+}
 
 absl::Status CheckSelfMonitoring(const Target& target, pid_t opener_tid,
                                  pid_t caller_tid, const std::string& label) {
@@ -278,8 +293,8 @@ inline bool UserReader::ReadPageNow(UserReading* out) const {
     return ReadWithFakes<kTimes>(Page(page_), *hardware_, out);
   }
   if constexpr (kHaveUserRead) {
-    return internal::ReadMmapPageAt<kTimes>(Page(page_), ReadHardwareCounter,
-                                            ReadTimeCycles, out);
+    return internal::ReadMmapPageAt<kTimes, internal::kHardwareMetricsIndex>(
+        Page(page_), ReadHardwareCounter, ReadTimeCycles, out);
   }
   return false;
 }

@@ -33,6 +33,20 @@ inline const void* ThreadIdentity() {
 #endif
 }
 
+// The calling thread's key: unique among the threads this process has
+// had, 0 until ClaimThreadKey() gives the thread one, and 0 again in a
+// child after fork() (the atfork handler that advances the fork
+// generation clears it). So one thread-local load and compare tells the
+// thread that claimed a key in this process apart from every other thread
+// and from its own copy in a child: CounterSet's short way checks that
+// instead of the thread pointer and the fork generation. Initial-exec: a
+// load from the thread pointer, no __tls_get_addr call in a shared build.
+extern __thread uint64_t t_thread_key
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+inline uint64_t ThreadKey() { return t_thread_key; }
+// The calling thread's key, claimed on first use (user_read.cc).
+uint64_t ClaimThreadKey();
+
 #if defined(__x86_64__)
 // rdpmc of the page's `index - 1` (Intel fixed counters: 1<<30 | n, as the
 // kernel's index has it).
