@@ -3,8 +3,9 @@
 // calibration of exactly that code (the batch's bracket and the pause's).
 //
 // Calibration. The counters count the code between their start snapshot
-// and their stop snapshot. In a batch that is the end of Measure::begin(),
-// the loop's first and last checks and the start of Finish(); for a pause,
+// and their stop snapshot. In a batch that is the end of Measure::Begin(),
+// begin()'s load of the count, the loop's first and last checks,
+// FinishActive() and the start of Finish(); for a pause,
 // the end of Measure::ResumeActive() and the start of the next
 // Measure::PauseActive().
 // CalibrateBrackets() runs those very functions on empty loops (a Measure
@@ -42,8 +43,8 @@ struct NoTimer {
   ABSL_ATTRIBUTE_NOINLINE void ResumeTiming() { benchmark::ClobberMemory(); }
 };
 
-// The calling thread's running Measure loop (between the counters' start
-// in begin() and Finish()), for PauseTiming()/ResumeTiming().
+// The calling thread's running Measure loop (from Begin() to Finish()), for
+// PauseTiming()/ResumeTiming() and the loop's end (FinishActive()).
 thread_local Measure* t_active = nullptr;
 
 }  // namespace
@@ -147,10 +148,12 @@ Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
   if (state_ != nullptr) bench_internal::ProfileEnd();
   if (bench_internal::t_active == this) {
-    if (counters_->sim != nullptr)
-      bench_internal::SimStop(counters_->sim.get());
-    counters_->counters.Stop();
-    bench_internal::t_active = nullptr;
+    if (counters_ != nullptr) {
+      if (counters_->sim != nullptr)
+        bench_internal::SimStop(counters_->sim.get());
+      counters_->counters.Stop();
+    }
+    bench_internal::t_active = outer_;
   }
   if (state_ != nullptr && counters_ != nullptr && !published_ &&
       state_->error_occurred()) {
@@ -158,7 +161,10 @@ Measure::~Measure() {
   }
 }
 
-Measure::Iterator Measure::begin() {
+void Measure::Begin() {
+  outer_ = bench_internal::t_active;
+  bench_internal::t_active = this;
+  iterations_ = 0;
   benchmark::IterationCount n = 0;
   if (state_ != nullptr) {
     n = state_->max_iterations > 0 ? state_->max_iterations : 1;
@@ -166,7 +172,7 @@ Measure::Iterator Measure::begin() {
     // iterations at once; false when the benchmark was skipped.
     if (!state_->KeepRunningBatch(n)) {
       finished_ = true;
-      return Iterator(this, 0);
+      return;
     }
   }
   if (state_ != nullptr && bench_internal::InProfilerPass()) {
@@ -179,20 +185,23 @@ Measure::Iterator Measure::begin() {
     while (state_->KeepRunningBatch(1)) {
     }
     finished_ = true;
-    return Iterator(this, 0);
+    return;
   }
   // The sampler of the profile pass (a no-op otherwise), then the
   // counters, last: from here on to their stop in Finish() the code is the
   // calibrated bracket's.
   bench_internal::ProfileBegin();
+  iterations_ = n;
   if (counters_ != nullptr) {
-    bench_internal::t_active = this;
     counters_->counters.Start();
     if (counters_->sim != nullptr) {
       bench_internal::SimStart(counters_->sim.get());
     }
   }
-  return Iterator(this, n);
+}
+
+ABSL_ATTRIBUTE_NOINLINE void Measure::FinishActive() {
+  if (Measure* m = bench_internal::t_active; m != nullptr) m->Finish();
 }
 
 void Measure::Finish() {
@@ -202,10 +211,10 @@ void Measure::Finish() {
       bench_internal::SimStop(counters_->sim.get());
     counters_->counters.Stop();
   }
+  bench_internal::t_active = outer_;
   if (state_ != nullptr) bench_internal::ProfileEnd();
   if (finished_) return;
   finished_ = true;
-  if (counters_ != nullptr) bench_internal::t_active = nullptr;
   if (state_ == nullptr) return;  // a calibration loop
   benchmark::State& state = *state_;
   if (counters_ != nullptr) {

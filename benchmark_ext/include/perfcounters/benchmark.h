@@ -86,22 +86,31 @@ class Measure {
       --remaining_;
       return *this;
     }
+    // The loop's end calls FinishActive(), which takes no argument: the
+    // stop is then one plain call whatever registers the loop keeps this
+    // Measure in (a loop with calls in its body keeps it in a callee-saved
+    // one, and would move it back into place before a member call: one
+    // instruction that calibration's loop, without calls, does not run).
     BENCHMARK_ALWAYS_INLINE bool operator!=(Sentinel) {
       if (BENCHMARK_BUILTIN_EXPECT(remaining_ != 0, true)) return true;
-      measure_->Finish();
+      Measure::FinishActive();
       return false;
     }
 
    private:
     friend class Measure;
-    Iterator(Measure* measure, benchmark::IterationCount remaining)
-        : remaining_(remaining), measure_(measure) {}
+    explicit Iterator(benchmark::IterationCount remaining)
+        : remaining_(remaining) {}
     benchmark::IterationCount remaining_;
-    Measure* measure_;
   };
 
-  // Starts gbench's timer (KeepRunningBatch), then the counters.
-  Iterator begin();
+  // Starts gbench's timer (KeepRunningBatch), then the counters (Begin()).
+  // The iteration count is then loaded from this Measure: one load into
+  // whichever register the loop uses, in every loop shape.
+  BENCHMARK_ALWAYS_INLINE Iterator begin() {
+    Begin();
+    return Iterator(iterations_);
+  }
   Sentinel end() { return Sentinel(); }
 
   // Used by PauseTiming()/ResumeTiming().
@@ -118,8 +127,11 @@ class Measure {
   // and calibrated as they are (see docs/benchmark_ext.md).
   static void PauseActive();
   static void ResumeActive();
+  // The end of the calling thread's running Measure loop: Finish() it.
+  static void FinishActive();
   // An empty loop over `counters` without gbench (calibration only).
   explicit Measure(ThreadCounters* counters);
+  void Begin();
   void Finish();
 
   // Null in a calibration loop.
@@ -129,6 +141,11 @@ class Measure {
   bool finished_ = false;
   // This thread's batch (or its SkipWithError) went to the run's record.
   bool published_ = false;
+  // The loop's iteration count (0 when skipped), set by Begin().
+  benchmark::IterationCount iterations_ = 0;
+  // The thread's running Measure loop before this one's (null unless
+  // loops nest), given back when this one finishes.
+  Measure* outer_ = nullptr;
 };
 
 // Stops the counters of the running Measure loop on this thread, then
