@@ -127,14 +127,14 @@ TEST_F(ProfileTest, OptionalFieldsMayBeAbsent) {
   absl::StatusOr<BenchmarkFile> f =
       Parse(R"({"functions": [{"name": "f", "samples": 3}]})");
   ASSERT_TRUE(f.ok()) << f.status();
-  const BenchmarkProfile& p = *f->entries[0].profile;
+  const BenchmarkProfile& p = *f->entries[0].profile();
   EXPECT_EQ(p.samples, 3);  // the functions' sum
   EXPECT_TRUE(p.stacks.empty());
   EXPECT_FALSE(p.callchains);
   // An empty profile is a profile with no samples.
   f = Parse("{}");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_EQ(f->entries[0].profile->samples, 0);
+  EXPECT_EQ(f->entries[0].profile()->samples, 0);
 }
 
 // What benchmark_ext's writer gives: a numeric offset, functions_truncated.
@@ -147,7 +147,7 @@ TEST_F(ProfileTest, WritersMembersAreKnown) {
           "functions_truncated": 2, "stacks": [], "stacks_truncated": 0})");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
-  const BenchmarkProfile& p = *f->entries[0].profile;
+  const BenchmarkProfile& p = *f->entries[0].profile();
   EXPECT_EQ(p.functions[0].offset, "0x1f40");
   // Functions were left out, but the listed self samples are all samples:
   // the ones left out had none, so an unlisted one is 0 %.
@@ -157,7 +157,7 @@ TEST_F(ProfileTest, WritersMembersAreKnown) {
   f = Parse(R"({"samples": 12, "functions": [{"name": "f", "samples": 10}],
                 "functions_truncated": 2})");
   ASSERT_TRUE(f.ok()) << f.status();
-  const BenchmarkProfile& q = *f->entries[0].profile;
+  const BenchmarkProfile& q = *f->entries[0].profile();
   EXPECT_FALSE(q.complete);
   EXPECT_FALSE(ShareOf(SharesByName(q), q, "g").has_value());
 }
@@ -173,7 +173,7 @@ TEST_F(ProfileTest, BrokenCallChainsAreReadAndSaid) {
   absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(text, "t.json");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
-  EXPECT_EQ(f->entries[0].profile->callchains_broken, 0.93);
+  EXPECT_EQ(f->entries[0].profile()->callchains_broken, 0.93);
   const std::string html = RenderReport({*f});
   EXPECT_THAT(html, HasSubstr("call chains broken (93% of the samples"));
   EXPECT_THAT(html, HasSubstr("-fno-omit-frame-pointer"));
@@ -233,7 +233,7 @@ TEST_F(ProfileTest, InconsistentTotalsAndUnknownMembersAreSaid) {
       R"({"samples": 10, "future": 1, "functions": [
           {"name": "f", "samples": 30, "colour": "red"}]})");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_EQ(f->entries[0].profile->samples, 30);  // no share above 100 %
+  EXPECT_EQ(f->entries[0].profile()->samples, 30);  // no share above 100 %
   ASSERT_EQ(f->warnings.size(), 3u);
   EXPECT_THAT(f->warnings[0], HasSubstr("perfcounters_profile.future is not a "
                                         "member this version knows"));

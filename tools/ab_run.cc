@@ -205,10 +205,10 @@ nlohmann::json RowJson(const BenchmarkFile& f, const RunEntry& e,
       row[f.counter_names[c.name]] = nullptr;  // not counted, never 0
     }
   }
-  for (const auto& [name, coverage] : e.coverages) {
+  for (const auto& [name, coverage] : e.coverages()) {
     row[absl::StrCat(f.counter_names[name], ".coverage")] = coverage;
   }
-  for (const auto& [name, intervals] : e.mux_intervals) {
+  for (const auto& [name, intervals] : e.mux_intervals()) {
     row[absl::StrCat(f.counter_names[name], ".mux_intervals")] = intervals;
   }
   return row;
@@ -272,12 +272,13 @@ absl::Status TakeRows(AbSide& side, const BenchmarkFile& file, bool is_base,
     }
     const RunEntry& e = *it->second;
     if (e.error_occurred || e.skipped) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ShortForMessage(s.name, 80), " of ", Named(side), " ",
-          e.error_occurred ? "failed" : "was skipped", " in round ", round + 1,
-          ": ",
-          ShortForMessage(e.error_occurred ? e.error_message : e.skip_message),
-          "; nothing was written"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(ShortForMessage(s.name, 80), " of ", Named(side), " ",
+                       e.error_occurred ? "failed" : "was skipped",
+                       " in round ", round + 1, ": ",
+                       ShortForMessage(e.error_occurred ? e.error_message()
+                                                        : e.skip_message()),
+                       "; nothing was written"));
     }
     for (const auto& [metric, value] : RowMetrics(file, e)) {
       const size_t i = MetricIndex(s, metric);

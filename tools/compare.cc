@@ -47,11 +47,12 @@ struct FileIndex {
 
 std::string ProblemOf(const RunEntry& e) {
   if (e.error_occurred) {
-    return e.error_message.empty() ? "error_occurred"
-                                   : absl::StrCat("error: ", e.error_message);
+    return e.error_message().empty()
+               ? "error_occurred"
+               : absl::StrCat("error: ", e.error_message());
   }
-  return e.skip_message.empty() ? "skipped"
-                                : absl::StrCat("skipped: ", e.skip_message);
+  return e.skip_message().empty() ? "skipped"
+                                  : absl::StrCat("skipped: ", e.skip_message());
 }
 
 FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
@@ -60,7 +61,7 @@ FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
   index.by_name.reserve(file.entries.size() / 2 + 1);
   for (const RunEntry& e : file.entries) {
     if (e.run_type != RunType::kIteration &&
-        (e.aggregate_name == "BigO" || e.aggregate_name == "RMS")) {
+        (e.aggregate_name() == "BigO" || e.aggregate_name() == "RMS")) {
       // gbench's complexity fit of a family: a coefficient, not a run.
       if ((!options.filter || options.filter->Matches(e.run_name)) &&
           std::find(index.complexity.begin(), index.complexity.end(),
@@ -86,9 +87,9 @@ FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
     }
     if (e.run_type == RunType::kIteration) {
       g.iterations.push_back(&e);
-    } else if (e.aggregate_name == "median") {
+    } else if (e.aggregate_name() == "median") {
       g.median = &e;
-    } else if (e.aggregate_name == "mean") {
+    } else if (e.aggregate_name() == "mean") {
       g.mean = &e;
     }
   }
@@ -129,9 +130,9 @@ std::optional<double> SideValueOf(
 
 // Keeps the lowest coverage and fewest intervals of counter `name` in `e`.
 void AddMultiplexing(SideStats& s, const RunEntry& e, uint32_t name) {
-  s.coverage = LowerCoverage(s.coverage, SideValueOf(e.coverages, name));
+  s.coverage = LowerCoverage(s.coverage, SideValueOf(e.coverages(), name));
   s.mux_intervals =
-      LowerCoverage(s.mux_intervals, SideValueOf(e.mux_intervals, name));
+      LowerCoverage(s.mux_intervals, SideValueOf(e.mux_intervals(), name));
 }
 
 void AddSample(SideStats& s, const EntryCounter* v, const RunEntry& e) {

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "compare_profile.h"
 #include "gbench_json.h"
+#include "maybe_double.h"
 #include "name_filter.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/unavailable_context.h"
@@ -62,26 +63,27 @@ bool IsTimeValued(absl::string_view metric);
 
 // One side of one metric of one benchmark.
 struct SideStats {
-  // The metric appears in at least one entry of this benchmark.
-  bool present = false;
   // Counted samples (repetitions, or 1 for an aggregate-only file).
   std::vector<double> samples;
   // Samples marked not counted.
   size_t not_counted = 0;
   // Median of `samples`; empty when none was counted.
-  std::optional<double> median;
-  // True when the value comes from an aggregate entry (median or mean),
-  // because the file has no per-repetition entries for this benchmark.
-  bool from_aggregate = false;
+  MaybeDouble median;
   // The lowest multiplexing coverage ("<label>.coverage"; a derived
   // metric: of its inputs) of the counted samples; empty when every one
   // was on the PMU the whole time (or the metric is a time).
-  std::optional<double> coverage;
+  MaybeDouble coverage;
   // The fewest multiplexing intervals a counted sample's batch spanned
   // ("<label>.mux_intervals", written by benchmark_ext when fewer than
   // kFewMuxIntervals; a derived metric: of its inputs); empty when none
   // says so.
-  std::optional<double> mux_intervals;
+  MaybeDouble mux_intervals;
+  // (The flags last: a comparison holds many of these, without padding.)
+  // The metric appears in at least one entry of this benchmark.
+  bool present = false;
+  // True when the value comes from an aggregate entry (median or mean),
+  // because the file has no per-repetition entries for this benchmark.
+  bool from_aggregate = false;
 };
 
 // A counted value whose coverage is below this was multiplexed: scaled
@@ -140,14 +142,14 @@ struct MetricComparison {
   SideStats next;
   // (next - base) / base * 100; +-infinity when base is 0 and next is not;
   // empty when either median is missing.
-  std::optional<double> change_pct;
+  MaybeDouble change_pct;
   // When both sides have >= 2 counted samples.
-  std::optional<double> p_value;
-  PMethod p_method = PMethod::kNone;
-  Evidence evidence = Evidence::kNone;
+  MaybeDouble p_value;
   // kPaired: the 95 % sign-test interval of new/base (a ratio), when the
   // rounds are enough for one (6).
   std::optional<std::pair<double, double>> paired_interval;
+  PMethod p_method = PMethod::kNone;
+  Evidence evidence = Evidence::kNone;
   // The change is common-mode drift (drift.h): most benchmarks' times
   // moved alike while their code did not; ChangeDirection() calls it
   // neither an improvement nor a regression.

@@ -225,9 +225,12 @@ const char* ChangeColor(const MetricComparison& m) {
   return d > 0 ? kRed : kGreen;
 }
 
-std::string RenderTable(const Comparison& c,
-                        const std::vector<GateResult>& gates,
-                        const RenderOptions& options) {
+// Written in pieces of about kTablePiece bytes, whole rows each: the
+// table of many small benchmarks is tens of MB.
+constexpr size_t kTablePiece = 1 << 16;
+
+void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
+                 const RenderOptions& options, const TextWriter& write) {
   const bool color = options.color;
   const MarkIndex marks = IndexMarks(gates);
   // The rows are made twice, for the columns' widths and then for the
@@ -300,8 +303,12 @@ std::string RenderTable(const Comparison& c,
     }
   });
   std::string out;
-  out.reserve(rows * 100);
+  out.reserve(std::min(rows * 100, 2 * kTablePiece));
   for_each_row([&](const Row& r) {
+    if (out.size() >= kTablePiece) {
+      write(out);
+      out.clear();
+    }
     if (!r.note.empty()) {
       absl::StrAppend(&out, r.cells[0],
                       std::string(width[0] - r.cells[0].size() + 2, ' '),
@@ -365,7 +372,7 @@ std::string RenderTable(const Comparison& c,
   if (!gates.empty()) {
     absl::StrAppend(&out, "verdict: ", VerdictText(gates), "\n");
   }
-  return out;
+  write(out);
 }
 
 // ---- Markdown.
@@ -657,7 +664,7 @@ void RenderTo(const Comparison& comparison,
               const RenderOptions& options, const TextWriter& write) {
   switch (options.format) {
     case Format::kTable:
-      write(RenderTable(comparison, gates, options));
+      RenderTable(comparison, gates, options, write);
       return;
     case Format::kMarkdown:
       write(RenderMarkdown(comparison, gates, options));

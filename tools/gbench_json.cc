@@ -70,6 +70,11 @@ absl::StatusOr<BenchmarkFile> ParseFrom(JsonSource& source,
 
 }  // namespace gbench_json_internal
 
+const RunEntryDetails& RunEntryDetailsPtr::get() const {
+  static const RunEntryDetails* const kNone = new RunEntryDetails();
+  return p_ ? *p_ : *kNone;
+}
+
 std::optional<double> NanosecondsPer(absl::string_view unit) {
   if (unit == "ns") return 1.0;
   if (unit == "us") return 1e3;

@@ -9,7 +9,7 @@
 // perfcounters' benchmark integration writes "<label>.not_counted": 1 (see
 // docs/benchmark_ext.md); `null` and "<not counted>" strings mean the same.
 // "<label>.coverage" and "<label>.mux_intervals" keys are kept beside the
-// counters (RunEntry::coverages, RunEntry::mux_intervals).
+// counters (RunEntryDetails::coverages and mux_intervals).
 // One reader: nlohmann-json's SAX
 // parser over the input in 1 MB chunks, building the entries as it goes, so
 // that memory is what the result takes (no copy of the text, no document
@@ -52,32 +52,17 @@ enum class RunType {
   kAggregate,  // mean/median/stddev/cv/... over repetitions
 };
 
-// One element of the "benchmarks" array.
-struct RunEntry {
-  // "name" (e.g. "BM_sort/1024_mean" for an aggregate).
-  std::string name;
-  // "run_name", the key benchmarks are paired by; "name" when absent
-  // (very old gbench).
-  std::string run_name;
-  RunType run_type = RunType::kIteration;
+// The fields of an entry that most entries leave empty (RunEntry::details):
+// kept out of line, because a file can hold hundreds of thousands of
+// entries and compare holds two files at once.
+struct RunEntryDetails {
   // "aggregate_name" ("mean", "median", "stddev", "cv", "BigO", "RMS", ...),
   // empty for iterations.
   std::string aggregate_name;
-  // "repetition_index", -1 when absent.
-  int64_t repetition_index = -1;
-  // "iterations", 0 when absent.
-  double iterations = 0;
-  // "real_time" / "cpu_time" in nanoseconds (converted from "time_unit").
-  std::optional<double> real_time_ns;
-  std::optional<double> cpu_time_ns;
-  // "error_occurred" / "error_message".
-  bool error_occurred = false;
+  // "error_message".
   std::string error_message;
-  // "skipped" (newer gbench) / "skip_message".
-  bool skipped = false;
+  // "skip_message".
   std::string skip_message;
-  // Every other numeric field, in file order.
-  std::vector<EntryCounter> counters;
   // "<label>.coverage" (benchmark_ext's multiplexing coverage of a counted
   // <label>, in [0, 1]): (index into BenchmarkFile::counter_names, value).
   // Only multiplexed counters have one; the rest were on the PMU the whole
@@ -91,6 +76,75 @@ struct RunEntry {
   // The sampled profile ("perfcounters_profile", profile_data.h), if the
   // row carries one.
   std::shared_ptr<const BenchmarkProfile> profile;
+};
+
+// Owns an entry's RunEntryDetails, if it has any; copies copy them.
+class RunEntryDetailsPtr {
+ public:
+  RunEntryDetailsPtr() = default;
+  RunEntryDetailsPtr(const RunEntryDetailsPtr& other)
+      : p_(other.p_ ? std::make_unique<RunEntryDetails>(*other.p_) : nullptr) {}
+  RunEntryDetailsPtr& operator=(const RunEntryDetailsPtr& other) {
+    if (this != &other) *this = RunEntryDetailsPtr(other);
+    return *this;
+  }
+  RunEntryDetailsPtr(RunEntryDetailsPtr&&) noexcept = default;
+  RunEntryDetailsPtr& operator=(RunEntryDetailsPtr&&) noexcept = default;
+
+  // The details; empty ones when the entry has none.
+  const RunEntryDetails& get() const;
+  // The details, created empty when the entry has none.
+  RunEntryDetails& mutable_get() {
+    if (!p_) p_ = std::make_unique<RunEntryDetails>();
+    return *p_;
+  }
+
+ private:
+  std::unique_ptr<RunEntryDetails> p_;
+};
+
+// One element of the "benchmarks" array. Fields most entries have are
+// members; the rest are in details() (RunEntryDetails), read through the
+// accessors below.
+struct RunEntry {
+  // "name" (e.g. "BM_sort/1024_mean" for an aggregate).
+  std::string name;
+  // "run_name", the key benchmarks are paired by; "name" when absent
+  // (very old gbench).
+  std::string run_name;
+  // Every other numeric field, in file order.
+  std::vector<EntryCounter> counters;
+  // "real_time" / "cpu_time" in nanoseconds (converted from "time_unit").
+  std::optional<double> real_time_ns;
+  std::optional<double> cpu_time_ns;
+  // "iterations", 0 when absent.
+  double iterations = 0;
+  // "repetition_index", -1 when absent.
+  int64_t repetition_index = -1;
+  RunType run_type = RunType::kIteration;
+  // "error_occurred" (the message: error_message()).
+  bool error_occurred = false;
+  // "skipped" (newer gbench; the message: skip_message()).
+  bool skipped = false;
+  // The rarely present fields (RunEntryDetails).
+  RunEntryDetailsPtr details;
+
+  const std::string& aggregate_name() const {
+    return details.get().aggregate_name;
+  }
+  const std::string& error_message() const {
+    return details.get().error_message;
+  }
+  const std::string& skip_message() const { return details.get().skip_message; }
+  const std::vector<std::pair<uint32_t, double>>& coverages() const {
+    return details.get().coverages;
+  }
+  const std::vector<std::pair<uint32_t, double>>& mux_intervals() const {
+    return details.get().mux_intervals;
+  }
+  const std::shared_ptr<const BenchmarkProfile>& profile() const {
+    return details.get().profile;
+  }
 };
 
 // A whole gbench JSON file.

@@ -189,7 +189,7 @@ class Handler {
     capture_.reset();
     for (std::string& w : warnings) Warn(std::move(w));
     if (!profile.ok()) return Fail(std::string(profile.status().message()));
-    entry_.profile =
+    entry_.details.mutable_get().profile =
         std::make_shared<const BenchmarkProfile>(*std::move(profile));
     return true;
   }
@@ -302,8 +302,8 @@ class Handler {
           entry_.skipped = flag;
         } else if (kind == Kind::kString && non_finite == NonFinite::kNone) {
           entry_.skipped = !text.empty() && text != "false";
-          if (entry_.skipped && entry_.skip_message.empty()) {
-            entry_.skip_message = std::string(text);
+          if (entry_.skipped && entry_.skip_message().empty()) {
+            entry_.details.mutable_get().skip_message = std::string(text);
           }
         } else {
           return WrongKind(kind, "true or false");
@@ -329,6 +329,12 @@ class Handler {
     return CounterField(kind, number, text, non_finite);
   }
 
+  // Sets a text field of the entry's details; an empty text makes none.
+  void SetDetail(std::string RunEntryDetails::*field, absl::string_view text) {
+    if (text.empty() && entry_.details.get().*field == "") return;
+    entry_.details.mutable_get().*field = std::string(text);
+  }
+
   // A field Google Benchmark writes as a string.
   bool StringField(Field field, Kind kind, absl::string_view text,
                    NonFinite non_finite) {
@@ -338,13 +344,13 @@ class Handler {
     if (field == Field::kName) entry_.name = std::string(text);
     if (field == Field::kRunName) entry_.run_name = std::string(text);
     if (field == Field::kAggregateName) {
-      entry_.aggregate_name = std::string(text);
+      SetDetail(&RunEntryDetails::aggregate_name, text);
     }
     if (field == Field::kErrorMessage) {
-      entry_.error_message = std::string(text);
+      SetDetail(&RunEntryDetails::error_message, text);
     }
     if (field == Field::kSkipMessage) {
-      entry_.skip_message = std::string(text);
+      SetDetail(&RunEntryDetails::skip_message, text);
     }
     if (field == Field::kRunType) {
       if (text == "iteration") {
@@ -477,8 +483,8 @@ class Handler {
   // Warnings about a complete entry: no times, or a repeated name.
   void CheckEntry() {
     const bool sample_entry = entry_.run_type == RunType::kIteration ||
-                              entry_.aggregate_name == "mean" ||
-                              entry_.aggregate_name == "median";
+                              entry_.aggregate_name() == "mean" ||
+                              entry_.aggregate_name() == "median";
     if (sample_entry && !entry_.error_occurred && !entry_.skipped &&
         !raw_real_ && !raw_cpu_) {
       Warn(absl::StrCat(EntryPath(),
@@ -489,7 +495,7 @@ class Handler {
         absl::StrCat(entry_.run_name, "\n",
                      entry_.run_type == RunType::kIteration
                          ? absl::StrCat("#", entry_.repetition_index)
-                         : entry_.aggregate_name);
+                         : entry_.aggregate_name());
     auto [it, inserted] =
         seen_.try_emplace(std::move(key), out_.entries.size());
     if (!inserted) {
@@ -500,7 +506,7 @@ class Handler {
                      ? std::string("iteration entry without repetition_index")
                      : absl::StrCat("repetition_index ",
                                     entry_.repetition_index))
-              : absl::StrCat("aggregate ", entry_.aggregate_name),
+              : absl::StrCat("aggregate ", entry_.aggregate_name()),
           "; both are used as samples (two runs in one file?)"));
     }
   }

@@ -77,10 +77,10 @@ void AddSideValue(SideKey key, uint32_t label, bool is_number, double number,
                   RunEntry& entry) {
   if (!is_number || !std::isfinite(number)) return;
   if (key == SideKey::kCoverage && number >= 0 && number <= 1) {
-    entry.coverages.emplace_back(label, number);
+    entry.details.mutable_get().coverages.emplace_back(label, number);
   }
   if (key == SideKey::kMuxIntervals && number > 0) {
-    entry.mux_intervals.emplace_back(label, number);
+    entry.details.mutable_get().mux_intervals.emplace_back(label, number);
   }
 }
 

@@ -70,21 +70,21 @@ std::vector<NamedProfile> Profiles(const BenchmarkFile& file) {
   // Per benchmark, the copies already added (identical ones count once).
   std::vector<std::vector<const BenchmarkProfile*>> seen;
   for (const RunEntry& e : file.entries) {
-    if (e.profile == nullptr) continue;
+    if (e.profile() == nullptr) continue;
     auto [it, inserted] = index.try_emplace(e.run_name, out.size());
     if (inserted) {
-      out.push_back({e.run_name, *e.profile});
-      seen.push_back({e.profile.get()});
+      out.push_back({e.run_name, *e.profile()});
+      seen.push_back({e.profile().get()});
       continue;
     }
     auto& copies = seen[it->second];
     if (std::any_of(
             copies.begin(), copies.end(),
-            [&](const BenchmarkProfile* p) { return *p == *e.profile; })) {
+            [&](const BenchmarkProfile* p) { return *p == *e.profile(); })) {
       continue;
     }
-    copies.push_back(e.profile.get());
-    MergeProfile(out[it->second].profile, *e.profile);
+    copies.push_back(e.profile().get());
+    MergeProfile(out[it->second].profile, *e.profile());
   }
   return out;
 }

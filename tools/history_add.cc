@@ -113,7 +113,7 @@ std::vector<EntryValue> EntryValues(const BenchmarkFile& file,
     EntryValue v{file.counter_names[c.name], std::nullopt, std::nullopt};
     if (c.counted) {
       v.value = c.value;
-      for (const auto& [name, coverage] : e.coverages) {
+      for (const auto& [name, coverage] : e.coverages()) {
         if (name == c.name) v.coverage = coverage;
       }
     }
@@ -158,7 +158,7 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
                     "INSERT INTO aggregates (run_id, benchmark_id, "
                     "metric_id, aggregate, value, coverage) VALUES (?, ?, ?, "
                     "?, ?, ?) ON CONFLICT DO NOTHING",
-                    {result.run_id, bid, mid, e.aggregate_name,
+                    {result.run_id, bid, mid, e.aggregate_name(),
                      Nullable(v.value), Nullable(v.coverage)}));
       ++(iteration ? result.samples : result.aggregates);
       Progress(++written);
