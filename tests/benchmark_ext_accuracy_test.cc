@@ -179,11 +179,13 @@ TEST(BenchmarkAccuracyHardware, BatchAndPauseLeaveNothingWhenOptimized) {
     EXPECT_LE(std::abs(batch), kMost);
     EXPECT_LE(std::abs(paused_batch), kMost);
     EXPECT_LE(std::abs(pause), kMost);
-    // The same per iteration with a pause pair as without (102.000).
+    // The same per iteration with a pause pair as without (102.000 when
+    // optimized): what a pause leaves plus a 1000th of a batch's.
     const double paused_per_iteration =
         total("BM_PausedHundredNops", 1000) / 1000;
     std::printf("per iteration with a pause pair %.3f\n", paused_per_iteration);
-    EXPECT_LE(std::abs(paused_per_iteration - per_iteration), kMost / 1000);
+    EXPECT_LE(std::abs(paused_per_iteration - per_iteration),
+              kMost + kMost / 1000);
   }
 }
 
