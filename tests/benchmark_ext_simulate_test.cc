@@ -2,8 +2,9 @@
 // (--perf_counters_source=simulate, Valgrind's callgrind) end to end. Runs
 // tests/e2e/simulate_bench.cc (perfcounters_simulate_bench) and reads its
 // JSON; the loops' own instructions come from the binary's disassembly
-// (objdump), the oracle from plain callgrind. Skips, saying so, where
-// valgrind is not installed.
+// (objdump), the oracle from plain callgrind (support/simulate_bench.h).
+// Skips, saying so, where valgrind is not installed. Unmodified loops:
+// benchmark_ext_simulate_pass_test.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "support/bench_runner.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
+#include "support/simulate_bench.h"
 #include "support/subprocess.h"
 
 namespace {
@@ -32,99 +34,15 @@ using ::perfcounters::testing::Result;
 using ::perfcounters::testing::RunBench;
 using ::perfcounters::testing::RunOptions;
 using ::perfcounters::testing::WithEnv;
+using ::perfcounters::testing::simulate::CallgrindPerCall;
+using ::perfcounters::testing::simulate::Capture;
+using ::perfcounters::testing::simulate::kNops;
+using ::perfcounters::testing::simulate::kSimBench;
+using ::perfcounters::testing::simulate::LoopInstructions;
+using ::perfcounters::testing::simulate::Residual;
+using ::perfcounters::testing::simulate::Simulate;
+using ::perfcounters::testing::simulate::Value;
 using ::testing::HasSubstr;
-
-constexpr char kSimBench[] = "perfcounters_simulate_bench";
-constexpr int kNops = 37;
-
-bool HaveValgrind() {
-  return std::system("valgrind --version >/dev/null 2>&1") == 0;
-}
-
-#define REQUIRE_VALGRIND()                                                  \
-  PERFCOUNTERS_SKIP_UNDER_SANITIZER(::perfcounters::testing::kNoValgrind);  \
-  if (!HaveValgrind()) {                                                    \
-    GTEST_SKIP() << "valgrind is not installed (Debian package valgrind): " \
-                    "the simulated source cannot run here";                 \
-  }
-
-// stdout of a shell command.
-std::string Capture(const std::string& command) {
-  std::string out;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-Result Simulate(std::vector<std::string> args, RunOptions options = {}) {
-  args.insert(args.begin(), "--perf_counters_source=simulate");
-  options.binary = kSimBench;
-  return RunBench(std::move(args), options);
-}
-
-double Value(const Result& r, const std::string& name, const std::string& key) {
-  const nlohmann::json& e = r.Entry(name);
-  if (!e.is_object() || !e.contains(key)) return NAN;
-  return e[key].get<double>();
-}
-
-// The instructions of the innermost loop of `function` (a backward jump and
-// every instruction from its target to it) that contains an instruction
-// with `marker` in its text, read from objdump's disassembly of the
-// benchmark binary; -1 when none is found.
-int LoopInstructions(const std::string& function, const std::string& marker) {
-  const std::string dis = Capture("objdump -d --no-show-raw-insn -C '" +
-                                  FindBench(kSimBench) + "' 2>/dev/null");
-  const std::string header = "<(anonymous namespace)::" + function + ">:";
-  size_t start = dis.find(header);
-  if (start == std::string::npos) return -1;
-  const size_t end = dis.find("\n\n", start);
-  std::istringstream body(dis.substr(start, end - start));
-  struct Insn {
-    uint64_t addr;
-    std::string text;
-  };
-  std::vector<Insn> insns;
-  std::string line;
-  std::getline(body, line);  // the header
-  while (std::getline(body, line)) {
-    const size_t colon = line.find(":\t");
-    if (colon == std::string::npos) continue;
-    insns.push_back({std::stoull(line.substr(0, colon), nullptr, 16),
-                     line.substr(colon + 2)});
-  }
-  int best = -1;
-  for (size_t b = 0; b < insns.size(); ++b) {
-    const std::string& t = insns[b].text;
-    if (t.empty() || t[0] != 'j') continue;
-    const size_t space = t.find_first_of(" \t");
-    if (space == std::string::npos) continue;
-    const size_t hex = t.find_first_not_of(" \t", space);
-    uint64_t target = 0;
-    if (std::sscanf(t.c_str() + hex, "%lx", &target) != 1) continue;
-    if (target >= insns[b].addr) continue;
-    int count = 0;
-    bool has_marker = false;
-    for (const Insn& i : insns) {
-      if (i.addr < target || i.addr > insns[b].addr) continue;
-      ++count;
-      has_marker = has_marker || i.text.find(marker) != std::string::npos;
-    }
-    if (has_marker && (best < 0 || count < best)) best = count;
-  }
-  return best;
-}
-
-// Per batch: round(value x n) - n x per_iteration: the benchmark
-// function's own instructions around its loop (the calibration's empty loop
-// has none), a few.
-int64_t Residual(double value, int64_t n, int64_t per_iteration) {
-  return std::llround(value * static_cast<double>(n)) - n * per_iteration;
-}
 
 TEST(Simulate, NopLoopReadsItsInstructionsExactlyAtEveryCount) {
   REQUIRE_VALGRIND();
@@ -175,53 +93,6 @@ TEST(Simulate, NopLoopReadsItsInstructionsExactlyAtEveryCount) {
     return j.dump();
   };
   EXPECT_EQ(counters(runs[0]), counters(runs[1]));
-}
-
-// Work()'s instructions per call from plain callgrind (no client requests:
-// no --perf_counters, so Measure issues none): its self cost (a leaf) over
-// its calls, from the callgrind file's fn=/cfn=/calls= lines.
-double CallgrindPerCall(const std::string& out_file, const std::string& fn) {
-  std::ifstream in(out_file);
-  std::string line;
-  std::string id;  // "(N)" of fn
-  bool in_fn = false;
-  bool after_call = false;
-  double self = 0;
-  double calls = 0;
-  while (std::getline(in, line)) {
-    auto name_id = [&](const std::string& prefix) -> std::string {
-      // "fn=(12) name" or "fn=(12)"
-      std::string rest = line.substr(prefix.size());
-      const size_t close = rest.find(')');
-      if (rest.empty() || rest[0] != '(' || close == std::string::npos) {
-        return "";
-      }
-      if (rest.find(fn) != std::string::npos) id = rest.substr(0, close + 1);
-      return rest.substr(0, close + 1);
-    };
-    if (line.rfind("fn=", 0) == 0) {
-      in_fn = name_id("fn=") == id && !id.empty();
-      after_call = false;
-    } else if (line.rfind("cfn=", 0) == 0) {
-      after_call = name_id("cfn=") == id && !id.empty();
-    } else if (line.rfind("calls=", 0) == 0) {
-      if (after_call) calls += std::stod(line.substr(6));
-    } else if (!line.empty() && (std::isdigit(line[0]) || line[0] == '+' ||
-                                 line[0] == '-' || line[0] == '*')) {
-      std::istringstream fields(line);
-      std::string pos;
-      double ir = 0;
-      fields >> pos >> ir;
-      // A cost line after calls= is the call's inclusive cost (the
-      // caller's), not Work's self cost.
-      if (in_fn && !after_call) self += ir;
-      after_call = false;
-    } else if (line.rfind("ob=", 0) == 0 || line.rfind("fl=", 0) == 0 ||
-               line.rfind("fi=", 0) == 0 || line.rfind("fe=", 0) == 0) {
-      // file changes keep the function
-    }
-  }
-  return calls > 0 ? self / calls : NAN;
 }
 
 TEST(Simulate, PerIterationInstructionsMatchPlainCallgrind) {
@@ -456,18 +327,6 @@ TEST(Simulate, ThreadsCountEveryThreadPerIteration) {
     EXPECT_GE(residual, 0) << v2;
     EXPECT_LE(residual, 2 * 8) << v2;
   }
-}
-
-TEST(Simulate, UnmodifiedBenchmarksAreNotCountedBeforeGbench19) {
-  REQUIRE_VALGRIND();
-  Result r = Simulate(
-      {"--perf_counters=instructions", "--benchmark_filter=BM_PlainNops37"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json& e = r.Entry("BM_PlainNops37/iterations:10");
-  ASSERT_TRUE(e.is_object()) << r.json_text;
-  EXPECT_EQ(e.value("instructions.not_counted", 0.0), 1.0) << e.dump();
-  EXPECT_FALSE(e.contains("instructions")) << e.dump();
-  EXPECT_THAT(r.err, HasSubstr("counts Measure loops only"));
 }
 
 TEST(Simulate, BadSourceIsAnErrorNamingTheValidOnes) {

@@ -333,6 +333,12 @@ int BenchmarkMain(int argc, char** argv) {
   if (child) {
     if (!bench_internal::DescribeSimulatorChild()) return 1;
     bench_internal::PrepareCallingThread();
+    // Unmodified benchmarks in gbench's extra run (1.9 and newer).
+    absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
+        bench_internal::CurrentConfig();
+    bench_internal::AddSimulatedCountingContext(
+        config.ok() && *config != nullptr &&
+        bench_internal::StartPassCounting(*config));
     bench_internal::AddEnvironmentContext();
   } else {
     if (!DescribeSetup(*flags)) return 1;

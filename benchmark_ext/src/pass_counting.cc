@@ -18,6 +18,7 @@
 #include "perfcounters/counters.h"
 #include "profiler_pass.h"
 #include "registry.h"
+#include "simulate_pass.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -29,7 +30,7 @@ constexpr int kCalibrationPasses = 33;
 // Set by the calibration benchmark's body around its loop.
 std::atomic<bool> calibration_body{false};
 
-class PassCounter : public PassClient {
+class PassCounter : public PassCountingClient {
  public:
   PassCounter(std::shared_ptr<const Config> config, absl::Status budget,
               Counters counters)
@@ -45,7 +46,7 @@ class PassCounter : public PassClient {
   void Stop() override {
     counters_.Stop();
     const bool self = TakePassSelfCounted();
-    const bool calibration = calibration_body.load();
+    const bool calibration = InPassCalibration();
     std::lock_guard<std::mutex> lock(mu_);
     if (calibration) {
       if (calibrating_) samples_.push_back(Raw());
@@ -63,10 +64,10 @@ class PassCounter : public PassClient {
     results_.push_back(std::move(r));
   }
 
-  void BeginCalibration() { calibrating_ = true; }
+  void BeginCalibration() override { calibrating_ = true; }
   // The floor (smallest) and spread (upper quartile minus floor) of the
   // samples in which the event's group was on the PMU the whole time.
-  void EndCalibration() {
+  void EndCalibration() override {
     std::lock_guard<std::mutex> lock(mu_);
     calibrating_ = false;
     cost_.assign(config_->keys.size(), BracketCost());
@@ -86,14 +87,14 @@ class PassCounter : public PassClient {
     samples_.clear();
   }
 
-  std::vector<PassResult> Take() {
+  std::vector<PassResult> Take() override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<PassResult> out;
     out.swap(results_);
     return out;
   }
 
-  std::vector<std::pair<std::string, BracketCost>> calibration() {
+  std::vector<std::pair<std::string, BracketCost>> calibration() override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::pair<std::string, BracketCost>> out;
     for (size_t i = 0; i < cost_.size(); ++i) {
@@ -146,7 +147,8 @@ class PassCounter : public PassClient {
   std::vector<PassResult> results_;                 // guarded by mu_
 };
 
-PassCounter* counter = nullptr;  // set once, before the benchmarks run
+// Set once, before the benchmarks run.
+PassCountingClient* counter = nullptr;
 
 void CalibrationBody(benchmark::State& state) {
   calibration_body = true;
@@ -161,15 +163,20 @@ bool StartPassCounting(const std::shared_ptr<const Config>& config) {
   if (!ProfilerPassAvailable() || config == nullptr || counter != nullptr) {
     return counter != nullptr;
   }
-  CountersOptions options;
-  options.read_mode = config->options.read_mode;
-  options.calibrate = false;  // the pass's own calibration, below
-  absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
-  Counters counters =
-      Counters::Open(budget.ok() ? config->plan : Plan{}, options);
-  counter = new PassCounter(config, std::move(budget), std::move(counters));
+  if (config->simulated) {
+    // Exact without calibration (simulate_pass.h).
+    counter = NewSimulatedPassCounter(config);
+  } else {
+    CountersOptions options;
+    options.read_mode = config->options.read_mode;
+    options.calibrate = false;  // the pass's own calibration, below
+    absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
+    Counters counters =
+        Counters::Open(budget.ok() ? config->plan : Plan{}, options);
+    counter = new PassCounter(config, std::move(budget), std::move(counters));
+  }
   if (!AddPassClient(counter)) return false;
-  if (config->options.calibrate) {
+  if (config->options.calibrate && !config->simulated) {
     benchmark::RegisterBenchmark(kPassCalibrationName, CalibrationBody)
         ->Iterations(1)
         ->Repetitions(kCalibrationPasses);
@@ -183,6 +190,8 @@ bool StartPassCounting(const std::shared_ptr<const Config>& config) {
 }
 
 bool PassCountingActive() { return counter != nullptr; }
+
+bool InPassCalibration() { return calibration_body.load(); }
 
 std::vector<PassResult> TakePassResults() {
   return counter == nullptr ? std::vector<PassResult>() : counter->Take();

@@ -2,6 +2,10 @@
 // benchmarks, counted in gbench's extra run (profiler_pass.h, gbench 1.9
 // and newer) on the main thread, one interval per pass.
 //
+// Under the simulator (--perf_counters_source=simulate, simulate_pass.h)
+// the pass is counted by callgrind instead, with the same calibration and
+// results.
+//
 // Calibration: before the benchmarks, an empty benchmark of one iteration
 // (kPassCalibrationName, 33 repetitions) runs through gbench with the pass;
 // the smallest count per event over its passes in which the event's group
@@ -23,6 +27,7 @@
 #include "benchmark/benchmark.h"
 #include "counter_set.h"
 #include "perfcounters/counters.h"
+#include "profiler_pass.h"
 #include "registry.h"
 
 namespace perfcounters::bench_internal {
@@ -43,7 +48,27 @@ struct PassResult {
   // known: compared with gbench's timed CPU time of the reported run, it
   // shows regions paused with state.PauseTiming(), which the pass counts.
   std::optional<double> counted_cpu_s;
+  // The simulator's cost-model estimates of the pass (est_cycles, and
+  // est_ipc), when asked for (docs/simulate.md).
+  std::optional<double> est_cycles;
+  std::optional<double> est_ipc;
 };
+
+// A counting client of the pass: the PMU's (pass_counting.cc) or the
+// simulator's (simulate_pass.cc).
+class PassCountingClient : public PassClient {
+ public:
+  // Around the calibration benchmark's passes (InPassCalibration()).
+  virtual void BeginCalibration() = 0;
+  virtual void EndCalibration() = 0;
+  // The passes since the last call.
+  virtual std::vector<PassResult> Take() = 0;
+  // What is subtracted from each pass, per event key.
+  virtual std::vector<std::pair<std::string, BracketCost>> calibration() = 0;
+};
+
+// True while the calibration benchmark's body runs.
+bool InPassCalibration();
 
 // Swallows a run's output (the calibration run's).
 class NullReporter : public benchmark::BenchmarkReporter {

@@ -92,11 +92,6 @@ const char kNoPass[] =
     "sed for a whole suite), or build against Google Benchmark 1.9 or "
     "newer";
 
-const char kNoSimulatedPass[] =
-    "not counted: it does not use perfcounters::Measure, and the simulator "
-    "(--perf_counters_source=simulate) counts Measure loops only; write its "
-    "loop as `for (auto _ : perfcounters::Measure(state))`";
-
 // gbench's cv of a counter whose mean is 0 is 0/0, shown as -nan% (and a
 // bare NaN in its JSON): our counters' cv becomes 0 where the values did
 // not vary (the stddev row says 0), else it has no value.
@@ -276,6 +271,14 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
        ComputeMetrics(config->plan.derived, pass.values)) {
     if (m.counted) c[m.name] = benchmark::Counter(m.value);
   }
+  // The simulator's cost-model estimates (never a measured cycles).
+  if (pass.est_cycles.has_value()) {
+    c["est_cycles"] = benchmark::Counter(*pass.est_cycles / iterations,
+                                         benchmark::Counter::kDefaults,
+                                         benchmark::Counter::kIs1000);
+  }
+  if (pass.est_ipc.has_value())
+    c["est_ipc"] = benchmark::Counter(*pass.est_ipc);
   c["perfcounters.pass_threads"] = benchmark::Counter(1);
   ++pass_rows_[name];
   CheckPaused(run, pass);
@@ -353,8 +356,6 @@ void RowFiller::Fill(std::vector<Run>* runs,
             // Nothing requested can be counted here, Measure or not.
             c = AllUnavailable(**config);
             Registry::Get().MarkNotCounted();
-          } else if ((**config).simulated) {
-            c = NotCounted(run, kNoSimulatedPass);
           } else if (!PassCountingActive()) {
             c = NotCounted(run, kNoPass);
           } else if (!have || pass.self_counted) {

@@ -79,6 +79,10 @@ bool IsSimulatorChild();
 // context (perfcounters.source). False after an error message.
 bool DescribeSimulatorChild();
 
+// The child's perfcounters.counting context (`pass`: unmodified benchmarks
+// are counted in gbench's extra run).
+void AddSimulatedCountingContext(bool pass);
+
 // The main's choice for --perf_counters_source=simulate|auto outside the
 // child: the exit status when it ran the simulator's child (or refused),
 // nullopt when the PMU counts (auto, and the PMU counts every requested
@@ -118,9 +122,35 @@ void SimStop(SimThread* t);
 void SimPause(SimThread* t);
 void SimResume(SimThread* t);
 
+// The calling thread's costs zeroed and its collection on (what SimStart()
+// does); its collection off.
+void SimCollectOn();
+void SimCollectOff();
+
+// a - times x b for the events that calibration subtracts (the counts: Ir,
+// Dr, Dw, Bc, Bi; never below 0, the names of those that would be go into
+// `below` when not null); the misses of `a` unchanged.
+SimCosts SubtractCalibrated(const SimCosts& a, const SimCosts& b,
+                            uint64_t times, std::vector<std::string>* below);
+
+// `c`'s events that calibration subtracts, the others 0.
+SimCosts CalibratedPart(const SimCosts& c);
+
+// The estimates (est_cycles, est_ipc) are added when instructions or
+// cycles are requested.
+bool WantsSimulatedEstimates(const Config& config);
+
 // Dumps the calling thread's costs collected since SimStart() and reads
-// them back.
+// them back: their totals, or the dump's whole text.
 absl::StatusOr<SimCosts> SimDump();
+absl::StatusOr<std::string> SimDumpText();
+
+// The benchmark's own costs in a dump of gbench's extra run
+// (simulate_calls.cc): the inclusive cost of gbench's call of the
+// benchmark less that of gbench's loop functions the benchmark calls
+// (State::StartKeepRunning, FinishKeepRunning, PauseTiming,
+// ResumeTiming). An error when the dump has no such call.
+absl::StatusOr<SimCosts> BenchmarkCallCosts(absl::string_view dump);
 
 // Measures the brackets (`batch`: an empty Measure loop; `pause`: a
 // ResumeTiming()/PauseTiming() pair) and keeps them in `t`.

@@ -100,19 +100,22 @@ absl::StatusOr<std::string> TakeDump(const std::string& tag) {
       " (is the benchmark running under the parent's callgrind?)"));
 }
 
-// a - times * b for the events that calibration subtracts: the counts
-// (instructions, data accesses, branches), which the bracket's code runs
-// the same way every time. Its misses depend on what ran before (cold after
-// a dump, warm in a loop) and are left in.
-SimCosts Minus(const SimCosts& a, const SimCosts& b, uint64_t times,
-               std::vector<std::string>* below) {
-  static constexpr bool kCalibrated[kSimEventCount] = {
-      true,  true,  true, false, false, false, false,
-      false, false, true, false, true,  false};
-  SimCosts out = a;
+// Whether calibration subtracts the event: the counts (instructions, data
+// accesses, branches), which the bracket's code runs the same way every
+// time. Its misses depend on what ran before (cold after a dump, warm in a
+// loop) and are left in.
+constexpr bool kCalibrated[kSimEventCount] = {true,  true,  true,  false, false,
+                                              false, false, false, false, true,
+                                              false, true,  false};
+
+}  // namespace
+
+SimCosts SubtractCalibrated(const SimCosts& a, const SimCosts& b,
+                            uint64_t times, std::vector<std::string>* below) {
   static constexpr const char* kNames[kSimEventCount] = {
       "Ir",   "Dr",   "Dw", "I1mr", "D1mr", "D1mw", "ILmr",
       "DLmr", "DLmw", "Bc", "Bcm",  "Bi",   "Bim"};
+  SimCosts out = a;
   for (int e = 0; e < kSimEventCount; ++e) {
     if (!kCalibrated[e]) continue;
     const uint64_t sub = b[e] * times;
@@ -120,13 +123,37 @@ SimCosts Minus(const SimCosts& a, const SimCosts& b, uint64_t times,
       out[e] = a[e] - sub;
     } else {
       out[e] = 0;
-      below->push_back(kNames[e]);
+      if (below != nullptr) below->push_back(kNames[e]);
     }
   }
   return out;
 }
 
-}  // namespace
+SimCosts CalibratedPart(const SimCosts& c) {
+  SimCosts out{};
+  for (int e = 0; e < kSimEventCount; ++e) {
+    if (kCalibrated[e]) out[e] = c[e];
+  }
+  return out;
+}
+
+void SimCollectOn() {
+  CALLGRIND_ZERO_STATS;
+  CALLGRIND_TOGGLE_COLLECT;
+}
+
+void SimCollectOff() { CALLGRIND_TOGGLE_COLLECT; }
+
+bool WantsSimulatedEstimates(const Config& config) {
+  for (const std::string& key : config.plan.requested_keys) {
+    if (absl::StartsWith(key, "cycles") ||
+        absl::StartsWith(key, "cpu-cycles") ||
+        absl::StartsWith(key, "instructions")) {
+      return true;
+    }
+  }
+  return false;
+}
 
 bool IsSimulatorChild() { return DumpDir() != nullptr; }
 
@@ -156,13 +183,17 @@ void SimResume(SimThread* t) {
   CALLGRIND_TOGGLE_COLLECT;
 }
 
-absl::StatusOr<SimCosts> SimDump() {
+absl::StatusOr<std::string> SimDumpText() {
   // A tag of this thread's own: the thread's and the process's dumps are
   // told apart by it.
   thread_local uint64_t dumps = 0;
   const std::string tag = absl::StrCat("perfcounters ", gettid(), " ", ++dumps);
   CALLGRIND_DUMP_STATS_AT(tag.c_str());
-  absl::StatusOr<std::string> dump = TakeDump(tag);
+  return TakeDump(tag);
+}
+
+absl::StatusOr<SimCosts> SimDump() {
+  absl::StatusOr<std::string> dump = SimDumpText();
   if (!dump.ok()) return dump.status();
   return ParseCallgrindTotals(*dump);
 }
@@ -215,8 +246,8 @@ void PublishSimulated(SimThread* t, const Config& config,
     return;
   }
   std::vector<std::string> below;
-  SimCosts net = Minus(*dump, t->batch_cost, 1, &below);
-  net = Minus(net, t->pause_cost, t->pauses, &below);
+  SimCosts net = SubtractCalibrated(*dump, t->batch_cost, 1, &below);
+  net = SubtractCalibrated(net, t->pause_cost, t->pauses, &below);
   if (!below.empty()) {
     run.noise.push_back(absl::StrCat(
         "the simulator counted less than its calibrated bracket for ",
@@ -243,12 +274,7 @@ void PublishSimulated(SimThread* t, const Config& config,
 }
 
 void ReportSimulatedEstimates(const Config& config, benchmark::State& state) {
-  bool wanted = false;
-  for (const std::string& key : config.plan.requested_keys) {
-    wanted = wanted || absl::StartsWith(key, "cycles") ||
-             absl::StartsWith(key, "cpu-cycles") ||
-             absl::StartsWith(key, "instructions");
-  }
+  const bool wanted = WantsSimulatedEstimates(config);
   RunRecord& run = Registry::Get().run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (!wanted || run.config != &config ||

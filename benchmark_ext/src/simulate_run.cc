@@ -151,13 +151,26 @@ bool DescribeSimulatorChild() {
   benchmark::AddCustomContext(
       "perfcounters.source",
       description != nullptr ? description : "simulate (callgrind)");
+  return true;
+}
+
+void AddSimulatedCountingContext(bool pass) {
   benchmark::AddCustomContext(
       "perfcounters.counting",
-      "benchmarks that use perfcounters::Measure, in their own run, by the "
-      "simulator (callgrind client requests around each batch and pause, "
-      "the brackets' own costs subtracted); the others are not counted "
-      "(every event <name>.not_counted=1)");
-  return true;
+      pass ? "by the simulator: benchmarks that use perfcounters::Measure in "
+             "their own run (every thread; callgrind client requests around "
+             "each batch and pause, the brackets' own costs subtracted); the "
+             "others (rows with perfcounters.pass_threads=1) in Google "
+             "Benchmark's extra run of each repetition (its ProfilerManager), "
+             "with the repetition's iteration count, on one thread, "
+             "state.PauseTiming() regions included, only the benchmark "
+             "function's own costs (from callgrind's call graph: gbench's "
+             "call of it less gbench's loop functions it calls)"
+           : "by the simulator: benchmarks that use perfcounters::Measure, in "
+             "their own run (callgrind client requests around each batch and "
+             "pause, the brackets' own costs subtracted); this Google "
+             "Benchmark (older than 1.9) has no ProfilerManager, so the "
+             "others are not counted (every event <name>.not_counted=1)");
 }
 
 std::optional<int> MaybeSimulate(const SourceFlag& source,
