@@ -207,6 +207,18 @@ double ChangePoint::SlopePercent() const {
   return ChangePercent() / static_cast<double>(last_index - index);
 }
 
+const char* ChangeKindName(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::kStep:
+      return "step";
+    case ChangeKind::kDrift:
+      return "drift";
+    case ChangeKind::kEnvironment:
+      return "environment";
+  }
+  return "?";
+}
+
 const char* ChangeMethodName(ChangeMethod method) {
   return method == ChangeMethod::kOtava ? "otava" : "robust";
 }
@@ -287,6 +299,73 @@ std::vector<ChangePoint> FindChangePoints(const std::vector<double>& series,
     if (k < cps.size()) Retest(series, cps, k);
   }
   return cps;
+}
+
+namespace {
+
+// Where the last level of series[lo, hi) begins, given its change points
+// `cps`: after the last step, or after a drift that ended before hi (at
+// hi - 1 when the drift runs to the end: its last point is the level).
+size_t LastLevelStart(const std::vector<ChangePoint>& cps, size_t lo,
+                      size_t hi) {
+  size_t start = lo;
+  for (const ChangePoint& cp : cps) {
+    if (cp.index < lo || cp.index >= hi) continue;
+    start = cp.kind == ChangeKind::kDrift ? std::min(cp.last_index + 1, hi - 1)
+                                          : std::max(start, cp.index);
+  }
+  return start;
+}
+
+// Where the first level of series[lo, hi) ends: at its first step, or at
+// a drift's first point (lo + 1 when the drift starts at lo).
+size_t FirstLevelEnd(const std::vector<ChangePoint>& cps, size_t lo,
+                     size_t hi) {
+  for (const ChangePoint& cp : cps) {
+    if (cp.index < lo || cp.index >= hi) continue;
+    return std::max(cp.index, lo + 1);
+  }
+  return hi;
+}
+
+}  // namespace
+
+std::vector<ChangePoint> FindChangePointsWithin(
+    const std::vector<double>& series, const std::vector<size_t>& boundaries,
+    const ChangePointOptions& options) {
+  std::vector<size_t> starts = {0};
+  for (size_t b : boundaries) {
+    if (b > starts.back() && b < series.size()) starts.push_back(b);
+  }
+  std::vector<ChangePoint> out;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t lo = starts[k];
+    const size_t hi = k + 1 < starts.size() ? starts[k + 1] : series.size();
+    const std::vector<double> segment(series.begin() + lo, series.begin() + hi);
+    for (ChangePoint cp : FindChangePoints(segment, options)) {
+      cp.index += lo;
+      if (cp.kind == ChangeKind::kDrift) cp.last_index += lo;
+      out.push_back(cp);
+    }
+  }
+  // The boundaries, between the levels on their two sides.
+  std::vector<ChangePoint> known;
+  for (size_t k = 1; k < starts.size(); ++k) {
+    const size_t lo = starts[k - 1], at = starts[k];
+    const size_t hi = k + 1 < starts.size() ? starts[k + 1] : series.size();
+    const size_t before = LastLevelStart(out, lo, at);
+    const size_t after = FirstLevelEnd(out, at, hi);
+    ChangePoint cp = Test(series, before, at, after);
+    cp.kind = ChangeKind::kEnvironment;
+    cp.last_index = at;
+    known.push_back(cp);
+  }
+  out.insert(out.end(), known.begin(), known.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ChangePoint& a, const ChangePoint& b) {
+                     return a.index < b.index;
+                   });
+  return out;
 }
 
 }  // namespace perfcounters::tools

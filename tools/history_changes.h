@@ -43,11 +43,20 @@ struct ChangePointOptions {
   double min_sigmas = 2.0;
 };
 
-enum class ChangeKind { kStep, kDrift };
+// kEnvironment: a known boundary, not found by the method: the machine's
+// environment (its fingerprint) changed between two runs, so a new level
+// starts there whether or not the values moved; a shift there is the
+// environment's, not the code's (FindChangePointsWithin()).
+enum class ChangeKind { kStep, kDrift, kEnvironment };
 
-// A step (the level changed from one run to the next), or a drift (the
+// "step", "drift" or "environment".
+const char* ChangeKindName(ChangeKind kind);
+
+// A step (the level changed from one run to the next), a drift (the
 // level moved steadily from run `index` to run `last_index`: mean_before
-// and mean_after are its levels there).
+// and mean_after are its levels there), or a known boundary (kEnvironment:
+// mean_before and mean_after are the levels on its two sides, p the t-test
+// of those two levels).
 struct ChangePoint {
   // The first point after the change; a drift's first point.
   size_t index = 0;
@@ -70,6 +79,15 @@ struct ChangePoint {
 // The change points of `series`, by index, by options.method.
 std::vector<ChangePoint> FindChangePoints(
     const std::vector<double>& series, const ChangePointOptions& options = {});
+
+// FindChangePoints() with known boundaries: `boundaries` (sorted indices
+// 0 < i < size) start new segments; each segment is searched on its own
+// (no change point of the method spans a boundary), and each boundary is a
+// ChangeKind::kEnvironment point between the last level before it and the
+// first level after it.
+std::vector<ChangePoint> FindChangePointsWithin(
+    const std::vector<double>& series, const std::vector<size_t>& boundaries,
+    const ChangePointOptions& options = {});
 
 // Two-sided p of Student's t distribution with `df` degrees of freedom:
 // P(|T| >= |t|).

@@ -156,19 +156,29 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
       base.present = !points.empty();
       std::vector<double> values;
       std::vector<std::optional<double>> coverages;
+      std::vector<int64_t> runs;
       for (const SeriesPoint& p : points) {
         if (p.value) {
           values.push_back(*p.value);
           coverages.push_back(p.coverage);
+          runs.push_back(p.run_id);
         } else {
           ++base.not_counted;
+        }
+      }
+      // A fingerprint change that can move the metric starts a new level.
+      std::vector<size_t> boundaries;
+      for (size_t k = 1; options.fingerprints && k < runs.size(); ++k) {
+        if (!options.fingerprints->Moved(metric, runs[k - 1], runs[k])
+                 .empty()) {
+          boundaries.push_back(k);
         }
       }
       // The level since the last change point, at most `window` runs: after
       // a drift that ended, the runs since; during a drift, its runs.
       size_t first = 0;
       const std::vector<ChangePoint> cps =
-          FindChangePoints(values, options.change_points);
+          FindChangePointsWithin(values, boundaries, options.change_points);
       for (const ChangePoint& cp : cps) {
         const bool ended =
             cp.kind == ChangeKind::kDrift && cp.last_index + 1 < values.size();

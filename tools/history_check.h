@@ -1,9 +1,10 @@
 // history_check.h: `history check`: a new run against the history of each
 // of its benchmarks' metrics (same machine; the branch's runs since the
-// series' last change point, at most `window`), evaluated with compare's
-// gates (ParseGate / EvaluateGates on a Comparison whose base side is the
-// history). The significance test: Student's t prediction test of the new
-// run's value against the history's mean and spread (see docs/history.md).
+// series' last change point or fingerprint change, at most `window`), evaluated
+// with compare's gates (ParseGate / EvaluateGates on a Comparison whose base
+// side is the history). The significance test: Student's t prediction test of
+// the new run's value against the history's mean and spread (see
+// docs/history.md).
 #ifndef PERFCOUNTERS_TOOLS_HISTORY_CHECK_H_
 #define PERFCOUNTERS_TOOLS_HISTORY_CHECK_H_
 
@@ -16,6 +17,7 @@
 #include "compare_output.h"
 #include "history.h"
 #include "history_changes.h"
+#include "history_fingerprints.h"
 
 namespace perfcounters::tools {
 
@@ -30,6 +32,9 @@ struct CheckOptions {
   // The metrics whose history is read (those of the gates): the others
   // are compared with no history. Empty: every metric.
   std::vector<std::string> metrics;
+  // The runs' fingerprints (nullptr: none read): the level starts no
+  // earlier than the last change of a field that can move the metric.
+  const RunFingerprints* fingerprints = nullptr;
 };
 
 // MetricNames() of the comparison CompareWithHistory() makes of `run`

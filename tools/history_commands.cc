@@ -20,6 +20,7 @@
 #include "history_check.h"
 #include "history_env.h"
 #include "history_export.h"
+#include "history_fingerprints.h"
 #include "nlohmann/json.hpp"
 #include "output_file.h"
 #include "status_macros.h"
@@ -139,6 +140,10 @@ int RunCheck(const HistoryArgs& a) {
     }
   }
   if (options.metrics.empty()) options.metrics.push_back(std::string());
+  absl::StatusOr<RunFingerprints> prints =
+      RunFingerprints::Read(**store, options.machine);
+  if (!prints.ok()) return Fail("check", prints.status().message());
+  options.fingerprints = &*prints;
   absl::StatusOr<Comparison> comparison =
       CompareWithHistory(**store, *file, RunDigest(*text), options);
   if (!comparison.ok()) return Fail("check", comparison.status().message());
@@ -208,11 +213,15 @@ absl::StatusOr<std::vector<SeriesChange>> SelectChanges(
     const HistoryArgs& a, std::deque<Series>& kept) {
   SeriesQuery q;
   ASSIGN_OR_RETURN(std::unique_ptr<HistoryStore> store, OpenSelection(a, q));
+  // A fingerprint change is a known boundary of each series it can move.
+  ASSIGN_OR_RETURN(const RunFingerprints prints,
+                   RunFingerprints::Read(*store, a.machine));
+  const EnvironmentDiffer differ = prints.Differ();
   std::vector<SeriesChange> changes;
   RETURN_IF_ERROR(
       ForEachSeries(*store, q, [&](Series& series, const PointLabeler& label) {
         const size_t before = changes.size();
-        AppendSeriesChanges(series, a.cp, changes);
+        AppendSeriesChanges(series, a.cp, changes, differ);
         if (changes.size() == before) return;
         for (SeriesPoint& p : series.points) label(p);
         // The points stay where they are (moving a vector keeps its
@@ -354,14 +363,16 @@ Command AddHistoryCommands(CLI::App& app) {
 }
 
 std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
-                                            const ChangePointOptions& options) {
+                                            const ChangePointOptions& options,
+                                            const EnvironmentDiffer& differ) {
   std::vector<SeriesChange> out;
-  for (const Series& s : series) AppendSeriesChanges(s, options, out);
+  for (const Series& s : series) AppendSeriesChanges(s, options, out, differ);
   return out;
 }
 
 void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
-                         std::vector<SeriesChange>& out) {
+                         std::vector<SeriesChange>& out,
+                         const EnvironmentDiffer& differ) {
   std::vector<double> values;
   std::vector<const SeriesPoint*> points;
   for (const SeriesPoint& p : s.points) {
@@ -369,12 +380,31 @@ void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
     values.push_back(*p.value);
     points.push_back(&p);
   }
-  const std::vector<ChangePoint> cps = FindChangePoints(values, options);
+  // The environment changes between consecutive counted points.
+  std::vector<size_t> boundaries;
+  std::vector<std::vector<EnvFieldChange>> fields;
+  for (size_t i = 1; differ && i < points.size(); ++i) {
+    std::vector<EnvFieldChange> f = differ(s, *points[i - 1], *points[i]);
+    if (f.empty()) continue;
+    boundaries.push_back(i);
+    fields.push_back(std::move(f));
+  }
+  const std::vector<ChangePoint> cps =
+      FindChangePointsWithin(values, boundaries, options);
   for (size_t k = 0; k < cps.size(); ++k) {
-    SeriesChange c{&s, points[cps[k].index], cps[k], std::nullopt};
+    SeriesChange c;
+    c.series = &s;
+    c.first_after = points[cps[k].index];
+    c.change = cps[k];
     c.method = options.method;
     if (cps[k].kind == ChangeKind::kDrift) {
       c.last = points[std::min(cps[k].last_index, points.size() - 1)];
+    }
+    if (cps[k].kind == ChangeKind::kEnvironment) {
+      const size_t b = static_cast<size_t>(
+          std::lower_bound(boundaries.begin(), boundaries.end(), cps[k].index) -
+          boundaries.begin());
+      c.environment = fields[b];
     }
     const size_t lo = k == 0 ? 0 : cps[k - 1].index;
     const size_t hi = k + 1 < cps.size() ? cps[k + 1].index : points.size();
@@ -402,9 +432,15 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
     for (const SeriesChange& c : changes) {
       const bool drift = c.change.kind == ChangeKind::kDrift;
       const nlohmann::json none;
+      nlohmann::json env = nlohmann::json::array();
+      for (const EnvFieldChange& f : c.environment) {
+        env.push_back({{"field", f.field},
+                       {"before", f.before ? nlohmann::json(*f.before) : none},
+                       {"after", f.after ? nlohmann::json(*f.after) : none}});
+      }
       out.push_back(
           {{"method", ChangeMethodName(c.method)},
-           {"kind", drift ? "drift" : "step"},
+           {"kind", ChangeKindName(c.change.kind)},
            {"benchmark", c.series->benchmark},
            {"metric", c.series->metric},
            {"value_kind",
@@ -428,7 +464,9 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
             drift ? nlohmann::json(c.change.last_index - c.change.index + 1)
                   : none},
            {"slope_percent_per_run",
-            drift ? nlohmann::json(c.change.SlopePercent()) : none}});
+            drift ? nlohmann::json(c.change.SlopePercent()) : none},
+           {"environment",
+            c.change.kind == ChangeKind::kEnvironment ? env : none}});
     }
     return out.dump(2) + "\n";
   }
@@ -460,13 +498,20 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
         absl::StrCat(absl::StrFormat("%.2g", c.change.p),
                      Estimated(c.coverage) ? " (multiplexed)" : "");
     // A drift: its first run's commit, and where it ends.
-    const std::string kind =
+    // An environment change: the fields that changed.
+    std::string kind =
         c.change.kind == ChangeKind::kDrift && c.last != nullptr
             ? absl::StrFormat("drift to %s (%d runs, %+.3g %%/run)",
                               c.last->commit.substr(0, 12),
                               c.change.last_index - c.change.index + 1,
                               c.change.SlopePercent())
-            : std::string("step");
+            : std::string(ChangeKindName(c.change.kind));
+    for (size_t i = 0; i < c.environment.size(); ++i) {
+      const EnvFieldChange& f = c.environment[i];
+      absl::StrAppend(&kind, i == 0 ? ": " : ", ", f.field, " ",
+                      f.before.value_or("(none)"), " -> ",
+                      f.after.value_or("(none)"));
+    }
     out +=
         md ? absl::StrCat("| ", c.series->benchmark, " | ", tagged, " | ",
                           c.series->machine, " | ", c.series->branch, " | ",

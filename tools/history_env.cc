@@ -11,6 +11,26 @@
 #include "status_macros.h"
 
 namespace perfcounters::tools {
+namespace {
+
+// Fills file's context and context_json from a stored context's JSON text
+// (nothing when it is no JSON object: a run without one).
+void SetContext(const std::string& text, BenchmarkFile& file) {
+  const nlohmann::json context =
+      nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!context.is_object()) return;
+  for (const auto& [key, value] : context.items()) {
+    if (value.is_string()) {
+      file.context.emplace_back(key, value.get<std::string>());
+    } else if (value.is_structured()) {
+      file.context_json.emplace_back(key, value.dump());
+    } else if (!value.is_null()) {
+      file.context.emplace_back(key, value.dump());
+    }
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<std::optional<BenchmarkFile>> LatestRunContext(
     HistoryStore& store, const std::string& machine, const std::string& branch,
@@ -37,19 +57,26 @@ absl::StatusOr<std::optional<BenchmarkFile>> LatestRunContext(
         out = std::move(file);
       }));
   if (!out) return out;
-  const nlohmann::json context =
-      nlohmann::json::parse(context_text, nullptr, /*allow_exceptions=*/false);
-  if (!context.is_object()) return out;  // no context: no fingerprint
-  for (const auto& [key, value] : context.items()) {
-    if (value.is_string()) {
-      out->context.emplace_back(key, value.get<std::string>());
-    } else if (value.is_structured()) {
-      out->context_json.emplace_back(key, value.dump());
-    } else if (!value.is_null()) {
-      out->context.emplace_back(key, value.dump());
-    }
-  }
+  SetContext(context_text, *out);
   return out;
+}
+
+absl::Status ForEachRunContext(
+    HistoryStore& store, const std::string& machine,
+    const std::function<void(int64_t run_id, const BenchmarkFile& file)>&
+        visit) {
+  std::string sql = "SELECT id, context FROM runs";
+  std::vector<SqlValue> params;
+  if (!machine.empty()) {
+    sql += " WHERE machine = ?";
+    params.emplace_back(machine);
+  }
+  return store.Query(sql, params, {SqlType::kInt, SqlType::kText},
+                     [&](const std::vector<SqlValue>& row) {
+                       BenchmarkFile file;
+                       SetContext(std::get<std::string>(row[1]), file);
+                       visit(std::get<int64_t>(row[0]), file);
+                     });
 }
 
 }  // namespace perfcounters::tools

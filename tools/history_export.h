@@ -3,6 +3,7 @@
 #ifndef PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
 #define PERFCOUNTERS_TOOLS_HISTORY_EXPORT_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,20 @@ std::string ExportBmf(const std::vector<Series>& series);
 std::string ExportCsv(const std::vector<Series>& series,
                       std::string* note = nullptr);
 
+// One fingerprint field that differs between two runs.
+struct EnvFieldChange {
+  std::string field;
+  // nullopt: the run's fingerprint has no such field.
+  std::optional<std::string> before;
+  std::optional<std::string> after;
+};
+
+// The fingerprint fields that differ between two runs of a series and can
+// move its metric (empty: none, or a run has no fingerprint): a non-empty
+// answer makes a known boundary (ChangeKind::kEnvironment) between them.
+using EnvironmentDiffer = std::function<std::vector<EnvFieldChange>(
+    const Series& s, const SeriesPoint& before, const SeriesPoint& after)>;
+
 // One change point of one series, as `history changes` lists it.
 struct SeriesChange {
   const Series* series = nullptr;
@@ -41,15 +56,21 @@ struct SeriesChange {
   const SeriesPoint* last = nullptr;
   // The method that found it.
   ChangeMethod method = ChangeMethod::kRobust;
+  // ChangeKind::kEnvironment: the fields that changed.
+  std::vector<EnvFieldChange> environment;
 };
 
-// The change points of every series (counted points only).
-std::vector<SeriesChange> FindSeriesChanges(const std::vector<Series>& series,
-                                            const ChangePointOptions& options);
+// The change points of every series (counted points only); with `differ`,
+// each environment change between two consecutive counted points is a
+// known boundary (FindChangePointsWithin()).
+std::vector<SeriesChange> FindSeriesChanges(
+    const std::vector<Series>& series, const ChangePointOptions& options,
+    const EnvironmentDiffer& differ = nullptr);
 
 // Those of one series, appended to `out` (pointing into `s`).
 void AppendSeriesChanges(const Series& s, const ChangePointOptions& options,
-                         std::vector<SeriesChange>& out);
+                         std::vector<SeriesChange>& out,
+                         const EnvironmentDiffer& differ = nullptr);
 
 // table, markdown or json (the array of docs/history.md).
 std::string RenderChanges(const std::vector<SeriesChange>& changes,

@@ -19,6 +19,7 @@
 #include "compare_output.h"
 #include "history.h"
 #include "history_export.h"
+#include "history_fingerprints.h"
 #include "output_file.h"
 #include "report_html.h"
 #include "report_trends_chart.h"
@@ -37,6 +38,8 @@ constexpr const char kTrendsCss[] =
     ".cp{stroke:#D55E00;stroke-dasharray:4 3}"
     ".cpl{fill:#D55E00;font-size:11px;paint-order:stroke;stroke:#fff;"
     "stroke-width:3px}.ax{font-size:11px;fill:#333}"
+    ".cp.env{stroke:#009E73;stroke-dasharray:1 2;stroke-width:2}"
+    ".cpl.env{fill:#009E73}"
     ".yl,.xl{font-size:11px;fill:#59636e}.grid{stroke:#eef0f2}"
     ".tick{stroke:#8c959f}.nc{stroke:#cf222e;stroke-width:1.5}"
     "#index ol{columns:2;font-size:13px}.changed{color:#D55E00}";
@@ -44,7 +47,7 @@ constexpr const char kTrendsCss[] =
 // Reads the series the arguments select; prints the error and returns
 // false when the store or a selection is wrong.
 bool ReadSelected(const TrendsArgs& args, std::string* store_name,
-                  std::vector<Series>* out) {
+                  std::vector<Series>* out, RunFingerprints* prints) {
   absl::StatusOr<std::unique_ptr<HistoryStore>> store =
       OpenHistoryStore(args.db, StoreAccess::kRead);
   if (!store.ok()) {
@@ -74,6 +77,14 @@ bool ReadSelected(const TrendsArgs& args, std::string* store_name,
                  EscapeControlBytes(series.status().message()).c_str());
     return false;
   }
+  // Every machine's: a fingerprint change is a known boundary.
+  absl::StatusOr<RunFingerprints> read = RunFingerprints::Read(**store, "");
+  if (!read.ok()) {
+    std::fprintf(stderr, "perfcounters report: %s\n",
+                 EscapeControlBytes(read.status().message()).c_str());
+    return false;
+  }
+  *prints = *std::move(read);
   *store_name = (*store)->Name();
   *out = *std::move(series);
   return true;
@@ -84,17 +95,32 @@ std::string SeriesName(const Series& s) {
   return absl::StrCat(Esc(s.benchmark), " &mdash; ", Esc(s.metric));
 }
 
-// "2 change points, largest +5.0%", or "" without one.
+// "2 change points, largest +5.0%", "1 environment change", both, or ""
+// without either.
 std::string ChangesText(const std::vector<const SeriesChange*>& changes) {
-  if (changes.empty()) return "";
   double largest = 0;
+  size_t found = 0, environment = 0;
   for (const SeriesChange* c : changes) {
+    if (c->change.kind == ChangeKind::kEnvironment) {
+      ++environment;
+      continue;
+    }
+    ++found;
     const double pct = c->change.ChangePercent();
     if (std::fabs(pct) > std::fabs(largest)) largest = pct;
   }
-  return absl::StrCat(changes.size(),
-                      changes.size() == 1 ? " change point" : " change points",
-                      ", largest ", FormatChange(largest));
+  std::string text;
+  if (found > 0) {
+    absl::StrAppend(&text, found,
+                    found == 1 ? " change point" : " change points",
+                    ", largest ", FormatChange(largest));
+  }
+  if (environment > 0) {
+    absl::StrAppend(
+        &text, text.empty() ? "" : "; ", environment,
+        environment == 1 ? " environment change" : " environment changes");
+  }
+  return text;
 }
 
 }  // namespace
@@ -102,8 +128,10 @@ std::string ChangesText(const std::vector<const SeriesChange*>& changes) {
 int RunReportTrends(const TrendsArgs& args) {
   std::string store_name;
   std::vector<Series> series;
-  if (!ReadSelected(args, &store_name, &series)) return kExitUsage;
-  const std::vector<SeriesChange> changes = FindSeriesChanges(series, args.cp);
+  RunFingerprints prints;
+  if (!ReadSelected(args, &store_name, &series, &prints)) return kExitUsage;
+  const std::vector<SeriesChange> changes =
+      FindSeriesChanges(series, args.cp, prints.Differ());
   absl::flat_hash_map<const Series*, std::vector<const SeriesChange*>>
       by_series;
   for (const SeriesChange& c : changes) by_series[c.series].push_back(&c);
@@ -119,6 +147,10 @@ int RunReportTrends(const TrendsArgs& args) {
   std::stable_partition(order.begin(), order.end(),
                         [&](size_t i) { return !changes_of(i).empty(); });
   const size_t changed = by_series.size();
+  size_t environment = 0;
+  for (const SeriesChange& c : changes) {
+    environment += c.change.kind == ChangeKind::kEnvironment;
+  }
   const size_t shown = args.max_series == 0
                            ? series.size()
                            : std::min(series.size(), args.max_series);
@@ -127,12 +159,15 @@ int RunReportTrends(const TrendsArgs& args) {
       "</title><style>", kTrendsCss, "</style></head><body><h1>",
       Esc(args.title), "</h1><p class=note>Store ", Esc(store_name), ": ",
       series.size(), " series, ", changed, " of them with change points (",
-      changes.size(), " steps and drifts, the ",
-      ChangeMethodName(args.cp.method),
-      " method of docs/history.md); changed "
-      "series first. Each point is a run's value (the median of its "
+      changes.size() - environment, " steps and drifts, the ",
+      ChangeMethodName(args.cp.method), " method of docs/history.md; ",
+      environment,
+      " environment changes, where the machine's fingerprint changed); "
+      "changed series first. Each point is a run's value (the median of its "
       "repetitions; the bar their range) on a y axis in % of the series' "
-      "level; dashed lines mark change points; hollow points were "
+      "level; dashed lines mark change points, green dotted lines a "
+      "changed fingerprint (a new level that is the machine's, not the "
+      "code's); hollow points were "
       "multiplexed (an estimate); × marks a run that did not count the "
       "metric.</p>");
   if (shown < series.size()) {

@@ -105,6 +105,8 @@ struct Label {
   size_t lane = 0;
   std::string text;
   std::string title;
+  // A fingerprint change (ChangeKind::kEnvironment): class "cp env".
+  bool environment = false;
 };
 
 // Places each label right of its line (left of it where it would leave the
@@ -260,11 +262,28 @@ std::string TrendChart(const Series& s,
     l.line_x = drift || k == 0
                    ? XOf(counted[k], n)
                    : (XOf(counted[k - 1], n) + XOf(counted[k], n)) / 2;
-    l.text = absl::StrCat(drift ? "drift " : "",
-                          FormatChange(c->change.ChangePercent()), " @ ",
-                          c->first_after->commit.substr(0, 12),
-                          absl::StrFormat(" (p %.2g)", c->change.p));
     l.title = absl::StrCat(c->first_after->commit, " ", c->first_after->time);
+    l.environment = c->change.kind == ChangeKind::kEnvironment;
+    if (l.environment) {
+      // The level there is the environment's: the label names the first
+      // field that changed, the title every one.
+      const EnvFieldChange* f =
+          c->environment.empty() ? nullptr : &c->environment.front();
+      l.text = absl::StrCat("env ", f ? f->field : "",
+                            c->environment.size() > 1 ? " +" : "", " ",
+                            FormatChange(c->change.ChangePercent()), " @ ",
+                            c->first_after->commit.substr(0, 12));
+      for (const EnvFieldChange& e : c->environment) {
+        absl::StrAppend(&l.title, "\n", e.field, ": ",
+                        e.before.value_or("(none)"), " -> ",
+                        e.after.value_or("(none)"));
+      }
+    } else {
+      l.text = absl::StrCat(drift ? "drift " : "",
+                            FormatChange(c->change.ChangePercent()), " @ ",
+                            c->first_after->commit.substr(0, 12),
+                            absl::StrFormat(" (p %.2g)", c->change.p));
+    }
     labels.push_back(std::move(l));
   }
   const size_t lanes = PlaceLabels(labels);
@@ -297,16 +316,17 @@ std::string TrendChart(const Series& s,
     return kTop + 11 + static_cast<double>(l.lane) * kLane;
   };
   for (const Label& l : labels) {
-    absl::StrAppendFormat(&svg,
-                          "<line x1=%.1f x2=%.1f y1=%.1f y2=%.1f class=cp />",
-                          l.line_x, l.line_x, lane_y(l) + 3, bottom);
+    absl::StrAppendFormat(
+        &svg, "<line x1=%.1f x2=%.1f y1=%.1f y2=%.1f class=%s />", l.line_x,
+        l.line_x, lane_y(l) + 3, bottom, l.environment ? "\"cp env\"" : "cp");
   }
   for (const Label& l : labels) {
     absl::StrAppendFormat(
         &svg,
-        "<text x=%.1f y=%.1f class=cpl data-lane=%d>%s<title>%s</title>"
+        "<text x=%.1f y=%.1f class=%s data-lane=%d>%s<title>%s</title>"
         "</text>",
-        l.left, lane_y(l), l.lane, Esc(l.text), Esc(l.title));
+        l.left, lane_y(l), l.environment ? "\"cpl env\"" : "cpl", l.lane,
+        Esc(l.text), Esc(l.title));
   }
   absl::StrAppend(&svg, "</svg>");
   const std::string notes = ChartNotes(s, scale, counted.size(), multiplexed);
