@@ -6,10 +6,12 @@
 // tests/e2e's ab_bench played as two builds through wrapper scripts: the
 // ABBA order, the pairing (a deterministic counter that is 3 % higher in
 // NEW), the early stop, the files it writes, and each bad input.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -332,6 +334,33 @@ TEST_F(AbBadInput, CrashInOneRound) {
       "n=$(grep -c new " + dir_ + "/order.log); [ $n -ge 4 ] && kill -SEGV $$");
   ExpectError(bench_, next, "NEW '" + next + "' was killed by signal 11");
   EXPECT_THAT(testing::Slurp(dir_ + "/order.log"), HasSubstr("new"));
+}
+
+TEST_F(AbBadInput, HangInOneRound) {
+  // The 4th start of NEW (round 3) hangs: ab kills it after --timeout and
+  // fails naming the side and round; the hung process is gone. 5 s: far
+  // above a round's run here (~0.1 s), even at a load of 20 on 2 CPUs.
+  const std::string pid_file = dir_ + "/hung.pid";
+  const std::string next =
+      Wrapper("new", "",
+              "n=$(grep -c new " + dir_ + "/order.log); [ $n -ge 4 ] && { " +
+                  "echo $$ > " + pid_file + "; exec sleep 1000; }");
+  std::ofstream(dir_ + "/kept.json") << "old";
+  const RunResult r =
+      Ab({bench_, next, "--timeout", "5", "--base-out", "kept.json",
+          "--new-out", "n.json", "-q", "--", "--benchmark_min_time=0.001"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("NEW '" + next +
+                               "' did not finish within 5 s (--timeout) and "
+                               "was killed in round 3"));
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(testing::Slurp(dir_ + "/kept.json"), "old");
+  EXPECT_FALSE(testing::Exists(dir_ + "/n.json"));
+  const pid_t hung = std::atoi(testing::Slurp(pid_file).c_str());
+  ASSERT_GT(hung, 0);
+  EXPECT_NE(kill(hung, 0), 0) << "the hung benchmark " << hung << " lives";
+  // --timeout 0 is no limit; a negative one is refused.
+  EXPECT_EQ(Ab({bench_, bench_, "--timeout", "-1"}).code, 2);
 }
 
 TEST_F(AbBadInput, DifferentBenchmarks) {

@@ -41,6 +41,9 @@ struct AbOptions {
   std::string next_out;
   // Progress on stderr, one line per round.
   bool progress = true;
+  // Seconds one start of a binary (a round's run of one side, or its list
+  // of benchmarks) may take before it is killed and ab fails; 0: no limit.
+  double timeout_s = 600;
 };
 
 // One metric of one benchmark.
@@ -84,15 +87,20 @@ struct ChildExit {
   int exit_code = -1;  // when it exited
   int signal = 0;      // when a signal killed it
   std::string error;   // why it did not start
+  // It ran past the timeout and was killed (SIGKILL).
+  bool timed_out = false;
+  double timeout_s = 0;
 };
 
 // Runs `argv` (argv[0] a path) with stdout and stderr to the files given,
-// and waits for it.
+// and waits for it: at most `timeout_s` seconds of wall time (0: no limit),
+// then kills it (SIGKILL) and reaps it.
 ChildExit RunChild(const std::vector<std::string>& argv,
                    const std::string& stdout_path,
-                   const std::string& stderr_path);
+                   const std::string& stderr_path, double timeout_s = 0);
 
-// "exited 3", "was killed by signal 11 (Segmentation fault)", ...
+// "exited 3", "was killed by signal 11 (Segmentation fault)", "did not
+// finish within 600 s (--timeout) and was killed", ...
 std::string DescribeExit(const ChildExit& exit);
 
 // Escapes `name` for an anchored gbench --benchmark_filter alternative.

@@ -125,13 +125,19 @@ Command AddAbCommand(CLI::App& app) {
                  "write the result to this file (replaced whole; - is "
                  "stdout)");
   ab->add_flag("-q,--quiet", args->quiet, "no progress line per round");
+  ab->add_option("--timeout", args->options.timeout_s,
+                 "seconds one run of a binary (one side of a round) may "
+                 "take; past it ab kills it and fails (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
   ab->footer(
       "Each round runs every benchmark still running once in each binary "
       "(--benchmark_repetitions=1), BASE first in odd rounds and NEW first "
       "in even ones. The interval is the sign test's on the median of "
       "log(new/base) over the rounds (docs/ab.md). Exit code: 0, or 2 for "
       "bad arguments, a binary that is missing, not Google Benchmark, fails "
-      "or crashes in a round, or runs other benchmarks than the other.");
+      "or crashes in a round, runs past --timeout, or runs other benchmarks "
+      "than the other.");
   return WhenGiven(ab, [args] { return RunAbCommand(*args); });
 }
 

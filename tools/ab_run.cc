@@ -96,13 +96,13 @@ absl::Status CheckBinary(const AbSide& side) {
 // The benchmarks `side` runs with `flags` (--benchmark_list_tests).
 absl::StatusOr<std::vector<std::string>> ListBenchmarks(
     const AbSide& side, const std::vector<std::string>& flags,
-    const std::string& dir) {
+    const std::string& dir, double timeout_s) {
   std::vector<std::string> argv = {side.binary};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back("--benchmark_list_tests=true");
   const std::string out = absl::StrCat(dir, "/list.out");
   const std::string err = absl::StrCat(dir, "/list.err");
-  const ChildExit exit = RunChild(argv, out, err);
+  const ChildExit exit = RunChild(argv, out, err, timeout_s);
   if (exit.signal != 0 || exit.exit_code != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(Named(side), " ", DescribeExit(exit),
@@ -233,7 +233,8 @@ absl::StatusOr<BenchmarkFile> RunOnce(const AbSide& side,
   argv.push_back(absl::StrCat("--benchmark_out=", stem, ".json"));
   argv.push_back("--benchmark_out_format=json");
   const ChildExit exit =
-      RunChild(argv, absl::StrCat(stem, ".out"), absl::StrCat(stem, ".err"));
+      RunChild(argv, absl::StrCat(stem, ".out"), absl::StrCat(stem, ".err"),
+               options.timeout_s);
   if (exit.signal != 0 || exit.exit_code != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         Named(side), " ", DescribeExit(exit), " in round ", round + 1,
@@ -409,10 +410,10 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
         "; set TMPDIR to a writable directory"));
   }
   absl::StatusOr<std::vector<std::string>> base_names =
-      ListBenchmarks(base, options.gbench_flags, dir.path());
+      ListBenchmarks(base, options.gbench_flags, dir.path(), options.timeout_s);
   if (!base_names.ok()) return base_names.status();
   absl::StatusOr<std::vector<std::string>> next_names =
-      ListBenchmarks(next, options.gbench_flags, dir.path());
+      ListBenchmarks(next, options.gbench_flags, dir.path(), options.timeout_s);
   if (!next_names.ok()) return next_names.status();
   if (absl::Status s = SameBenchmarks(*base_names, *next_names); !s.ok()) {
     return s;
