@@ -1,5 +1,7 @@
-// compare_output_internal.h: what compare_output.cc (table, markdown) and
-// compare_json.cc (JSON) share. Not part of the tools' interface.
+// compare_output_internal.h: what the outputs of compare share:
+// compare_output.cc (shared cells and lines, RenderTo), compare_table.cc,
+// compare_markdown.cc and compare_json.cc. Not part of the tools'
+// interface.
 #ifndef PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_
 #define PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_
 
@@ -11,6 +13,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools::compare_internal {
 
@@ -41,6 +44,40 @@ std::string LabelledMetric(const Comparison& c, const std::string& metric);
 // For a simulated comparison, the sentence saying so and what the tags
 // mean; else empty.
 std::string SimulatedNote(const Comparison& c);
+
+// (benchmark, metric) -> the gates it violated / met without significance.
+struct GateMarks {
+  std::vector<std::string> failed;
+  std::vector<std::string> held;  // "GATE (p=0.3, not significant)"
+};
+using MarkIndex = OomSafeMap<std::pair<std::string, std::string>, GateMarks>;
+
+// The gates of `gates` by the (benchmark, metric) they marked.
+MarkIndex IndexMarks(const std::vector<GateResult>& gates);
+
+// A side's median for people; `~` before it when Flagged() (an estimate).
+std::string FormatSide(const MetricComparison& m, const SideStats& s);
+
+// "3 vs 3": the counted samples of each side.
+std::string Reps(const MetricComparison& m);
+
+// "only in base; new error: ...", or "" when both sides have data.
+std::string PairingNote(const BenchmarkComparison& bc);
+
+// "gate G: failed (N checked, M violated, ...)".
+std::string GateSummaryLine(const GateResult& g);
+
+// What OneSampleCount() means, or "" when it is 0.
+std::string OneSampleNote(const Comparison& c);
+
+// The table output, in pieces of whole rows (RenderTo()).
+void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
+                 const RenderOptions& options, const TextWriter& write);
+
+// The Markdown output (RenderTo()).
+std::string RenderMarkdown(const Comparison& c,
+                           const std::vector<GateResult>& gates,
+                           const RenderOptions& options);
 
 // The JSON output, in pieces (RenderTo()).
 void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,

@@ -1,0 +1,215 @@
+// compare_table.cc: the table output of `perfcounters compare`
+// (compare_output.h): one row per metric of each benchmark, columns
+// aligned, optionally coloured, written in pieces of whole rows.
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "compare.h"
+#include "compare_gates.h"
+#include "compare_output_internal.h"
+#include "oom_safe_map.h"
+
+namespace perfcounters::tools {
+namespace {
+
+using compare_internal::ComplexityNote;
+using compare_internal::FormatSide;
+using compare_internal::GateSummaryLine;
+using compare_internal::IndexMarks;
+using compare_internal::LabelledMetric;
+using compare_internal::MarkIndex;
+using compare_internal::NoValue;
+using compare_internal::OneSampleNote;
+using compare_internal::PairingNote;
+using compare_internal::Reps;
+using compare_internal::SimulatedNote;
+using compare_internal::Uncounted;
+using compare_internal::VerdictText;
+
+constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kBoldRed = "\x1b[1;31m";
+constexpr const char* kReset = "\x1b[0m";
+
+struct Row {
+  std::string cells[7];
+  const char* change_color = nullptr;
+  bool failed = false;
+  // A note row: the benchmark name, then this text (not in the columns).
+  std::string note;
+};
+
+const char* ChangeColor(const MetricComparison& m) {
+  if (!m.change_pct || std::fabs(*m.change_pct) < 1.0) return nullptr;
+  const int d = ChangeDirection(m);
+  if (d == 0) return nullptr;
+  return d > 0 ? kRed : kGreen;
+}
+
+// Written in pieces of about kTablePiece bytes, whole rows each: the
+// table of many small benchmarks is tens of MB.
+constexpr size_t kTablePiece = 1 << 16;
+
+}  // namespace
+
+namespace compare_internal {
+
+void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
+                 const RenderOptions& options, const TextWriter& write) {
+  const bool color = options.color;
+  const MarkIndex marks = IndexMarks(gates);
+  // The rows are made twice, for the columns' widths and then for the
+  // text, instead of being kept (they would take many times the inputs'
+  // size for many small benchmarks).
+  size_t shown = 0, left_out = 0;
+  bool flagged = false;  // a shown value is an estimate
+  auto for_each_row = [&](const std::function<void(const Row&)>& visit) {
+    shown = left_out = 0;
+    flagged = false;
+    Row r;
+    const char* titles[7] = {"Benchmark", "Metric", "Base", "New",
+                             "Change",    "p",      "Reps"};
+    for (int i = 0; i < 7; ++i) r.cells[i] = titles[i];
+    visit(r);
+    for (const BenchmarkComparison& bc : c.benchmarks) {
+      const std::string name = EscapeControlBytes(bc.name);
+      const std::string note = PairingNote(bc);
+      bool first = true;
+      if (!note.empty() && !options.only_changed) {
+        r = Row();
+        r.cells[0] = name;
+        r.note = absl::StrCat("(", note, ")");
+        visit(r);
+        first = false;
+      }
+      for (const MetricComparison& m : bc.metrics) {
+        if (NoValue(m)) continue;  // one line per metric after the table
+        auto it = marks.find({bc.name, m.metric});
+        const bool marked = it != marks.end() && !it->second.failed.empty();
+        if (options.only_changed && !marked && !Changed(m, options.alpha)) {
+          continue;
+        }
+        if (options.max_rows > 0 && shown >= options.max_rows) {
+          ++left_out;
+          continue;
+        }
+        ++shown;
+        r = Row();
+        r.cells[0] = first ? name : "";
+        first = false;
+        r.cells[1] = EscapeControlBytes(LabelledMetric(c, m.metric));
+        r.cells[2] = FormatSide(m, m.base);
+        r.cells[3] = FormatSide(m, m.next);
+        flagged = flagged || Flagged(m.base) || Flagged(m.next);
+        r.cells[4] = FormatChange(m.change_pct);
+        r.cells[5] = FormatP(m);
+        r.cells[6] = Reps(m);
+        r.change_color = ChangeColor(m);
+        if (it != marks.end()) {
+          r.failed = !it->second.failed.empty();
+          for (const std::string& g : it->second.failed) {
+            absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
+          }
+          for (const std::string& g : it->second.held) {
+            absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
+          }
+        }
+        visit(r);
+      }
+    }
+  };
+  size_t width[7] = {};
+  size_t rows = 0;
+  for_each_row([&](const Row& r) {
+    ++rows;
+    const int columns = r.note.empty() ? 6 : 1;
+    for (int i = 0; i < columns; ++i) {
+      width[i] = std::max(width[i], r.cells[i].size());
+    }
+  });
+  std::string out;
+  out.reserve(std::min(rows * 100, 2 * kTablePiece));
+  for_each_row([&](const Row& r) {
+    if (out.size() >= kTablePiece) {
+      write(out);
+      out.clear();
+    }
+    if (!r.note.empty()) {
+      absl::StrAppend(&out, r.cells[0],
+                      std::string(width[0] - r.cells[0].size() + 2, ' '),
+                      r.note, "\n");
+      return;
+    }
+    for (int i = 0; i < 7; ++i) {
+      const std::string& cell = r.cells[i];
+      const bool right = i >= 2 && i <= 5;
+      const size_t pad = i < 6 ? width[i] - cell.size() : 0;
+      const char* col = i == 4 ? r.change_color : nullptr;
+      if (i == 6 && r.failed) col = kBoldRed;
+      if (right) out.append(pad, ' ');
+      if (color && col != nullptr) out += col;
+      out += cell;
+      if (color && col != nullptr) out += kReset;
+      if (!right && i < 6) out.append(pad, ' ');
+      if (i < 6) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  });
+  if (left_out > 0) {
+    absl::StrAppend(&out, "(", left_out,
+                    " more rows left out by --max-rows)\n");
+  }
+  for (const auto& [metric, text] : Uncounted(c)) {
+    absl::StrAppend(&out, EscapeControlBytes(metric), ": ",
+                    EscapeControlBytes(text), "\n");
+  }
+  if (const std::string note = ComplexityNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", note, "\n");
+  }
+  if (flagged) {
+    absl::StrAppend(&out, EstimateLegend(),
+                    "; --format json has each side's coverage\n");
+  }
+  if (const std::string note = SimulatedNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", EscapeControlBytes(note), "\n");
+  }
+  if (!c.geomean.empty()) {
+    out += "\nGeometric mean of new/base over benchmarks:\n";
+    for (const GeomeanSummary& g : c.geomean) {
+      absl::StrAppendFormat(&out, "  %-20s %+8.2f%%  (%d benchmarks)\n",
+                            EscapeControlBytes(LabelledMetric(c, g.metric)),
+                            g.change_pct, g.benchmarks);
+    }
+  }
+  out += ProfileTableText(c.profiles);
+  if (const std::string note = OneSampleNote(c); !note.empty()) {
+    absl::StrAppend(&out, "\nNote: ", note, ".\n");
+  }
+  if (!gates.empty()) out += "\n";
+  for (const GateResult& g : gates) {
+    const char* col = g.status == GateStatus::kPassed ? kGreen : kBoldRed;
+    if (color) out += col;
+    out += GateSummaryLine(g);
+    if (color) out += kReset;
+    out += '\n';
+  }
+  if (!gates.empty()) {
+    absl::StrAppend(&out, "verdict: ", VerdictText(gates), "\n");
+  }
+  write(out);
+}
+
+}  // namespace compare_internal
+}  // namespace perfcounters::tools
