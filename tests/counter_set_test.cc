@@ -3,7 +3,7 @@
 // events here, the user-space path and the cost of Counters' Start/Stop in
 // guest instructions in the emulated arm64 machine (hardware tests skip
 // natively).
-#include "counter_set.h"
+#include "perfcounters/internal/counter_set.h"
 
 #include <linux/perf_event.h>
 #include <unistd.h>
@@ -18,11 +18,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hot_path.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "perfcounters/internal/hot_path.h"
+#include "perfcounters/internal/user_read_algorithm.h"
 #include "support/count_while.h"
 #include "support/event_helpers.h"
 #include "support/hw.h"
@@ -30,7 +31,6 @@
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
 #include "uapi_reference.h"
-#include "user_read_algorithm.h"
 
 namespace {
 

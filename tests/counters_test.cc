@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "counter_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfcounters/internal/counter_set.h"
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"

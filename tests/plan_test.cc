@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/grammar.h"
-#include "plan_internal.h"
+#include "perfcounters/internal/plan_internal.h"
 #include "support/hw.h"
 #include "support/paranoid.h"
 

@@ -1,8 +1,8 @@
 // status_macros_test.cc: RETURN_IF_ERROR and ASSIGN_OR_RETURN (the
-// internal src/status_macros.h) return the first error, evaluate their
-// argument once, and move values (move-only ones too) into declarations
-// and existing variables.
-#include "status_macros.h"
+// internal perfcounters/internal/status_macros.h) return the first error,
+// evaluate their argument once, and move values (move-only ones too) into
+// declarations and existing variables.
+#include "perfcounters/internal/status_macros.h"
 
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 // unavailable_context_test.cc: the `perfcounters.unavailable` context entry
 // (unavailable_context.h): what FormatUnavailableContext writes,
 // ParseUnavailableContext reads back, whatever the keys and reasons hold.
-#include "perfcounters/unavailable_context.h"
+#include "perfcounters/internal/unavailable_context.h"
 
 #include <string>
 #include <vector>

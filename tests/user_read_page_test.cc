@@ -1,6 +1,6 @@
 // Tests of the user-space read algorithm on fake perf_event_mmap_pages
-// (perfcounters/src/user_read_algorithm.h), on every machine: the page is a
-// struct the test fills in as the kernel would, and rdpmc / the clock are
+// (perfcounters/internal/user_read_algorithm.h), on every machine: the page is
+// a struct the test fills in as the kernel would, and rdpmc / the clock are
 // fakes that record how they were called. Expected values follow the
 // kernel's documented formulas (include/uapi/linux/perf_event.h), computed
 // here independently of the library.
@@ -25,9 +25,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
+#include "perfcounters/internal/user_read_algorithm.h"
 #include "perfcounters/user_read.h"
 #include "support/event_helpers.h"
-#include "user_read_algorithm.h"
 
 namespace perfcounters {
 namespace {

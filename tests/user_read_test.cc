@@ -22,11 +22,11 @@
 
 #include "gtest/gtest.h"
 #include "perfcounters/event.h"
+#include "perfcounters/internal/user_read_algorithm.h"
 #include "support/count_while.h"
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
-#include "user_read_algorithm.h"
 
 namespace perfcounters {
 namespace {

@@ -27,8 +27,8 @@
 #include "gbench_json.h"
 #include "maybe_double.h"
 #include "name_filter.h"
+#include "perfcounters/internal/unavailable_context.h"
 #include "perfcounters/metrics.h"
-#include "perfcounters/unavailable_context.h"
 #include "statistics.h"
 
 namespace perfcounters::tools {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "compare.h"
-#include "edit_distance.h"
+#include "perfcounters/internal/edit_distance.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -16,8 +16,8 @@
 #include "gbench_json_internal.h"
 #include "input_text.h"
 #include "oom_safe_map.h"
+#include "perfcounters/internal/status_macros.h"
 #include "profile_data.h"
-#include "status_macros.h"
 
 namespace perfcounters::tools {
 

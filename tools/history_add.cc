@@ -19,7 +19,7 @@
 #include "counting_source.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -15,9 +15,9 @@
 #include "compare_gates.h"
 #include "compare_output.h"
 #include "counting_source.h"
-#include "edit_distance.h"
 #include "nlohmann/json.hpp"
-#include "status_macros.h"
+#include "perfcounters/internal/edit_distance.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -23,7 +23,7 @@
 #include "history_fingerprints.h"
 #include "nlohmann/json.hpp"
 #include "output_file.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 #include "verdict_notes.h"
 
 namespace perfcounters::tools {

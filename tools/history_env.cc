@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
 namespace {

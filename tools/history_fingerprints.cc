@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "env_diff.h"
 #include "history_env.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
 

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "whole_file.h"
+#include "perfcounters/internal/whole_file.h"
 
 namespace perfcounters::tools {
 

@@ -18,7 +18,7 @@
 
 namespace perfcounters::tools {
 
-// internal::WriteFileWhole (perfcounters/src/whole_file.h): `contents`
+// internal::WriteFileWhole (perfcounters/internal/whole_file.h): `contents`
 // written whole to `path` ("-": standard output), never over one of
 // `inputs`; errors name the path and the reason.
 absl::Status WriteOutputFile(const std::string& path,

@@ -55,9 +55,9 @@
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/internal/status_macros.h"
 #include "stat.h"
 #include "stat_simulate.h"
-#include "status_macros.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -49,10 +49,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
-#include "counter_set.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/group.h"
+#include "perfcounters/internal/counter_set.h"
 #include "perfcounters/plan.h"
 #include "uapi_reference.h"
 

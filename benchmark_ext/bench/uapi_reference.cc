@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <utility>
 
+#include "perfcounters/internal/status_macros.h"
+#include "perfcounters/internal/user_read_algorithm.h"
+#include "perfcounters/internal/user_read_hardware.h"
 #include "perfcounters/user_read.h"
-#include "status_macros.h"
-#include "user_read_algorithm.h"
-#include "user_read_hardware.h"
 
 namespace perfcounters::bench {
 namespace {

@@ -15,9 +15,9 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/group.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
-#include "status_macros.h"
 
 namespace perfcounters {
 namespace bench_internal {

@@ -23,8 +23,8 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "perfcounters/capabilities.h"
+#include "perfcounters/internal/unavailable_context.h"
 #include "perfcounters/plan.h"
-#include "perfcounters/unavailable_context.h"
 #include "registry.h"
 #include "rows.h"
 

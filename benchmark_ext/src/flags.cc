@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "console.h"
 #include "perfcounters/benchmark_flags.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::bench {
 namespace {

@@ -17,7 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "whole_file.h"
+#include "perfcounters/internal/whole_file.h"
 
 namespace perfcounters::bench_internal {
 namespace {

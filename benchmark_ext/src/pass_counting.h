@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "counter_set.h"
 #include "perfcounters/counters.h"
+#include "perfcounters/internal/counter_set.h"
 #include "profiler_pass.h"
 #include "registry.h"
 

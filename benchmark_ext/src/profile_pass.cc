@@ -28,12 +28,12 @@
 #include "console.h"
 #include "pass_counting.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/profile.h"
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
 #include "profiler_pass.h"
 #include "rows.h"
-#include "status_macros.h"
 
 namespace perfcounters::bench_internal {
 namespace {

@@ -19,10 +19,10 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
 #include "simulate.h"
-#include "status_macros.h"
 
 namespace perfcounters::bench_internal {
 namespace {

@@ -1,6 +1,6 @@
 // counter_set.cc: CounterSet, the snapshots behind Measure (see
 // counter_set.h for the path rules).
-#include "counter_set.h"
+#include "perfcounters/internal/counter_set.h"
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -17,11 +17,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "hot_path.h"
 #include "perfcounters/group.h"
+#include "perfcounters/internal/hot_path.h"
+#include "perfcounters/internal/user_read_algorithm.h"
+#include "perfcounters/internal/user_read_hardware.h"
 #include "perfcounters/user_read.h"
-#include "user_read_algorithm.h"
-#include "user_read_hardware.h"
 
 namespace perfcounters {
 namespace {

@@ -14,10 +14,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "counter_set.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counts.h"
-#include "status_macros.h"
+#include "perfcounters/internal/counter_set.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters {
 namespace {

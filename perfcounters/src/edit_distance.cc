@@ -1,5 +1,5 @@
 // edit_distance.cc: Levenshtein distance and nearest-name suggestions.
-#include "edit_distance.h"
+#include "perfcounters/internal/edit_distance.h"
 
 #include <algorithm>
 #include <array>

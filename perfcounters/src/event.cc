@@ -21,7 +21,7 @@
 #include "errno_text.h"
 #include "measure.h"
 #include "perfcounters/capabilities.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters {
 namespace {

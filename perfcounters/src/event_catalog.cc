@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "event_sources.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 

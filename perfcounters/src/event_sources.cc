@@ -2,8 +2,8 @@
 // answered by fresh reads of sysfs and tracefs.
 #include "event_sources.h"
 
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/tracepoint.h"
-#include "status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 

@@ -5,11 +5,11 @@
 
 #include <linux/perf_event.h>
 
-#include "edit_distance.h"
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
+#include "perfcounters/internal/edit_distance.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/pmu.h"
-#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters {

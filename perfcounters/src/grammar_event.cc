@@ -10,8 +10,8 @@
 #include "absl/strings/ascii.h"
 #include "grammar_internal.h"
 #include "perfcounters/generic_events.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/pmu.h"
-#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {

@@ -6,9 +6,9 @@
 #include <linux/perf_event.h>
 
 #include "grammar_internal.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/vendor_events.h"
 #include "pfm_events.h"
-#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters::internal {

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "errno_text.h"
 #include "measure.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters {
 namespace {

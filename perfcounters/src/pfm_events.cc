@@ -15,15 +15,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "edit_distance.h"
 #include "grammar_internal.h"
+#include "perfcounters/internal/edit_distance.h"
 #include "perfcounters/vendor_events.h"
 #include "text_util.h"
 
 #if PERFCOUNTERS_HAVE_LIBPFM
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 #endif
 
 namespace perfcounters {

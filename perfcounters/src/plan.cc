@@ -20,9 +20,9 @@
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/generic_events.h"
 #include "perfcounters/group.h"
+#include "perfcounters/internal/plan_internal.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/metrics.h"
-#include "plan_internal.h"
-#include "status_macros.h"
 #include "text_util.h"
 
 namespace perfcounters {

@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "event_sources.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 

@@ -19,9 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "perfcounters/event.h"
 #include "perfcounters/grammar.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/records.h"
 #include "perfcounters/ring_buffer.h"
-#include "status_macros.h"
 
 namespace perfcounters {
 namespace {

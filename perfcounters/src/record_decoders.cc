@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::internal {
 

@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/records.h"
-#include "status_macros.h"
 
 namespace perfcounters::internal {
 

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "perfcounters/internal/status_macros.h"
 #include "record_decoders.h"
-#include "status_macros.h"
 
 namespace perfcounters {
 namespace {

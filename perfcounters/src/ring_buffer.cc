@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_format.h"
 #include "errno_text.h"
-#include "status_macros.h"
+#include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters {
 

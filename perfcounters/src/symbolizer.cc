@@ -15,8 +15,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "dwarf_names.h"
+#include "perfcounters/internal/status_macros.h"
 #include "perfcounters/symbols.h"
-#include "status_macros.h"
 
 #if PERFCOUNTERS_HAVE_LIBDW
 #include <dwarf.h>

@@ -10,9 +10,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
-#include "edit_distance.h"
 #include "event_sources.h"
-#include "status_macros.h"
+#include "perfcounters/internal/edit_distance.h"
+#include "perfcounters/internal/status_macros.h"
 #include "sysfs_file.h"
 #include "text_util.h"
 

@@ -1,6 +1,6 @@
 // unavailable_context.cc: writing and reading the `perfcounters.unavailable`
 // context entry (see unavailable_context.h).
-#include "perfcounters/unavailable_context.h"
+#include "perfcounters/internal/unavailable_context.h"
 
 #include <initializer_list>
 #include <string>

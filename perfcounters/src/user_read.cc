@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "user_read_algorithm.h"
-#include "user_read_hardware.h"
+#include "perfcounters/internal/user_read_algorithm.h"
+#include "perfcounters/internal/user_read_hardware.h"
 
 namespace perfcounters {
 namespace {

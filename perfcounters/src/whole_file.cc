@@ -1,5 +1,5 @@
 // whole_file.cc: temporary file + fsync + rename (see whole_file.h).
-#include "whole_file.h"
+#include "perfcounters/internal/whole_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

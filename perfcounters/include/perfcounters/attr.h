@@ -16,7 +16,9 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Attr describes one event to open. Members are named as in the kernel's
@@ -126,5 +128,6 @@ struct Attr {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_ATTR_H_

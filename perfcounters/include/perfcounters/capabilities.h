@@ -14,8 +14,10 @@
 
 #include "absl/status/status.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Facts about this machine's perf_event support. Optional members are empty
@@ -62,5 +64,6 @@ absl::Status ExplainOpenError(int err, const EventSpec& spec, bool in_group,
                               const Capabilities& caps);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_CAPABILITIES_H_

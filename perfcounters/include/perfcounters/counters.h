@@ -43,10 +43,12 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/metrics.h"
 #include "perfcounters/plan.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 class CounterSet;
@@ -246,8 +248,9 @@ class Counters {
   Counters();
 
   Plan plan_;
-  // The groups and their snapshots (internal: src/counter_set.h). Never
-  // null but in a moved-from Counters.
+  // The groups and their snapshots (internal:
+  // perfcounters/internal/counter_set.h). Never null but in a moved-from
+  // Counters.
   std::unique_ptr<CounterSet> set_;
   std::vector<BracketCost> calibration_;
   std::vector<BracketCost> first_calibration_;
@@ -258,5 +261,6 @@ class Counters {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_COUNTERS_H_

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // One event's reading: the raw counter value and the times the event was
@@ -101,5 +103,6 @@ absl::StatusOr<GroupReading> Delta(const GroupReading& before,
 std::vector<ScaledCount> Scale(const GroupReading& delta);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_COUNTS_H_

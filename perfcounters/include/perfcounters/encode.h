@@ -7,8 +7,10 @@
 #include <string>
 
 #include "perfcounters/attr.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The perf_event_attr block as perf prints it, e.g.
@@ -23,5 +25,6 @@ namespace perfcounters {
 std::string EncodeAttr(const Attr& attr, const SystemPaths& paths = {});
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_ENCODE_H_

@@ -14,8 +14,10 @@
 #include <optional>
 #include <string>
 
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Field key -> value, e.g. "cpu.model_name" -> "AMD EPYC". The keys are
@@ -43,5 +45,6 @@ std::optional<std::string> ReadLoadAverage(const SystemPaths& paths = {});
 const char* PerfcountersVersion();
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_ENVIRONMENT_H_

@@ -27,7 +27,9 @@
 #include "perfcounters/attr.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Who and where to count: the pid/cpu/flags arguments of perf_event_open.
@@ -139,5 +141,6 @@ class Event {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_EVENT_H_

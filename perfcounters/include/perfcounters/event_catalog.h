@@ -50,10 +50,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 #include "perfcounters/hybrid.h"
 #include "perfcounters/paths.h"
 #include "perfcounters/pmu.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 class EventCatalog;
@@ -109,5 +111,6 @@ class EventCatalog {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_EVENT_CATALOG_H_

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "perfcounters/attr.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // One event: its attr plus how to name and present it.
@@ -55,5 +57,6 @@ struct GroupSpec {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_EVENT_SPEC_H_

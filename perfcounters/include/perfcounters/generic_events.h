@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // One generic hardware (PERF_TYPE_HARDWARE) or software (PERF_TYPE_SOFTWARE)
@@ -112,5 +114,6 @@ absl::StatusOr<HwCacheEvent> ParseHwCacheName(std::string_view name);
 std::vector<HwCacheEvent> AllHwCacheEvents();
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_GENERIC_EVENTS_H_

@@ -47,8 +47,10 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/event_catalog.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The offset of the first '[' in the glob `pattern` that is never closed,
@@ -110,5 +112,6 @@ std::vector<std::string> SuggestEventNames(std::string_view unknown,
                                            size_t max = 3);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_GRAMMAR_H_

@@ -20,7 +20,9 @@
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // What a Group::Open needs besides the events.
@@ -99,5 +101,6 @@ class Group {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_GROUP_H_

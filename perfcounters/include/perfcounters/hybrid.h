@@ -19,8 +19,10 @@
 
 #include "absl/status/status.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // One core PMU of a hybrid CPU.
@@ -46,5 +48,6 @@ absl::Status CheckGenericEventOnHybrid(const EventSpec& spec,
                                        const SystemPaths& paths = {});
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_HYBRID_H_

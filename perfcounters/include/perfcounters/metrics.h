@@ -27,8 +27,10 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // One derived metric: numerator / denominator.
@@ -94,5 +96,6 @@ std::string MetricLabel(const Metric& metric, std::string_view modifiers);
 absl::StatusOr<std::string> TopdownPmu(const SystemPaths& paths = {});
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_METRICS_H_

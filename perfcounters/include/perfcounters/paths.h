@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "perfcounters/export.h"
+
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Roots of the kernel's pseudo file systems the library reads.
@@ -25,5 +28,6 @@ struct SystemPaths {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_PATHS_H_

@@ -15,7 +15,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // "PERF_TYPE_HARDWARE" ... "PERF_TYPE_BREAKPOINT" for the six fixed types;
@@ -54,5 +56,6 @@ absl::StatusOr<uint64_t> ParseReadFormat(std::string_view names);
 absl::StatusOr<uint64_t> ParseBranchSampleType(std::string_view names);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_PERF_NAMES_H_

@@ -20,9 +20,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/metrics.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // A metric of the table (metrics.h) over two planned events.
@@ -121,5 +123,6 @@ struct Plan {
 Plan MakePlan(const Request& request, const TryOpenFn& try_open);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_PLAN_H_

@@ -25,8 +25,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "perfcounters/attr.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Which perf_event_attr word a format field lives in. config3 (Linux 6.3+)
@@ -139,5 +141,6 @@ absl::StatusOr<Pmu> LoadPmu(std::string_view name,
 absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_PMU_H_

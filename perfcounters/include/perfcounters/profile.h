@@ -28,7 +28,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // What to sample and how often.
@@ -121,5 +123,6 @@ absl::StatusOr<uint64_t> ParseSampleRate(std::string_view text,
                                          std::string_view what);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_PROFILE_H_

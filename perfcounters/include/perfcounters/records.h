@@ -28,7 +28,9 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "perfcounters/attr.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The attr fields that decide the layout of records. Two events may share a
@@ -461,5 +463,6 @@ absl::StatusOr<Record> DecodeRecord(absl::Span<const uint8_t> bytes,
 size_t SampleIdSize(const RecordFormat& format);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_RECORDS_H_

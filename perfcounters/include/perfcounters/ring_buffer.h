@@ -34,8 +34,10 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "perfcounters/event.h"
+#include "perfcounters/export.h"
 #include "perfcounters/records.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The ring of an open event.
@@ -146,5 +148,6 @@ class RingBuffer {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_RING_BUFFER_H_

@@ -14,7 +14,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The callgrind events, in the order callgrind 3.19 writes them with
@@ -62,5 +64,6 @@ absl::StatusOr<std::vector<SimEvent>> SimulatedInputs(const EventSpec& spec);
 double EstimatedCycles(const SimCosts& c);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_SIMULATED_EVENTS_H_

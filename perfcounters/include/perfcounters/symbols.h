@@ -25,8 +25,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 #include "perfcounters/profile.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The name of a frame nothing covers.
@@ -150,5 +152,6 @@ ProfileSummary SummarizeProfile(const Profile& profile, Symbolizer& symbolizer);
 std::string FoldedStacks(const ProfileSummary& summary);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_SYMBOLS_H_

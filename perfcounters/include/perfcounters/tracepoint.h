@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "perfcounters/export.h"
 #include "perfcounters/paths.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // The first SystemPaths::tracefs candidate that holds an events/ directory.
@@ -43,5 +45,6 @@ absl::StatusOr<std::vector<std::string>> ListTracepoints(
     std::string_view category, const SystemPaths& paths = {});
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_TRACEPOINT_H_

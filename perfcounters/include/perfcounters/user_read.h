@@ -44,7 +44,9 @@
 #include "perfcounters/attr.h"
 #include "perfcounters/counts.h"
 #include "perfcounters/event.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 class CounterSet;
@@ -179,5 +181,6 @@ class UserReader {
 };
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_USER_READ_H_

@@ -29,7 +29,9 @@
 
 #include "absl/status/statusor.h"
 #include "perfcounters/attr.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // True when this build resolves vendor names through libpfm4.
@@ -99,5 +101,6 @@ absl::Status UseVendorTable(std::string_view table);
 absl::StatusOr<std::vector<std::string>> AllVendorTables();
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
 #endif  // PERFCOUNTERS_VENDOR_EVENTS_H_

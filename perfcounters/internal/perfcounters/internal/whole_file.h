@@ -3,8 +3,8 @@
 // (tools/output_file.h) and benchmark_ext main's --benchmark_out file. A
 // reader, a crash, an interrupt or a full disk never leaves a truncated file
 // behind; a failed write leaves the old file as it was and says why.
-#ifndef PERFCOUNTERS_SRC_WHOLE_FILE_H_
-#define PERFCOUNTERS_SRC_WHOLE_FILE_H_
+#ifndef PERFCOUNTERS_INTERNAL_WHOLE_FILE_H_
+#define PERFCOUNTERS_INTERNAL_WHOLE_FILE_H_
 
 #include <functional>
 #include <string>
@@ -12,7 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "perfcounters/export.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters::internal {
 
 // Writes `contents` to `path`. "-" means standard output. A path that names
@@ -43,5 +45,6 @@ absl::Status WriteFileWholeFrom(const std::string& path,
 absl::Status CheckFileWritable(const std::string& path);
 
 }  // namespace perfcounters::internal
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_SRC_WHOLE_FILE_H_
+#endif  // PERFCOUNTERS_INTERNAL_WHOLE_FILE_H_

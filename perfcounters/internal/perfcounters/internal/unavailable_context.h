@@ -1,13 +1,17 @@
-// unavailable_context.h: the `perfcounters.unavailable` context entry that
+// unavailable_context.h (internal): the wire format between benchmark_ext
+// and tools: the `perfcounters.unavailable` context entry that
 // the benchmark integration writes into Google Benchmark's output (why
 // requested events were not counted) and the tools read back.
-#ifndef PERFCOUNTERS_UNAVAILABLE_CONTEXT_H_
-#define PERFCOUNTERS_UNAVAILABLE_CONTEXT_H_
+#ifndef PERFCOUNTERS_INTERNAL_UNAVAILABLE_CONTEXT_H_
+#define PERFCOUNTERS_INTERNAL_UNAVAILABLE_CONTEXT_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "perfcounters/export.h"
+
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 // Unavailable events that share one reason.
@@ -27,5 +31,6 @@ std::string FormatUnavailableContext(
 std::vector<UnavailableGroup> ParseUnavailableContext(std::string_view text);
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_UNAVAILABLE_CONTEXT_H_
+#endif  // PERFCOUNTERS_INTERNAL_UNAVAILABLE_CONTEXT_H_

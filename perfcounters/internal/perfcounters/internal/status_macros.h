@@ -13,8 +13,8 @@
 //
 // Both return from the enclosing function, whose return type must be
 // constructible from an absl::Status (absl::Status, absl::StatusOr<T>).
-#ifndef PERFCOUNTERS_SRC_STATUS_MACROS_H_
-#define PERFCOUNTERS_SRC_STATUS_MACROS_H_
+#ifndef PERFCOUNTERS_INTERNAL_STATUS_MACROS_H_
+#define PERFCOUNTERS_INTERNAL_STATUS_MACROS_H_
 
 #include <utility>
 
@@ -43,4 +43,4 @@
 #define PERFCOUNTERS_STATUS_MACROS_CONCAT_(x, y) \
   PERFCOUNTERS_STATUS_MACROS_CONCAT_INNER_(x, y)
 
-#endif  // PERFCOUNTERS_SRC_STATUS_MACROS_H_
+#endif  // PERFCOUNTERS_INTERNAL_STATUS_MACROS_H_

@@ -1,8 +1,11 @@
 // hot_path.h (internal): how the library's measurement hot path was
 // compiled, for the tests that hold it to its instruction budgets.
-#ifndef PERFCOUNTERS_SRC_HOT_PATH_H_
-#define PERFCOUNTERS_SRC_HOT_PATH_H_
+#ifndef PERFCOUNTERS_INTERNAL_HOT_PATH_H_
+#define PERFCOUNTERS_INTERNAL_HOT_PATH_H_
 
+#include "perfcounters/export.h"
+
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters::internal {
 
 // Whether the snapshot code behind Counters::Start/Stop (counter_set.cc,
@@ -13,5 +16,6 @@ namespace perfcounters::internal {
 bool HotPathOptimized();
 
 }  // namespace perfcounters::internal
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_SRC_HOT_PATH_H_
+#endif  // PERFCOUNTERS_INTERNAL_HOT_PATH_H_

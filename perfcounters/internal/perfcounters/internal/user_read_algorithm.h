@@ -11,8 +11,8 @@
 // whose times are its leader's. UserReader::TryReadUserSpace and
 // TryReadGroupUserSpace run them with rdpmc/rdtsc (x86-64) or mrs (arm64);
 // tests run them with fakes on every machine.
-#ifndef PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
-#define PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
+#ifndef PERFCOUNTERS_INTERNAL_USER_READ_ALGORITHM_H_
+#define PERFCOUNTERS_INTERNAL_USER_READ_ALGORITHM_H_
 
 #include <linux/perf_event.h>
 
@@ -26,8 +26,10 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/attr.h"
 #include "perfcounters/event.h"
+#include "perfcounters/export.h"
 #include "perfcounters/user_read.h"
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters::internal {
 
 // The mmap page's time conversion: ns since time_offset for `cycles` ticks.
@@ -246,5 +248,6 @@ class UserReaderTestPeer {
 };
 
 }  // namespace perfcounters::internal
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_SRC_USER_READ_ALGORITHM_H_
+#endif  // PERFCOUNTERS_INTERNAL_USER_READ_ALGORITHM_H_

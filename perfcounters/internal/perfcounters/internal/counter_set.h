@@ -29,8 +29,8 @@
 // user-space and read(2) paths cost different numbers of instructions; with one
 // path for all, that cost no longer depends on which groups happen to be on the
 // PMU, so the calibrated bracket fits every interval.
-#ifndef PERFCOUNTERS_COUNTER_SET_H_
-#define PERFCOUNTERS_COUNTER_SET_H_
+#ifndef PERFCOUNTERS_INTERNAL_COUNTER_SET_H_
+#define PERFCOUNTERS_INTERNAL_COUNTER_SET_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -44,11 +44,13 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/export.h"
 #include "perfcounters/group.h"
 #include "perfcounters/user_read.h"
 
 struct perf_event_mmap_page;
 
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters {
 
 class CounterSet;
@@ -258,5 +260,6 @@ inline const CounterSet& CounterSetOf(const Counters& counters) {
 }  // namespace internal
 
 }  // namespace perfcounters
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_COUNTER_SET_H_
+#endif  // PERFCOUNTERS_INTERNAL_COUNTER_SET_H_

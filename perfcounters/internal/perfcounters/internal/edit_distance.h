@@ -1,12 +1,15 @@
 // edit_distance.h (internal): "did you mean" suggestions by edit distance.
-#ifndef PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
-#define PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
+#ifndef PERFCOUNTERS_INTERNAL_EDIT_DISTANCE_H_
+#define PERFCOUNTERS_INTERNAL_EDIT_DISTANCE_H_
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "perfcounters/export.h"
+
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters::internal {
 
 // Case-insensitive Levenshtein distance (insert, delete, substitute).
@@ -26,5 +29,6 @@ std::vector<std::string> ClosestNames(
     size_t max);
 
 }  // namespace perfcounters::internal
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_SRC_EDIT_DISTANCE_H_
+#endif  // PERFCOUNTERS_INTERNAL_EDIT_DISTANCE_H_

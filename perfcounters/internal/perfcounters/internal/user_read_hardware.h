@@ -3,12 +3,15 @@
 // the page's time fields convert (rdtsc / cntvct) — inline, so that the
 // snapshot code (user_read.cc, counter_set.cc) and the overhead bench's
 // reference read them through the same instructions.
-#ifndef PERFCOUNTERS_SRC_USER_READ_HARDWARE_H_
-#define PERFCOUNTERS_SRC_USER_READ_HARDWARE_H_
+#ifndef PERFCOUNTERS_INTERNAL_USER_READ_HARDWARE_H_
+#define PERFCOUNTERS_INTERNAL_USER_READ_HARDWARE_H_
 
 #include <atomic>
 #include <cstdint>
 
+#include "perfcounters/export.h"
+
+PERFCOUNTERS_EXPORT_BEGIN
 namespace perfcounters::internal {
 
 // Incremented in every child after fork() (user_read.cc registers the
@@ -103,5 +106,6 @@ inline constexpr bool kHaveUserRead = false;
 #endif
 
 }  // namespace perfcounters::internal
+PERFCOUNTERS_EXPORT_END
 
-#endif  // PERFCOUNTERS_SRC_USER_READ_HARDWARE_H_
+#endif  // PERFCOUNTERS_INTERNAL_USER_READ_HARDWARE_H_
