@@ -19,6 +19,9 @@
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -64,9 +67,9 @@ uint64_t CountLoop(uint64_t n) {
       HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
   EXPECT_TRUE(event.ok()) << event.status();
   if (!event.ok()) return 0;
-  EXPECT_TRUE(event->Enable().ok());
+  EXPECT_THAT(event->Enable(), IsOk());
   TwoInstructionLoop(n);
-  EXPECT_TRUE(event->Disable().ok());
+  EXPECT_THAT(event->Disable(), IsOk());
   absl::StatusOr<Count> count = event->ReadCount();
   EXPECT_TRUE(count.ok()) << count.status();
   if (!count.ok()) return 0;
@@ -86,8 +89,8 @@ uint64_t EnableDisableInstructions() {
   if (!outer.ok() || !inner.ok()) return 0;
   return testing::MinOf(3, [&] {
     return CountWhile(*outer, [&] {
-      EXPECT_TRUE(inner->Enable().ok());
-      EXPECT_TRUE(inner->Disable().ok());
+      EXPECT_THAT(inner->Enable(), IsOk());
+      EXPECT_THAT(inner->Disable(), IsOk());
     });
   });
 }

@@ -18,6 +18,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -144,7 +147,7 @@ TEST(AttrBitsTest, PreciseIpIsTwoBitsAtPosition15) {
     SCOPED_TRACE(skid);
     Attr attr;
     attr.precise_ip = skid;
-    ASSERT_TRUE(attr.Validate().ok());
+    ASSERT_THAT(attr.Validate(), IsOk());
     perf_event_attr k = attr.ToKernel();
     EXPECT_EQ(k.precise_ip, skid);  // skid 2 gives precise_ip = 2
     EXPECT_EQ(FlagsWord(k), uint64_t{skid} << 15);
@@ -172,9 +175,9 @@ TEST(AttrValidateTest, RejectsSizesTheKernelOrThisStructCannotHold) {
   attr.size = sizeof(perf_event_attr) + 8;
   EXPECT_THAT(attr.Validate().message(), HasSubstr("size"));
   attr.size = PERF_ATTR_SIZE_VER0;
-  EXPECT_TRUE(attr.Validate().ok());
+  EXPECT_THAT(attr.Validate(), IsOk());
   attr.size = 0;
-  EXPECT_TRUE(attr.Validate().ok());
+  EXPECT_THAT(attr.Validate(), IsOk());
 }
 
 // The kernel struct, size 0 meaning this build's struct.
@@ -420,7 +423,7 @@ TEST(AttrValidateTest, KernelAcceptsEveryPreciseIpValidateAcceptsForSoftware) {
   for (uint8_t skid = 0; skid <= 3; ++skid) {
     Attr attr = TaskClock();
     attr.precise_ip = skid;
-    EXPECT_TRUE(attr.Validate().ok());
+    EXPECT_THAT(attr.Validate(), IsOk());
     EXPECT_EQ(OpenErrno(attr), 0) << "precise_ip " << int{skid};
   }
 }

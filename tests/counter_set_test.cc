@@ -30,7 +30,10 @@
 #include "support/loops.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
 #include "uapi_reference.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace {
 
@@ -109,7 +112,7 @@ void WarmUp(CounterSet& set) {
 
 TEST(CounterSet, StartAndStopAreIdempotentWithinAnInterval) {
   CounterSet set = CounterSet::Open({{Spec("page-faults")}}, ReadMode::kAuto);
-  ASSERT_TRUE(set.group_status(0).ok());
+  ASSERT_THAT(set.group_status(0), IsOk());
   WarmUp(set);
   set.Start();
   TouchFreshPages(3);
@@ -124,8 +127,8 @@ TEST(CounterSet, StartAndStopAreIdempotentWithinAnInterval) {
 TEST(CounterSet, CalibrationOfPageFaultsIsZeroAndOfTaskClockPositive) {
   CounterSet set = CounterSet::Open(
       {{Spec("page-faults")}, {Spec("task-clock")}}, ReadMode::kAuto);
-  ASSERT_TRUE(set.group_status(0).ok());
-  ASSERT_TRUE(set.group_status(1).ok());
+  ASSERT_THAT(set.group_status(0), IsOk());
+  ASSERT_THAT(set.group_status(1), IsOk());
   const std::vector<perfcounters::BracketCost> cost = set.Calibrate(33);
   ASSERT_EQ(cost.size(), 2u);
   ASSERT_TRUE(cost[0].valid);
@@ -142,7 +145,7 @@ TEST(CounterSet, CalibrationOfPageFaultsIsZeroAndOfTaskClockPositive) {
 TEST(CounterSet, SyscallModeNeverMapsPages) {
   CounterSet set =
       CounterSet::Open({{Spec("page-faults")}}, ReadMode::kSyscall);
-  ASSERT_TRUE(set.group_status(0).ok());
+  ASSERT_THAT(set.group_status(0), IsOk());
   EXPECT_FALSE(set.user_space(0));
   EXPECT_EQ(set.user_space_reason(0), "read mode syscall");
 }
@@ -154,7 +157,7 @@ TEST(CounterSet, AGroupThatCannotOpenIsReportedNotFatal) {
   CounterSet set =
       CounterSet::Open({{bad}, {Spec("page-faults")}}, ReadMode::kAuto);
   EXPECT_FALSE(set.group_status(0).ok());
-  ASSERT_TRUE(set.group_status(1).ok());
+  ASSERT_THAT(set.group_status(1), IsOk());
   WarmUp(set);
   set.Start();
   TouchFreshPages(2);

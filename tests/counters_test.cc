@@ -28,6 +28,9 @@
 #include "support/loops.h"
 #include "support/multiplexing.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 // Counts every allocation of this program, so that a test can say that a
 // stretch of code made none.
@@ -114,7 +117,7 @@ TEST(Counters, IntervalsAccumulateAndOnlyTheirInsidesCount) {
   counters->Reset();
   EXPECT_EQ(counters->intervals(), 0u);
   faults = counters->Value("page-faults");
-  ASSERT_TRUE(faults.ok());
+  ASSERT_THAT(faults, IsOk());
   EXPECT_FALSE(faults->counted);
   EXPECT_THAT(faults->not_counted_reason, HasSubstr("no interval"));
 }

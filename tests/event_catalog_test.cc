@@ -20,6 +20,9 @@
 #include "perfcounters/tracepoint.h"
 #include "support/event_helpers.h"
 #include "support/fake_sysfs.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -225,7 +228,7 @@ TEST_F(EventCatalogTest, DoesNotSeeAPmuAddedAfterItWasMade) {
   EXPECT_THAT(Message(unseen.status()), HasSubstr("unknown PMU 'late'"));
   EXPECT_EQ(cached.catalog->LoadPmu("late").status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_TRUE(ParseEvent("late_category:ev", fresh).ok());
+  EXPECT_THAT(ParseEvent("late_category:ev", fresh), IsOk());
   EXPECT_EQ(ParseEvent("late_category:ev", cached).status().code(),
             absl::StatusCode::kNotFound);
 
@@ -234,7 +237,7 @@ TEST_F(EventCatalogTest, DoesNotSeeAPmuAddedAfterItWasMade) {
   absl::StatusOr<EventSpec> now = ParseEvent("late/event=1/", cached);
   ASSERT_TRUE(now.ok()) << now.status();
   EXPECT_EQ(now->attr.type, 50u);
-  EXPECT_TRUE(ParseEvent("late_category:ev", cached).ok());
+  EXPECT_THAT(ParseEvent("late_category:ev", cached), IsOk());
 }
 
 TEST_F(EventCatalogTest, ReadsEachPmuOnFirstUseAndKeepsIt) {
@@ -262,7 +265,7 @@ TEST(EventCatalogWithoutTreesTest, GivesTheErrorsOfFreshReads) {
   for (const std::string& spec : Specs()) {
     ExpectSame(ParseEventList(spec, cached), ParseEventList(spec, fresh), spec);
   }
-  EXPECT_TRUE(ParseEvent("cycles:u", cached).ok());
+  EXPECT_THAT(ParseEvent("cycles:u", cached), IsOk());
   EXPECT_EQ(cached.catalog->LoadPmu("cpu").status(),
             LoadPmu("cpu", fresh.paths).status());
 }

@@ -31,7 +31,10 @@
 #include "support/hw.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
 #include "support/thread_clock.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -50,11 +53,11 @@ TEST(EventTest, TaskClockMatchesThreadCpuTime) {
   absl::StatusOr<Event> event =
       Event::Open(SoftwareAttr(PERF_COUNT_SW_TASK_CLOCK), "task-clock");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_TRUE(event->Enable().ok());
+  ASSERT_THAT(event->Enable(), IsOk());
   CpuWindow window;
   SpinCpuNs(50'000'000);
   window.Stop();
-  ASSERT_TRUE(event->Disable().ok());
+  ASSERT_THAT(event->Disable(), IsOk());
   absl::StatusOr<Count> count = event->ReadCount();
   ASSERT_TRUE(count.ok()) << count.status();
   // The counter also covers the two clock_gettime calls and the ioctls.
@@ -195,7 +198,7 @@ TEST(EventTest, TracepointFilterSelectsByArgument) {
   absl::StatusOr<Event> event =
       Event::Open(TracepointAttr(*id), "syscalls:sys_enter_close");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_TRUE(event->SetFilter("fd == 12345").ok());
+  ASSERT_THAT(event->SetFilter("fd == 12345"), IsOk());
   absl::StatusOr<Count> count = event->Measure([] {
     for (int i = 0; i < 7; ++i) close(12345);  // EBADF, but traced
     for (int i = 0; i < 5; ++i) close(12346);
@@ -297,7 +300,7 @@ TEST(EventTest, CloseTwiceIsAnErrorNotADoubleClose) {
       Event::Open(SoftwareAttr(PERF_COUNT_SW_DUMMY), "dummy");
   ASSERT_TRUE(event.ok()) << event.status();
   const int fd = event->fd();
-  EXPECT_TRUE(event->Close().ok());
+  EXPECT_THAT(event->Close(), IsOk());
   EXPECT_FALSE(event->is_open());
   EXPECT_EQ(fcntl(fd, F_GETFD), -1);  // really closed
   // Reuse the number so that a double close would close this pipe.

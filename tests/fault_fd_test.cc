@@ -24,6 +24,9 @@
 #include "perfcounters/group.h"
 #include "perfcounters/ring_buffer.h"
 #include "support/paranoid.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -69,7 +72,7 @@ TEST(FaultFdTest, OpenCloseCyclesLeakNothing) {
       absl::StatusOr<Event> e = Event::Open(clock);
       ASSERT_TRUE(e.ok()) << "cycle " << i << ": " << e.status();
       if (i % 2 == 1) {
-        ASSERT_TRUE(e->Close().ok());
+        ASSERT_THAT(e->Close(), IsOk());
       }
     }
     ASSERT_EQ(OpenFdCount(), before) << "cycle " << i;

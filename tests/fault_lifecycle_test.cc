@@ -25,6 +25,9 @@
 #include "perfcounters/group.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -52,11 +55,11 @@ TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
   absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
   ASSERT_TRUE(e.ok()) << e.status();
   const int fd = e->fd();
-  ASSERT_TRUE(e->Close().ok());
+  ASSERT_THAT(e->Close(), IsOk());
   EXPECT_EQ(e->fd(), -1);
   // A new fd may reuse the number; a closed Event must never touch it.
   absl::StatusOr<Event> other = Event::Open(Spec("page-faults"));
-  ASSERT_TRUE(other.ok());
+  ASSERT_THAT(other, IsOk());
   EXPECT_EQ(other->fd(), fd);
 
   ExpectClosedError(e->Close(), "double close: ");
@@ -78,20 +81,20 @@ TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
 TEST(FaultLifecycleTest, MovedFromEventAndGroupAreClosed) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> e = Event::Open(Spec("task-clock"));
-  ASSERT_TRUE(e.ok());
+  ASSERT_THAT(e, IsOk());
   Event moved = std::move(*e);
   EXPECT_TRUE(moved.is_open());
   EXPECT_FALSE(e->is_open());  // NOLINT(bugprone-use-after-move)
   ExpectClosedError(e->ReadCount().status(), "moved-from: ");
   ExpectClosedError(e->Close(), "moved-from close: ");
-  EXPECT_TRUE(moved.ReadCount().ok());
+  EXPECT_THAT(moved.ReadCount(), IsOk());
 
   absl::StatusOr<Group> g = Group::Open({Spec("task-clock")});
-  ASSERT_TRUE(g.ok());
+  ASSERT_THAT(g, IsOk());
   Group h = std::move(*g);
   EXPECT_EQ(g->size(), 0u);  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(g->Read().status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(h.Read().ok());
+  EXPECT_THAT(h.Read(), IsOk());
 }
 
 TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
@@ -99,7 +102,7 @@ TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
   absl::StatusOr<Group> g =
       Group::Open({Spec("task-clock"), Spec("page-faults")});
   ASSERT_TRUE(g.ok()) << g.status();
-  ASSERT_TRUE(g->Close().ok());
+  ASSERT_THAT(g->Close(), IsOk());
   EXPECT_EQ(g->size(), 0u);
   for (const absl::Status& s :
        {g->Close(), g->Enable(), g->Disable(), g->Reset(), g->Verify(),

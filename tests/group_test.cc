@@ -17,6 +17,9 @@
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -72,12 +75,12 @@ TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
   ASSERT_TRUE(idle.ok()) << idle.status();
   for (const GroupValue& v : idle->values) EXPECT_EQ(v.value, 0u) << v.label;
 
-  ASSERT_TRUE(group->Enable().ok());
+  ASSERT_THAT(group->Enable(), IsOk());
   FreshPages more(64);
   ASSERT_TRUE(more.ok());
   more.Touch();
   SpinCpuNs(3'000'000);
-  ASSERT_TRUE(group->Disable().ok());
+  ASSERT_THAT(group->Disable(), IsOk());
   absl::StatusOr<GroupReading> counted = group->Read();
   ASSERT_TRUE(counted.ok()) << counted.status();
   EXPECT_GE(counted->values[0].value, 3'000'000u);  // task-clock ns
@@ -92,13 +95,13 @@ TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
   after.Touch();
   SpinCpuNs(2'000'000);
   absl::StatusOr<GroupReading> stopped = group->Read();
-  ASSERT_TRUE(stopped.ok());
+  ASSERT_THAT(stopped, IsOk());
   EXPECT_EQ(stopped->values, counted->values);  // disabled: frozen
 
   // The whole group resets, not only the leader.
-  ASSERT_TRUE(group->Reset().ok());
+  ASSERT_THAT(group->Reset(), IsOk());
   absl::StatusOr<GroupReading> zero = group->Read();
-  ASSERT_TRUE(zero.ok());
+  ASSERT_THAT(zero, IsOk());
   for (const GroupValue& v : zero->values) EXPECT_EQ(v.value, 0u) << v.label;
 }
 
@@ -145,10 +148,10 @@ TEST(GroupTest, VerifyAcceptsAScheduledGroup) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Group> group = Group::Open(ThreeSoftwareEvents());
   ASSERT_TRUE(group.ok()) << group.status();
-  EXPECT_TRUE(group->Verify().ok());
+  EXPECT_THAT(group->Verify(), IsOk());
   // Verify leaves the group disabled and reset.
   absl::StatusOr<GroupReading> reading = group->Read();
-  ASSERT_TRUE(reading.ok());
+  ASSERT_THAT(reading, IsOk());
   for (const GroupValue& v : reading->values) EXPECT_EQ(v.value, 0u);
 }
 
@@ -184,18 +187,18 @@ TEST(GroupTest, MovesAndClose) {
     EXPECT_TRUE(absl::IsFailedPrecondition(a.Read().status()));
     EXPECT_TRUE(absl::IsFailedPrecondition(a.Enable()));
     EXPECT_EQ(b.leader().fd(), leader_fd);
-    EXPECT_TRUE(b.Read().ok());
+    EXPECT_THAT(b.Read(), IsOk());
 
     // Move-assigning over an open group closes its events.
     absl::StatusOr<Group> other =
         Group::Open({Spec(SoftwareAttr(PERF_COUNT_SW_DUMMY), "dummy")});
-    ASSERT_TRUE(other.ok());
+    ASSERT_THAT(other, IsOk());
     EXPECT_EQ(OpenFdCount(), fds_before + 4);
     b = *std::move(other);
     EXPECT_EQ(OpenFdCount(), fds_before + 1);
     EXPECT_EQ(b.size(), 1u);
 
-    EXPECT_TRUE(b.Close().ok());
+    EXPECT_THAT(b.Close(), IsOk());
     EXPECT_EQ(OpenFdCount(), fds_before);
     absl::Status again = b.Close();
     EXPECT_TRUE(absl::IsFailedPrecondition(again));

@@ -31,6 +31,9 @@
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -64,7 +67,7 @@ TEST(HardwareTest, CyclesAndInstructionsCount) {
   PERFCOUNTERS_REQUIRE_HW_PMU();
   absl::StatusOr<Group> group = Group::Open({InstructionsU(), CyclesU()});
   ASSERT_TRUE(group.ok()) << group.status();
-  ASSERT_TRUE(group->Verify().ok());
+  ASSERT_THAT(group->Verify(), IsOk());
   absl::StatusOr<GroupReading> reading =
       group->Measure([] { TwoInstructionLoop(1'000'000); });
   ASSERT_TRUE(reading.ok()) << reading.status();
@@ -142,7 +145,7 @@ TEST(HardwareTest, GroupReadIdsMatchTheEvents) {
   ASSERT_EQ(reading->values.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     absl::StatusOr<uint64_t> id = group->events()[i].QueryId();
-    ASSERT_TRUE(id.ok());
+    ASSERT_THAT(id, IsOk());
     EXPECT_EQ(reading->values[i].id, *id);
     EXPECT_EQ(reading->values[i].label, group->events()[i].label());
   }
@@ -154,26 +157,26 @@ TEST(HardwareTest, GroupEnableDisableReset) {
   ASSERT_TRUE(group.ok()) << group.status();
   TwoInstructionLoop(100'000);  // disabled: not counted
   absl::StatusOr<GroupReading> idle = group->Read();
-  ASSERT_TRUE(idle.ok());
+  ASSERT_THAT(idle, IsOk());
   EXPECT_EQ(idle->values[0].value, 0u);
   EXPECT_EQ(idle->values[1].value, 0u);
 
-  ASSERT_TRUE(group->Enable().ok());
+  ASSERT_THAT(group->Enable(), IsOk());
   TwoInstructionLoop(100'000);
-  ASSERT_TRUE(group->Disable().ok());
+  ASSERT_THAT(group->Disable(), IsOk());
   absl::StatusOr<GroupReading> counted = group->Read();
-  ASSERT_TRUE(counted.ok());
+  ASSERT_THAT(counted, IsOk());
   EXPECT_GE(counted->values[0].value, 200'000u);
   EXPECT_GT(counted->values[1].value, 0u);
 
   TwoInstructionLoop(100'000);
   absl::StatusOr<GroupReading> frozen = group->Read();
-  ASSERT_TRUE(frozen.ok());
+  ASSERT_THAT(frozen, IsOk());
   EXPECT_EQ(frozen->values, counted->values);
 
-  ASSERT_TRUE(group->Reset().ok());
+  ASSERT_THAT(group->Reset(), IsOk());
   absl::StatusOr<GroupReading> zero = group->Read();
-  ASSERT_TRUE(zero.ok());
+  ASSERT_THAT(zero, IsOk());
   EXPECT_EQ(zero->values[0].value, 0u);
   EXPECT_EQ(zero->values[1].value, 0u);
 }
@@ -202,7 +205,7 @@ TEST(HardwareTest, RefreshStopsCyclesAfterOneOverflow) {
   ASSERT_EQ(fcntl(event->fd(), F_SETFL, fcntl(event->fd(), F_GETFL) | O_ASYNC),
             0);
   g_hup = 0;
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   TwoInstructionLoop(1'000'000);  // >= 2e6 cycles: far past the period
   signal(sig, SIG_IGN);
   absl::StatusOr<Count> count = event->ReadCount();
@@ -279,9 +282,9 @@ TEST(HardwareTest, NeverScheduledEventsAreNotCounted) {
     }
     events.push_back(*std::move(e));
   }
-  ASSERT_TRUE(events.front().Enable().ok());
+  ASSERT_THAT(events.front().Enable(), IsOk());
   TwoInstructionLoop(5'000'000);
-  ASSERT_TRUE(events.front().Disable().ok());
+  ASSERT_THAT(events.front().Disable(), IsOk());
   for (const Event& e : events) {
     absl::StatusOr<Count> count = e.ReadCount();
     ASSERT_TRUE(count.ok()) << count.status();
@@ -328,7 +331,7 @@ TEST(HardwareTest, FittingGroupCountsEveryMember) {
   ASSERT_GT(capacity, 0);
   absl::StatusOr<Group> group = Group::Open(InstructionsTimes(capacity, false));
   ASSERT_TRUE(group.ok()) << group.status();
-  ASSERT_TRUE(group->Verify().ok());
+  ASSERT_THAT(group->Verify(), IsOk());
   absl::StatusOr<GroupReading> reading =
       group->Measure([] { TwoInstructionLoop(100'000); });
   ASSERT_TRUE(reading.ok()) << reading.status();
@@ -347,7 +350,7 @@ TEST(HardwareTest, OversizedPinnedGroupIsAnError) {
       Group::Open(InstructionsTimes(capacity + 1, true));
   if (group.ok()) {
     EXPECT_FALSE(group->Verify().ok());
-    ASSERT_TRUE(group->Enable().ok());
+    ASSERT_THAT(group->Enable(), IsOk());
     TwoInstructionLoop(100'000);
     absl::StatusOr<GroupReading> reading = group->Read();
     EXPECT_FALSE(reading.ok() && reading->running > 0);
@@ -368,8 +371,8 @@ TEST(HardwareTest, PinnedGroupInErrorStateIsAnError) {
   ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<Group> second = Group::Open(InstructionsTimes(capacity, true));
   ASSERT_TRUE(second.ok()) << second.status();
-  ASSERT_TRUE(first->Enable().ok());
-  ASSERT_TRUE(second->Enable().ok());
+  ASSERT_THAT(first->Enable(), IsOk());
+  ASSERT_THAT(second->Enable(), IsOk());
   TwoInstructionLoop(100'000);
   absl::StatusOr<GroupReading> ok = first->Read();
   ASSERT_TRUE(ok.ok()) << ok.status();

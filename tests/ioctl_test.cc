@@ -28,6 +28,9 @@
 #include "support/hw.h"
 #include "support/paranoid.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -56,11 +59,11 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(2'000'000);
   EXPECT_EQ(ValueOf(*event), 0u);  // created disabled: nothing counted
 
-  ASSERT_TRUE(event->Enable().ok());
+  ASSERT_THAT(event->Enable(), IsOk());
   const uint64_t cpu_before = ThreadCpuNs();
   SpinCpuNs(5'000'000);
   const uint64_t cpu = ThreadCpuNs() - cpu_before;
-  ASSERT_TRUE(event->Disable().ok());
+  ASSERT_THAT(event->Disable(), IsOk());
   const uint64_t counted = ValueOf(*event);
   // task-clock and the thread's CPU clock are different clocks: under load
   // they differ by ~2% (as in EventTest.TaskClockMatchesThreadCpuTime).
@@ -69,7 +72,7 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(5'000'000);
   EXPECT_EQ(ValueOf(*event), counted);  // disabled: stopped
 
-  ASSERT_TRUE(event->Reset().ok());
+  ASSERT_THAT(event->Reset(), IsOk());
   EXPECT_EQ(ValueOf(*event), 0u);
 }
 
@@ -115,7 +118,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
 
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(event->Refresh(kOverflows).ok());
+  ASSERT_THAT(event->Refresh(kOverflows), IsOk());
   pages.Touch();
   signal(sig, SIG_IGN);
 
@@ -131,7 +134,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
   g_poll_hup = 0;
   FreshPages more(200);
   ASSERT_TRUE(more.ok());
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   more.Touch();
   const uint64_t after = ValueOf(*event);
   EXPECT_GE(after - value, kPeriod - 3);
@@ -160,10 +163,10 @@ TEST(IoctlTest, SetPeriodMovesTheOverflow) {
   attr.sample_period = 100;
   absl::StatusOr<Event> event = Event::Open(attr, "page-faults");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_TRUE(event->SetPeriod(7).ok());
+  ASSERT_THAT(event->SetPeriod(7), IsOk());
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   pages.Touch();
   const uint64_t value = ValueOf(*event);
   EXPECT_GE(value, 7u);
@@ -227,8 +230,8 @@ TEST(IoctlTest, SetOutputNeedsATargetWithABuffer) {
             "argument)");
   Ring ring(target->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_TRUE(source->SetOutput(target->fd()).ok());
-  EXPECT_TRUE(source->SetOutput(-1).ok());
+  EXPECT_THAT(source->SetOutput(target->fd()), IsOk());
+  EXPECT_THAT(source->SetOutput(-1), IsOk());
   EXPECT_EQ(Message(source->SetOutput(987654)),
             "PERF_EVENT_IOC_SET_OUTPUT on 'source': EBADF (Bad file "
             "descriptor)");
@@ -243,8 +246,8 @@ TEST(IoctlTest, PauseOutputNeedsABuffer) {
             "argument)");
   Ring ring(event->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_TRUE(event->PauseOutput(true).ok());
-  EXPECT_TRUE(event->PauseOutput(false).ok());
+  EXPECT_THAT(event->PauseOutput(true), IsOk());
+  EXPECT_THAT(event->PauseOutput(false), IsOk());
 }
 
 // Loads "r0 = 0; exit" as a tracepoint BPF program; -1 with `why` set.
@@ -282,7 +285,7 @@ uint32_t BpfProgramId(int prog_fd) {
 TEST(IoctlTest, SetBpfAndQueryBpf) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> not_tracepoint = OpenTaskClock();
-  ASSERT_TRUE(not_tracepoint.ok());
+  ASSERT_THAT(not_tracepoint, IsOk());
   EXPECT_EQ(Message(not_tracepoint->QueryBpf().status()),
             "PERF_EVENT_IOC_QUERY_BPF on 'task-clock': EINVAL (Invalid "
             "argument)");
@@ -307,7 +310,7 @@ TEST(IoctlTest, SetBpfAndQueryBpf) {
 
   const int prog = LoadTrivialTracepointProgram(&why);
   if (prog < 0) GTEST_SKIP() << why;
-  EXPECT_TRUE(tp->SetBpf(prog).ok());
+  EXPECT_THAT(tp->SetBpf(prog), IsOk());
   absl::StatusOr<std::vector<uint32_t>> attached = tp->QueryBpf();
   ASSERT_TRUE(attached.ok()) << attached.status();
   ASSERT_EQ(attached->size(), 1u);
@@ -334,7 +337,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
   ASSERT_TRUE(bp.ok()) << bp.status();
   Attr moved = attr;
   moved.config1 = reinterpret_cast<uint64_t>(&second);
-  ASSERT_TRUE(bp->ModifyAttributes(moved).ok());
+  ASSERT_THAT(bp->ModifyAttributes(moved), IsOk());
   absl::StatusOr<Count> count = bp->Measure([] {
     for (int i = 0; i < 10; ++i) first = i;
     for (int i = 0; i < 3; ++i) second = i;
@@ -343,7 +346,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
   EXPECT_EQ(count->value, 3u);
 
   absl::StatusOr<Event> clock = OpenTaskClock();
-  ASSERT_TRUE(clock.ok());
+  ASSERT_THAT(clock, IsOk());
   // Only breakpoints can be modified; the errno depends on the kernel
   // version (EOPNOTSUPP in 6.1, EINVAL in later ones).
   EXPECT_THAT(
@@ -358,8 +361,8 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
 TEST(IoctlTest, EveryIoctlOnAClosedEventNamesTheIoctl) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
-  ASSERT_TRUE(event.ok());
-  ASSERT_TRUE(event->Close().ok());
+  ASSERT_THAT(event, IsOk());
+  ASSERT_THAT(event->Close(), IsOk());
   const Event& e = *event;
   const std::vector<std::pair<std::string, std::function<absl::Status()>>>
       calls = {
@@ -388,7 +391,7 @@ TEST(IoctlTest, EveryIoctlOnAClosedEventNamesTheIoctl) {
 TEST(IoctlTest, SetFilterOnANonTracepoint) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> event = OpenTaskClock();
-  ASSERT_TRUE(event.ok());
+  ASSERT_THAT(event, IsOk());
   absl::Status status = event->SetFilter("common_pid == 1");
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(Message(status),

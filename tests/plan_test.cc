@@ -16,6 +16,9 @@
 #include "perfcounters/internal/plan_internal.h"
 #include "support/hw.h"
 #include "support/paranoid.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -288,7 +291,7 @@ TEST(OpenAndVerify, HardwareGroupsAreSplitToFitThePmu) {
   for (const PlannedGroup& g : plan.groups) {
     std::vector<EventSpec> specs;
     for (const PlannedEvent& e : g.events) specs.push_back(e.spec);
-    EXPECT_TRUE(OpenAndVerify(specs).ok());
+    EXPECT_THAT(OpenAndVerify(specs), IsOk());
   }
 }
 

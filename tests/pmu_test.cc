@@ -15,6 +15,9 @@
 #include "perfcounters/grammar.h"
 #include "support/event_helpers.h"
 #include "support/fake_sysfs.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -75,17 +78,17 @@ TEST(FormatFieldTest, MalformedFormatsNameTheFileAndTheProblem) {
 TEST(PlaceFormatValueTest, FillsFormatBitsFromTheLowestUp) {
   Attr attr;
   const FormatField split = *FormatField::Parse("event", "config:0-7,32-35");
-  ASSERT_TRUE(PlaceFormatValue(split, 0x129, attr).ok());
+  ASSERT_THAT(PlaceFormatValue(split, 0x129, attr), IsOk());
   EXPECT_EQ(attr.config, 0x29u | 1ull << 32);
   // The field's bits are cleared first; other bits stay.
   attr.config |= 0xff00;
-  ASSERT_TRUE(PlaceFormatValue(split, 0x2, attr).ok());
+  ASSERT_THAT(PlaceFormatValue(split, 0x2, attr), IsOk());
   EXPECT_EQ(attr.config, 0xff02u);
   const FormatField scattered = *FormatField::Parse("s", "config1:1,3,5");
-  ASSERT_TRUE(PlaceFormatValue(scattered, 0b101, attr).ok());
+  ASSERT_THAT(PlaceFormatValue(scattered, 0b101, attr), IsOk());
   EXPECT_EQ(attr.config1, 0b100010u);
   const FormatField wide = *FormatField::Parse("w", "config2:0-63");
-  ASSERT_TRUE(PlaceFormatValue(wide, ~0ull, attr).ok());
+  ASSERT_THAT(PlaceFormatValue(wide, ~0ull, attr), IsOk());
   EXPECT_EQ(attr.config2, ~0ull);
   EXPECT_EQ(attr.config, 0xff02u);  // untouched by other words
 }

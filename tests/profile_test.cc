@@ -28,7 +28,10 @@
 #include "support/as_nobody.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
+#include "support/status_matchers.h"
 #include "support/subprocess.h"
+
+using ::perfcounters::testing::IsOk;
 
 // The profiled functions have external linkage, so that their debug info
 // carries linkage names: binutils' addr2line then names them exactly (for a
@@ -191,14 +194,14 @@ Sampled SampleThreeToOne(bool callchain) {
   EXPECT_TRUE(p.ok()) << p.status();
   Sampled s;
   if (!p.ok()) return s;
-  EXPECT_TRUE(p->Start().ok());
+  EXPECT_THAT(p->Start(), IsOk());
   for (int i = 0; i < 20; ++i) {
     s.three_ns += SpinThree(15'000'000);
     s.one_ns += SpinOne(5'000'000);
   }
-  EXPECT_TRUE(p->Stop().ok());
+  EXPECT_THAT(p->Stop(), IsOk());
   SpinStopped(50'000'000);
-  EXPECT_TRUE(p->Start().ok());
+  EXPECT_THAT(p->Start(), IsOk());
   SpinInlined(20'000'000);
   s.one_ns += Outer(5'000'000);
   s.profile = MustTake(*p);
@@ -231,7 +234,7 @@ TEST(ProfileTest, CpuClockSharesFollowCpuTimeAndStoppedRegionsGetNone) {
 TEST(ProfileTest, AlwaysInlineHelperIsAnInlinedFrame) {
   Sampled s = SampleThreeToOne(false);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
   const FunctionShare* helper = Find(sum, "perfcounters::profiled::AddSquares");
   ASSERT_NE(helper, nullptr) << "the inlined helper was never sampled";
@@ -243,7 +246,7 @@ TEST(ProfileTest, AlwaysInlineHelperIsAnInlinedFrame) {
 TEST(ProfileTest, CallChainsThroughFramePointers) {
   Sampled s = SampleThreeToOne(true);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
   EXPECT_TRUE(sum.callchains);
   uint64_t via_outer = 0, spin_one_after_outer = 0;
@@ -276,7 +279,7 @@ TEST(ProfileTest, SymbolsAgreeWithAddr2Line) {
   }
   Sampled s = SampleThreeToOne(true);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const std::string exe = SelfExe();
   std::map<uint64_t, std::vector<std::string>> ours;
   auto add = [&](uint64_t ip) {
@@ -394,7 +397,7 @@ TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
 // list, and entries without self samples come after every entry with some.
 TEST(ProfileTest, UnknownFramesAreOneEntryPerModule) {
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   Profile p;
   p.callchains = true;
   const uint64_t spin_one = reinterpret_cast<uint64_t>(&SpinOne) + 4;
@@ -442,7 +445,7 @@ TEST(ProfileTest, UnknownFramesAreOneEntryPerModule) {
 // frame pointers keeps them (CallChainsThroughFramePointers).
 TEST(ProfileTest, BrokenCallChainsAreSaid) {
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const uint64_t leaf = reinterpret_cast<uint64_t>(&SpinOne) + 4;
   // A return address inside Outer: a caller a symbol covers.
   const uint64_t caller = reinterpret_cast<uint64_t>(&Outer) + 8;
@@ -470,7 +473,7 @@ TEST(ProfileTest, BrokenCallChainsAreSaid) {
 // address in memory no file backs is named by its mapping.
 TEST(ProfileTest, AnAddressIsNamedByTheMappingItLiesIn) {
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const Location far = sym->Symbolize(0x455ec39d5c88c44dull);
   EXPECT_EQ(far.module, "");
   EXPECT_FALSE(far.known());
@@ -518,11 +521,11 @@ TEST(ProfileTest, OneNamePerFunction) {
   o.callchain = true;
   absl::StatusOr<Profiler> p = Profiler::Open(o);
   ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_TRUE(p->Start().ok());
+  ASSERT_THAT(p->Start(), IsOk());
   MixStatic(300'000'000);
   const Profile profile = MustTake(*p);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const ProfileSummary sum = SummarizeProfile(profile, *sym);
   std::map<std::string, std::set<std::string>> names;  // by short name
   std::map<std::string, int> entries;
@@ -561,18 +564,18 @@ TEST(ProfileTest, ThreadsMerge) {
     threads.emplace_back([t, &profiles] {
       absl::StatusOr<Profiler> p = Profiler::Open({});
       ASSERT_TRUE(p.ok()) << p.status();
-      ASSERT_TRUE(p->Start().ok());
+      ASSERT_THAT(p->Start(), IsOk());
       t == 0 ? SpinThree(60'000'000) : SpinOne(60'000'000);
       profiles[t] = MustTake(*p);
     });
   }
   for (std::thread& th : threads) th.join();
   Profile merged;
-  ASSERT_TRUE(merged.Merge(profiles[0]).ok());
-  ASSERT_TRUE(merged.Merge(profiles[1]).ok());
+  ASSERT_THAT(merged.Merge(profiles[0]), IsOk());
+  ASSERT_THAT(merged.Merge(profiles[1]), IsOk());
   EXPECT_EQ(merged.samples, profiles[0].samples + profiles[1].samples);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_TRUE(sym.ok());
+  ASSERT_THAT(sym, IsOk());
   const ProfileSummary sum = SummarizeProfile(merged, *sym);
   EXPECT_GT(SelfOf(sum, "perfcounters::profiled::SpinThree"), 100u);
   EXPECT_GT(SelfOf(sum, "perfcounters::profiled::SpinOne"), 100u);

@@ -11,6 +11,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -528,7 +531,7 @@ TEST(RecordsTest, EveryTruncationOfAFullSampleIsAnError) {
   b.Put<uint32_t>(4).PutBytes({1, 2, 3, 4});
   b.Put<uint64_t>(8).Put<uint64_t>(0).Put<uint64_t>(8);
   const std::vector<uint8_t> full = b.Build();
-  ASSERT_TRUE(DecodeRecord(full, f).ok());
+  ASSERT_THAT(DecodeRecord(full, f), IsOk());
   for (size_t len = 8; len < full.size(); len += 4) {
     std::vector<uint8_t> cut(full.begin(), full.begin() + len);
     const uint16_t size = static_cast<uint16_t>(len);
@@ -689,7 +692,7 @@ TEST(RecordsTest, OutputCompatibility) {
   a.sample_id_all = true;
   Attr b = a;
   b.config = 7;  // a different event with the same format is fine
-  EXPECT_TRUE(CheckOutputCompatible(a, b).ok());
+  EXPECT_THAT(CheckOutputCompatible(a, b), IsOk());
 
   b.sample_type |= PERF_SAMPLE_TIME;
   absl::Status s = CheckOutputCompatible(a, b);
@@ -711,7 +714,7 @@ TEST(RecordsTest, OutputCompatibility) {
   a.clockid = CLOCK_MONOTONIC;
   EXPECT_THAT(CheckOutputCompatible(a, b).message(), HasSubstr("clockid"));
   b.clockid = CLOCK_MONOTONIC;
-  EXPECT_TRUE(CheckOutputCompatible(a, b).ok());
+  EXPECT_THAT(CheckOutputCompatible(a, b), IsOk());
 }
 
 }  // namespace

@@ -23,6 +23,9 @@
 #include "support/event_helpers.h"
 #include "support/sampling_helpers.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -114,9 +117,9 @@ TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
   int straddled = 0;
   size_t matched = 0;
   for (size_t i = 0; i < kPages; ++i) {
-    ASSERT_TRUE(ev->Enable().ok());
+    ASSERT_THAT(ev->Enable(), IsOk());
     pages.Touch(i);
-    ASSERT_TRUE(ev->Disable().ok());
+    ASSERT_THAT(ev->Disable(), IsOk());
     bool found = false;
     while (ring->HasRecord()) {
       const uint64_t tail = ring->data_tail();
@@ -166,14 +169,14 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   constexpr size_t kPages = 400;  // far more than the 85 samples that fit
   FreshPages pages(kPages + 1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
     // Stay well below the kernel's per-tick sample limit, so that the
     // kernel loses records (ring full) rather than throttling.
     if (i % 32 == 31) std::this_thread::sleep_for(2ms);
   }
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   uint64_t samples = 0;
   auto drain = [&] {
     while (true) {
@@ -187,9 +190,9 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   drain();
   EXPECT_LE(samples, 4096 / kPageFaultSampleSize);
   // The kernel writes the LOST record with the next record that fits.
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(kPages);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   drain();
   absl::StatusOr<Count> count = ev->ReadCount();
   ASSERT_TRUE(count.ok()) << count.status();
@@ -254,9 +257,9 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
   absl::StatusOr<Record> got = absl::UnknownError("not read");
   std::thread reader([&] { got = ring->Read(5s); });
   std::this_thread::sleep_for(30ms);
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(0);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
   ASSERT_TRUE(got.ok()) << got.status();
   const SampleRecord* s = got->As<SampleRecord>();
@@ -282,15 +285,15 @@ void ExpectWakeupAtFifthSample(const Attr& attr) {
     returned = true;
   });
   std::this_thread::sleep_for(30ms);  // the reader is now in poll(2)
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 4; ++i) pages.Touch(i);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   std::this_thread::sleep_for(100ms);
   EXPECT_FALSE(returned) << "woken before the 5th sample";
   EXPECT_TRUE(ring->HasRecord());  // the records are there all the same
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(4);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->As<SampleRecord>()->addr, pages.addr(0));
@@ -322,16 +325,16 @@ TEST(RingBufferTest, PausedOutputWritesNothing) {
   RingBuffer* ring = &sampler->ring;
   FreshPages pages(11);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(ring->Pause().ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ring->Pause(), IsOk());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 10; ++i) pages.Touch(i);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   EXPECT_FALSE(ring->HasRecord());
   EXPECT_EQ(ring->data_head(), 0u);
-  ASSERT_TRUE(ring->Resume().ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ring->Resume(), IsOk());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(10);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   uint64_t samples = 0;
   while (true) {
     absl::StatusOr<std::optional<Record>> r = ring->TryRead();
@@ -358,7 +361,7 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
   ASSERT_TRUE(follower.ok()) << follower.status();
   absl::StatusOr<RingBuffer> ring = RingBuffer::Map(*leader, 2);
   ASSERT_TRUE(ring.ok()) << ring.status();
-  ASSERT_TRUE(ring->AddFollower(*follower).ok());
+  ASSERT_THAT(ring->AddFollower(*follower), IsOk());
 
   // A follower whose format differs is refused before the ioctl.
   Attr other_attr = leader_attr;
@@ -371,11 +374,11 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
 
   FreshPages pages(5);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(leader->Enable().ok());
-  ASSERT_TRUE(follower->Enable().ok());
+  ASSERT_THAT(leader->Enable(), IsOk());
+  ASSERT_THAT(follower->Enable(), IsOk());
   for (size_t i = 0; i < 5; ++i) pages.Touch(i);
-  ASSERT_TRUE(follower->Disable().ok());
-  ASSERT_TRUE(leader->Disable().ok());
+  ASSERT_THAT(follower->Disable(), IsOk());
+  ASSERT_THAT(leader->Disable(), IsOk());
   std::set<uint64_t> leader_addrs, follower_addrs;
   while (true) {
     absl::StatusOr<std::optional<Record>> r = ring->TryRead();
@@ -409,21 +412,21 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
   // First a few, then a snapshot of a ring that has not wrapped yet.
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 3; ++i) pages.Touch(i);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   absl::StatusOr<std::vector<Record>> snap = ring->ReadBackwardSnapshot();
   ASSERT_TRUE(snap.ok()) << snap.status();
   std::vector<uint64_t> addrs;
   for (const Record& r : *snap) addrs.push_back(*r.As<SampleRecord>()->addr);
   EXPECT_EQ(addrs, (std::vector<uint64_t>{pages.addr(2), pages.addr(1),
                                           pages.addr(0)}));
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 3; i < kPages; ++i) {
     pages.Touch(i);
     if (i % 32 == 31) std::this_thread::sleep_for(2ms);  // no throttling
   }
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   snap = ring->ReadBackwardSnapshot();
   ASSERT_TRUE(snap.ok()) << snap.status();
   // 4096 / 48 = 85 records fit; the oldest of them may be cut by the newest.
@@ -485,11 +488,11 @@ TEST(RingBufferTest, MovedRingKeepsWorking) {
   RingBuffer moved = std::move(*ring);
   FreshPages pages(1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(0);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   // The ring holds its own fd: closing the event does not break it.
-  ASSERT_TRUE(ev->Close().ok());
+  ASSERT_THAT(ev->Close(), IsOk());
   absl::StatusOr<Record> r = moved.Read(1s);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->As<SampleRecord>()->addr, pages.addr(0));

@@ -26,7 +26,10 @@
 #include "support/loops.h"
 #include "support/sampling_helpers.h"
 #include "support/sanitizers.h"
+#include "support/status_matchers.h"
 #include "support/thread_clock.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -72,9 +75,9 @@ TEST(SamplingTest, TaskClockSampleCountFollowsRunTime) {
   Event* ev = &sampler->event;
   RingBuffer* ring = &sampler->ring;
   testing::CpuWindow window;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   SpinCpu(200 * kPeriodNs);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   window.Stop();
   absl::StatusOr<Count> count = ev->ReadCount();
   ASSERT_TRUE(count.ok()) << count.status();
@@ -125,12 +128,12 @@ TEST(SamplingTest, PageFaultSampleAddrsAreThePagesTouched) {
   ASSERT_TRUE(pages.ok());
   // Touch every other page, at an offset inside the page.
   std::multiset<uint64_t> touched;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < kPages; i += 2) {
     pages.Touch(i, 123);
     touched.insert(pages.addr(i, 123));
   }
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   std::multiset<uint64_t> sampled;
   for (const Record& r : Drain(*ring)) {
     const SampleRecord* s = r.As<SampleRecord>();
@@ -164,11 +167,11 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
     char c = 'x';
     ASSERT_EQ(write(fds[1], &c, 1), 1);
   });
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   char c = 0;
   reading = true;
   ASSERT_EQ(read(fds[0], &c, 1), 1);
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   writer.join();
   close(fds[0]);
   close(fds[1]);
@@ -298,12 +301,12 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
   const uint64_t cpu0 = testing::ThreadCpuNs();
-  ASSERT_TRUE(leader->Enable(/*whole_group=*/true).ok());
+  ASSERT_THAT(leader->Enable(/*whole_group=*/true), IsOk());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
     SpinCpu(kSpinNs);  // samples fall between the touches
   }
-  ASSERT_TRUE(leader->Disable(/*whole_group=*/true).ok());
+  ASSERT_THAT(leader->Disable(/*whole_group=*/true), IsOk());
   const uint64_t cpu_ns = testing::ThreadCpuNs() - cpu0;
   // The group's final values: nr, enabled, running, {value, id} x 2.
   uint64_t final_read[7] = {};
@@ -365,9 +368,9 @@ TEST(SamplingTest, HardwareCyclesSamplingIsExact) {
   ASSERT_TRUE(sampler.ok()) << sampler.status();
   Event* ev = &sampler->event;
   RingBuffer* ring = &sampler->ring;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   testing::TwoInstructionLoop(10000000);  // 2e7 instructions
-  ASSERT_TRUE(ev->Disable().ok());
+  ASSERT_THAT(ev->Disable(), IsOk());
   absl::StatusOr<Count> count = ev->ReadCount();
   ASSERT_TRUE(count.ok()) << count.status();
   uint64_t samples = 0;

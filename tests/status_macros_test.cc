@@ -1,7 +1,8 @@
 // status_macros_test.cc: RETURN_IF_ERROR and ASSIGN_OR_RETURN (the
 // internal perfcounters/internal/status_macros.h) return the first error,
 // evaluate their argument once, and move values (move-only ones too) into
-// declarations and existing variables.
+// declarations and existing variables; the tests' status matchers
+// (support/status_matchers.h) match what they say and print the status.
 #include "perfcounters/internal/status_macros.h"
 
 #include <memory>
@@ -10,7 +11,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
+using ::perfcounters::testing::IsOkAndHolds;
+using ::perfcounters::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -27,7 +37,7 @@ absl::Status TwoSteps(int* calls, absl::Status first, absl::Status second) {
 
 TEST(ReturnIfError, ReturnsTheFirstErrorAndStopsThere) {
   int calls = 0;
-  EXPECT_TRUE(TwoSteps(&calls, absl::OkStatus(), absl::OkStatus()).ok());
+  EXPECT_THAT(TwoSteps(&calls, absl::OkStatus(), absl::OkStatus()), IsOk());
   EXPECT_EQ(calls, 2);
 
   calls = 0;
@@ -75,6 +85,35 @@ TEST(AssignOrReturn, MovesTheValueOrReturnsTheStatus) {
   joined = Join(&calls, 1, absl::OutOfRangeError("bad b"));
   EXPECT_EQ(joined.status(), absl::OutOfRangeError("bad b"));
   EXPECT_EQ(calls, 2);
+}
+
+TEST(StatusMatchers, MatchStatusAndStatusOr) {
+  const absl::StatusOr<int> seven = 7;
+  const absl::StatusOr<int> missing = absl::NotFoundError("no cycles here");
+  EXPECT_THAT(absl::OkStatus(), IsOk());
+  EXPECT_THAT(seven, IsOk());
+  EXPECT_THAT(seven, IsOkAndHolds(7));
+  EXPECT_THAT(seven, Not(IsOkAndHolds(8)));
+  EXPECT_THAT(missing, Not(IsOk()));
+  EXPECT_THAT(missing, Not(IsOkAndHolds(7)));
+  EXPECT_THAT(missing, StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(missing.status(),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("cycles")));
+  EXPECT_THAT(missing, Not(StatusIs(absl::StatusCode::kNotFound,
+                                    HasSubstr("instructions"))));
+  EXPECT_THAT(missing, Not(StatusIs(absl::StatusCode::kInternal)));
+}
+
+// A failed match says what the status was, not "false".
+TEST(StatusMatchers, AFailurePrintsTheStatus) {
+  const absl::StatusOr<int> missing = absl::NotFoundError("no cycles here");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(missing, IsOk()),
+                          "whose status is NOT_FOUND: no cycles here");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(missing, IsOkAndHolds(7)),
+                          "whose status is NOT_FOUND: no cycles here");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(absl::InternalError("broken"),
+                                      StatusIs(absl::StatusCode::kNotFound)),
+                          "whose status is INTERNAL: broken");
 }
 
 }  // namespace

@@ -28,6 +28,9 @@
 #include "perfcounters/internal/user_read_algorithm.h"
 #include "perfcounters/user_read.h"
 #include "support/event_helpers.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -519,8 +522,8 @@ TEST(UserReadTargetTest, OnlyTheCallingThreadOnAnyCpuIsSelfMonitoring) {
   auto check = [&](const Target& target, pid_t opener, pid_t caller) {
     return internal::CheckSelfMonitoring(target, opener, caller, "ev");
   };
-  EXPECT_TRUE(check(Target::CallingThread(), me, me).ok());
-  EXPECT_TRUE(check(Target::Thread(me), other, me).ok());
+  EXPECT_THAT(check(Target::CallingThread(), me, me), IsOk());
+  EXPECT_THAT(check(Target::Thread(me), other, me), IsOk());
   struct Case {
     Target target;
     pid_t opener;

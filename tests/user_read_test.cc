@@ -27,6 +27,9 @@
 #include "support/event_helpers.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 namespace perfcounters {
 namespace {
@@ -146,7 +149,7 @@ TEST(UserReaderTest, MovedFromReaderIsAnErrorNotACrash) {
   UserReader moved = std::move(*reader);
   EXPECT_EQ(reader->Read().status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(moved.Read().ok());
+  EXPECT_THAT(moved.Read(), IsOk());
 }
 
 // --- Hardware: run in the emulated arm64 machine.
@@ -394,7 +397,7 @@ TEST(UserReaderHardwareTest, DisabledEventFallsBackAndAgrees) {
   absl::StatusOr<UserReader> reader = UserReader::Map(*event);
   ASSERT_TRUE(reader.ok()) << reader.status();
   TwoInstructionLoop(1000);
-  ASSERT_TRUE(event->Disable().ok());
+  ASSERT_THAT(event->Disable(), IsOk());
   absl::StatusOr<Count> u = reader->Read();
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ(reader->last_path(), ReadPath::kSyscall);

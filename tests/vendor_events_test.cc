@@ -28,6 +28,9 @@
 #include "perfcounters/group.h"
 #include "support/hw.h"
 #include "support/loops.h"
+#include "support/status_matchers.h"
+
+using ::perfcounters::testing::IsOk;
 
 #if PERFCOUNTERS_TEST_LIBPFM
 #include <perfmon/pfmlib_perf_event.h>
@@ -159,7 +162,7 @@ class VendorModel : public ::testing::TestWithParam<Model> {
   }
   void TearDown() override {
     if (HaveLibpfm()) {
-      EXPECT_TRUE(UseVendorTable("").ok());
+      EXPECT_THAT(UseVendorTable(""), IsOk());
     }
   }
 };
@@ -253,7 +256,7 @@ class Skylake : public ::testing::Test {
   }
   void TearDown() override {
     if (HaveLibpfm()) {
-      EXPECT_TRUE(UseVendorTable("").ok());
+      EXPECT_THAT(UseVendorTable(""), IsOk());
     }
   }
 
@@ -407,7 +410,7 @@ TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
                                  kX86 ? "icl" : "arm_ac53"};
   const std::string name = kX86 ? "inst_retired.any_p:u" : "inst_retired:u";
   const uint64_t code = kX86 ? 0xc0 : 0x08;
-  ASSERT_TRUE(UseVendorTable(tables[0]).ok());
+  ASSERT_THAT(UseVendorTable(tables[0]), IsOk());
   std::atomic<bool> stop{false};
   std::atomic<int> parses{0};
   std::atomic<int> listings{0};
@@ -457,7 +460,7 @@ TEST(VendorEventsThreads, ParsesListingsAndTableSwitchesAreSerialized) {
   }
   stop = true;
   for (std::thread& t : threads) t.join();
-  EXPECT_TRUE(UseVendorTable("").ok());
+  EXPECT_THAT(UseVendorTable(""), IsOk());
   EXPECT_EQ(switches, 200);
   EXPECT_GE(parses.load(), 3);
   EXPECT_GE(listings.load(), 1);
@@ -478,7 +481,7 @@ TEST(WithoutLibpfm, VendorNamesSayThisBuildLacksLibpfm) {
     EXPECT_THAT(spec.status().message(), HasSubstr("this build lacks libpfm4"));
   }
   EXPECT_TRUE(absl::IsUnavailable(UseVendorTable("skl")));
-  EXPECT_TRUE(ParseEvent("cycles:u").ok());
+  EXPECT_THAT(ParseEvent("cycles:u"), IsOk());
 }
 
 #if PERFCOUNTERS_TEST_LIBPFM
@@ -539,7 +542,7 @@ TEST(VendorEventsHardware, LibpfmNamesCountExactlyWhatGenericNamesCount) {
     if (kX86 || !testing::HardwareRequired()) {
       GTEST_SKIP() << "libpfm4 knows no table for this CPU";
     }
-    ASSERT_TRUE(UseVendorTable("arm_ac57").ok());
+    ASSERT_THAT(UseVendorTable("arm_ac57"), IsOk());
     forced = true;
   }
   absl::StatusOr<std::vector<GroupSpec>> groups = ParseEventList(
@@ -561,7 +564,7 @@ TEST(VendorEventsHardware, LibpfmNamesCountExactlyWhatGenericNamesCount) {
     EXPECT_EQ(r->values[3].value, r->values[2].value) << "cycles";
   }
   if (forced) {
-    EXPECT_TRUE(UseVendorTable("").ok());
+    EXPECT_THAT(UseVendorTable(""), IsOk());
   }
 }
 
