@@ -147,6 +147,9 @@ TEST_F(EnvDiffCommand, HistoryCheckShowsTheDiffAndRefusesMovableGates) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("cpufreq.governor: performance -> powersave"));
   EXPECT_THAT(r.err, HasSubstr("--allow-env-diff cpufreq.governor"));
+  // The verdict says the gate was refused, not that it matched nothing.
+  EXPECT_THAT(r.out, HasSubstr("verdict: ERROR (1 of 1 gate(s) refused: the "
+                               "environments differ"));
   // A governor cannot move instructions: gated as usual (unchanged).
   r = check({{"cpufreq.governor", "powersave"}},
             {"--fail-on", "instructions>+1%"});
@@ -258,6 +261,36 @@ TEST_F(EnvDiffCommand, ReportShowsTheDiffAndRefusesTheGate) {
   EXPECT_THAT(html, HasSubstr("environment differs (1 field"));
   EXPECT_THAT(html, HasSubstr("smt.active: (not recorded) -&gt; 0"));
   EXPECT_THAT(html, HasSubstr("ERROR (environment differs)"));
+  // One field a line, as on the console: newlines, not "\\n" text.
+  EXPECT_THAT(html, HasSubstr("environment differs (1 field):\n  smt.active"));
+  EXPECT_THAT(html, Not(HasSubstr("\\n  smt.active")));
+  EXPECT_THAT(html, Not(HasSubstr("--format json")));
+}
+
+// A kernel update moves only what is counted in kernel mode: a plain
+// `instructions` (user space only in a benchmark run) is gated as usual.
+TEST_F(EnvDiffCommand, KernelChangeLeavesPlainInstructionsGated) {
+  WritePair({{"kernel.release", "6.19.0"}}, 1.10);
+  RunResult r = Compare({"--fail-on", "instructions>+5%"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("refused"))) << r.err;
+  r = Compare({"--fail-on", "cycles>+5%"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("refused"));
+  EXPECT_THAT(r.err, HasSubstr("kernel.release"));
+}
+
+// A field this version does not know (a later perfcounters recorded it) is
+// refused conservatively, and the --allow-env-diff the message suggests
+// is accepted.
+TEST_F(EnvDiffCommand, NewerFieldCanBeAllowedAsTheMessageSays) {
+  WritePair({{"cpu.newthing", "2"}});
+  RunResult r = Compare({"--fail-on", "cycles>+5%"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--allow-env-diff cpu.newthing"));
+  r = Compare({"--fail-on", "cycles>+5%", "--allow-env-diff", "cpu.newthing"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("not a fingerprint field")));
 }
 
 TEST(EnvDiffTable, MetricClasses) {

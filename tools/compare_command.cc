@@ -131,7 +131,8 @@ int RunCompare(const CompareArgs& args) {
     }
   }
 
-  if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff);
+  if (absl::Status st =
+          CheckAllowedFields(args.gate.allow_env_diff, {&*base, &*next});
       !st.ok()) {
     std::fprintf(stderr, "perfcounters compare: %s\n",
                  std::string(st.message()).c_str());

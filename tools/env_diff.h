@@ -78,8 +78,10 @@ std::vector<const FieldDiff*> MovingFields(
     const std::vector<std::string>& allowed);
 
 // Checks --allow-env-diff names: each must be a field of the decision
-// table; InvalidArgument naming the unknown one and the known ones.
-absl::Status CheckAllowedFields(const std::vector<std::string>& allowed);
+// table or one that a run of `files` recorded (a field a later perfcounters
+// added); InvalidArgument naming the unknown one and the known ones.
+absl::Status CheckAllowedFields(const std::vector<std::string>& allowed,
+                                const std::vector<const BenchmarkFile*>& files);
 
 // Sets every gate whose metric the difference can move (less `allowed`) to
 // GateStatus::kRefused, its message naming the fields and how to allow

@@ -22,6 +22,24 @@
 namespace perfcounters::tools {
 namespace {
 
+// The verdict line's words for `code` (ExitCode(gates)): an exit 2 says
+// whether gates were refused for an environment difference, checked
+// nothing, or both.
+std::string VerdictWords(int code, const std::vector<GateResult>& gates) {
+  if (code == 0) return "passed";
+  if (code == 1) return "FAILED (a gate was violated)";
+  size_t refused = 0;
+  for (const GateResult& g : gates) {
+    if (g.status == GateStatus::kRefused) ++refused;
+  }
+  if (refused == 0) {
+    return "ERROR (a gate checked nothing or matched no benchmark)";
+  }
+  return absl::StrCat("ERROR (", refused, " of ", gates.size(),
+                      " gate(s) refused: the environments differ; see the "
+                      "gates above)");
+}
+
 double RelativeSpread(const std::vector<double>& v, double median) {
   if (v.size() < 2) return 0;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -348,12 +366,7 @@ std::string RenderCheck(const Comparison& comparison,
                         : absl::StrCat("\nestimates (their verdicts rest on "
                                        "scaled counts):\n",
                                        estimates),
-      "\nverdict: ",
-      code == 0   ? "passed"
-      : code == 1 ? "FAILED (a gate was violated)"
-                  : "ERROR (a gate checked nothing or matched "
-                    "no benchmark)",
-      "\n");
+      "\nverdict: ", VerdictWords(code, gates), "\n");
 }
 
 }  // namespace perfcounters::tools

@@ -128,7 +128,8 @@ int RunCheck(const HistoryArgs& a) {
   options.branch = a.branch.empty() ? BranchFromEnvironment() : a.branch;
   options.window = a.window;
   options.change_points = a.cp;
-  if (absl::Status st = CheckAllowedFields(a.allow_env_diff); !st.ok()) {
+  if (absl::Status st = CheckAllowedFields(a.allow_env_diff, {&*file});
+      !st.ok()) {
     return Fail("check", st.message());
   }
   // Only the gates' metrics need their history (a gate that does not

@@ -91,7 +91,9 @@ int RunReport(const ReportArgs& args) {
       return kExitUsage;
     }
   }
-  if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff);
+  std::vector<const BenchmarkFile*> run_files;
+  for (const BenchmarkFile& run : runs) run_files.push_back(&run);
+  if (absl::Status st = CheckAllowedFields(args.gate.allow_env_diff, run_files);
       !st.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
                  std::string(st.message()).c_str());

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "report_html.h"
 
@@ -76,8 +77,14 @@ std::string NotesText(const VerdictNotes& notes, bool markdown) {
 std::string NotesHtml(const VerdictNotes& notes) {
   const std::string text = NotesText(notes, false);
   if (text.empty()) return "";
+  // Line by line: Esc() would write the newlines as "\n".
+  const std::string escaped =
+      absl::StrJoin(absl::StrSplit(text, '\n'), "\n",
+                    [](std::string* out, absl::string_view line) {
+                      out->append(report_internal::Esc(line));
+                    });
   return absl::StrCat("<section class=\"notes\" id=\"verdict-notes\"><pre>",
-                      report_internal::Esc(text), "</pre></section>\n");
+                      escaped, "</pre></section>\n");
 }
 
 std::string WithNotes(const std::string& rendered, Format format,
