@@ -29,6 +29,7 @@ namespace perfcounters::tools {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::QuoteAll;
 using testing::RunResult;
 
@@ -272,6 +273,14 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
   EXPECT_NEAR(m["p_value"].get<double>(), 2.0 / 1024, 1e-12);
   EXPECT_NEAR(m["paired_ratio_interval"][0].get<double>(), 1.03, 1e-12);
   EXPECT_NEAR(m["paired_ratio_interval"][1].get<double>(), 1.03, 1e-12);
+  // The table and markdown say the change is paired, not a U test's.
+  for (const char* format : {"table", "markdown"}) {
+    r = testing::RunTool(
+        QuoteAll({"compare", "b.json", "n.json", "--format", format}), dir_);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("are paired by round (perfcounters ab)"))
+        << format;
+  }
   // The same rows without ab's id (or from two different ab runs): the U
   // test, which the drift between rounds drowns.
   for (const auto& [bid, nid] :
@@ -285,6 +294,8 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
     EXPECT_EQ(
         nlohmann::json::parse(r.out)["benchmarks"][0]["metrics"][1]["evidence"],
         "u_test");
+    r = testing::RunTool(QuoteAll({"compare", "b.json", "n.json"}), dir_);
+    EXPECT_THAT(r.out, Not(HasSubstr("paired by round")));
   }
 }
 

@@ -30,6 +30,7 @@ using compare_internal::IndexMarks;
 using compare_internal::LabelledMetric;
 using compare_internal::MarkIndex;
 using compare_internal::OneSampleNote;
+using compare_internal::PairedNote;
 using compare_internal::PairingNote;
 using compare_internal::Reps;
 using compare_internal::SimulatedNote;
@@ -162,8 +163,8 @@ std::string RenderMarkdown(const Comparison& c,
     }
     out += "\n";
   }
-  if (const std::string note = OneSampleNote(c); !note.empty()) {
-    absl::StrAppend(&out, "\n> **Note:** ", note, ".\n");
+  for (const std::string& note : {OneSampleNote(c), PairedNote(c)}) {
+    if (!note.empty()) absl::StrAppend(&out, "\n> **Note:** ", note, ".\n");
   }
   out += "\n";
   if (!c.geomean.empty() && w.Fits(100 + 40 * c.geomean.size())) {

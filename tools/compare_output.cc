@@ -175,6 +175,21 @@ std::string OneSampleNote(const Comparison& c) {
       "--benchmark_repetitions=5)");
 }
 
+std::string PairedNote(const Comparison& c) {
+  size_t n = 0;
+  for (const BenchmarkComparison& bc : c.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      n += m.evidence == Evidence::kPaired;
+    }
+  }
+  if (n == 0) return "";
+  return absl::StrCat(
+      n,
+      " comparison(s) are paired by round (perfcounters ab): their change "
+      "is the median of the rounds' new/base ratios and p the sign test's "
+      "on them; --format json has each 95 % interval");
+}
+
 }  // namespace compare_internal
 
 void RenderTo(const Comparison& comparison,

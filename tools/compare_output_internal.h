@@ -70,6 +70,10 @@ std::string GateSummaryLine(const GateResult& g);
 // What OneSampleCount() means, or "" when it is 0.
 std::string OneSampleNote(const Comparison& c);
 
+// What a change paired by round (`perfcounters ab`'s files) is, or ""
+// when no comparison is paired.
+std::string PairedNote(const Comparison& c);
+
 // The table output, in pieces of whole rows (RenderTo()).
 void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
                  const RenderOptions& options, const TextWriter& write);

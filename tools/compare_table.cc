@@ -31,6 +31,7 @@ using compare_internal::LabelledMetric;
 using compare_internal::MarkIndex;
 using compare_internal::NoValue;
 using compare_internal::OneSampleNote;
+using compare_internal::PairedNote;
 using compare_internal::PairingNote;
 using compare_internal::Reps;
 using compare_internal::SimulatedNote;
@@ -194,8 +195,8 @@ void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
     }
   }
   out += ProfileTableText(c.profiles);
-  if (const std::string note = OneSampleNote(c); !note.empty()) {
-    absl::StrAppend(&out, "\nNote: ", note, ".\n");
+  for (const std::string& note : {OneSampleNote(c), PairedNote(c)}) {
+    if (!note.empty()) absl::StrAppend(&out, "\nNote: ", note, ".\n");
   }
   if (!gates.empty()) out += "\n";
   for (const GateResult& g : gates) {
