@@ -67,7 +67,7 @@ uint64_t CountLoop(uint64_t n) {
       HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
   EXPECT_TRUE(event.ok()) << event.status();
   if (!event.ok()) return 0;
-  EXPECT_THAT(event->Enable(), IsOk());
+  EXPECT_TRUE(event->Enable().ok());
   TwoInstructionLoop(n);
   EXPECT_THAT(event->Disable(), IsOk());
   absl::StatusOr<Count> count = event->ReadCount();
@@ -89,7 +89,7 @@ uint64_t EnableDisableInstructions() {
   if (!outer.ok() || !inner.ok()) return 0;
   return testing::MinOf(3, [&] {
     return CountWhile(*outer, [&] {
-      EXPECT_THAT(inner->Enable(), IsOk());
+      EXPECT_TRUE(inner->Enable().ok());
       EXPECT_THAT(inner->Disable(), IsOk());
     });
   });

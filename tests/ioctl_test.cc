@@ -59,7 +59,7 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(2'000'000);
   EXPECT_EQ(ValueOf(*event), 0u);  // created disabled: nothing counted
 
-  ASSERT_THAT(event->Enable(), IsOk());
+  ASSERT_TRUE(event->Enable().ok());
   const uint64_t cpu_before = ThreadCpuNs();
   SpinCpuNs(5'000'000);
   const uint64_t cpu = ThreadCpuNs() - cpu_before;
@@ -72,7 +72,7 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(5'000'000);
   EXPECT_EQ(ValueOf(*event), counted);  // disabled: stopped
 
-  ASSERT_THAT(event->Reset(), IsOk());
+  ASSERT_TRUE(event->Reset().ok());
   EXPECT_EQ(ValueOf(*event), 0u);
 }
 
@@ -118,7 +118,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
 
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_THAT(event->Refresh(kOverflows), IsOk());
+  ASSERT_TRUE(event->Refresh(kOverflows).ok());
   pages.Touch();
   signal(sig, SIG_IGN);
 
@@ -134,7 +134,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
   g_poll_hup = 0;
   FreshPages more(200);
   ASSERT_TRUE(more.ok());
-  ASSERT_THAT(event->Refresh(1), IsOk());
+  ASSERT_TRUE(event->Refresh(1).ok());
   more.Touch();
   const uint64_t after = ValueOf(*event);
   EXPECT_GE(after - value, kPeriod - 3);
@@ -163,10 +163,10 @@ TEST(IoctlTest, SetPeriodMovesTheOverflow) {
   attr.sample_period = 100;
   absl::StatusOr<Event> event = Event::Open(attr, "page-faults");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_THAT(event->SetPeriod(7), IsOk());
+  ASSERT_TRUE(event->SetPeriod(7).ok());
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_THAT(event->Refresh(1), IsOk());
+  ASSERT_TRUE(event->Refresh(1).ok());
   pages.Touch();
   const uint64_t value = ValueOf(*event);
   EXPECT_GE(value, 7u);
@@ -230,8 +230,8 @@ TEST(IoctlTest, SetOutputNeedsATargetWithABuffer) {
             "argument)");
   Ring ring(target->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_THAT(source->SetOutput(target->fd()), IsOk());
-  EXPECT_THAT(source->SetOutput(-1), IsOk());
+  EXPECT_TRUE(source->SetOutput(target->fd()).ok());
+  EXPECT_TRUE(source->SetOutput(-1).ok());
   EXPECT_EQ(Message(source->SetOutput(987654)),
             "PERF_EVENT_IOC_SET_OUTPUT on 'source': EBADF (Bad file "
             "descriptor)");
@@ -246,8 +246,8 @@ TEST(IoctlTest, PauseOutputNeedsABuffer) {
             "argument)");
   Ring ring(event->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_THAT(event->PauseOutput(true), IsOk());
-  EXPECT_THAT(event->PauseOutput(false), IsOk());
+  EXPECT_TRUE(event->PauseOutput(true).ok());
+  EXPECT_TRUE(event->PauseOutput(false).ok());
 }
 
 // Loads "r0 = 0; exit" as a tracepoint BPF program; -1 with `why` set.
@@ -337,7 +337,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
   ASSERT_TRUE(bp.ok()) << bp.status();
   Attr moved = attr;
   moved.config1 = reinterpret_cast<uint64_t>(&second);
-  ASSERT_THAT(bp->ModifyAttributes(moved), IsOk());
+  ASSERT_TRUE(bp->ModifyAttributes(moved).ok());
   absl::StatusOr<Count> count = bp->Measure([] {
     for (int i = 0; i < 10; ++i) first = i;
     for (int i = 0; i < 3; ++i) second = i;

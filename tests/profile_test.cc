@@ -194,14 +194,14 @@ Sampled SampleThreeToOne(bool callchain) {
   EXPECT_TRUE(p.ok()) << p.status();
   Sampled s;
   if (!p.ok()) return s;
-  EXPECT_THAT(p->Start(), IsOk());
+  EXPECT_TRUE(p->Start().ok());
   for (int i = 0; i < 20; ++i) {
     s.three_ns += SpinThree(15'000'000);
     s.one_ns += SpinOne(5'000'000);
   }
   EXPECT_THAT(p->Stop(), IsOk());
   SpinStopped(50'000'000);
-  EXPECT_THAT(p->Start(), IsOk());
+  EXPECT_TRUE(p->Start().ok());
   SpinInlined(20'000'000);
   s.one_ns += Outer(5'000'000);
   s.profile = MustTake(*p);
@@ -521,7 +521,7 @@ TEST(ProfileTest, OneNamePerFunction) {
   o.callchain = true;
   absl::StatusOr<Profiler> p = Profiler::Open(o);
   ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_THAT(p->Start(), IsOk());
+  ASSERT_TRUE(p->Start().ok());
   MixStatic(300'000'000);
   const Profile profile = MustTake(*p);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
@@ -564,7 +564,7 @@ TEST(ProfileTest, ThreadsMerge) {
     threads.emplace_back([t, &profiles] {
       absl::StatusOr<Profiler> p = Profiler::Open({});
       ASSERT_TRUE(p.ok()) << p.status();
-      ASSERT_THAT(p->Start(), IsOk());
+      ASSERT_TRUE(p->Start().ok());
       t == 0 ? SpinThree(60'000'000) : SpinOne(60'000'000);
       profiles[t] = MustTake(*p);
     });

@@ -117,7 +117,7 @@ TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
   int straddled = 0;
   size_t matched = 0;
   for (size_t i = 0; i < kPages; ++i) {
-    ASSERT_THAT(ev->Enable(), IsOk());
+    ASSERT_TRUE(ev->Enable().ok());
     pages.Touch(i);
     ASSERT_THAT(ev->Disable(), IsOk());
     bool found = false;
@@ -169,7 +169,7 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   constexpr size_t kPages = 400;  // far more than the 85 samples that fit
   FreshPages pages(kPages + 1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
     // Stay well below the kernel's per-tick sample limit, so that the
@@ -190,7 +190,7 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   drain();
   EXPECT_LE(samples, 4096 / kPageFaultSampleSize);
   // The kernel writes the LOST record with the next record that fits.
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(kPages);
   ASSERT_THAT(ev->Disable(), IsOk());
   drain();
@@ -257,7 +257,7 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
   absl::StatusOr<Record> got = absl::UnknownError("not read");
   std::thread reader([&] { got = ring->Read(5s); });
   std::this_thread::sleep_for(30ms);
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(0);
   ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
@@ -285,13 +285,13 @@ void ExpectWakeupAtFifthSample(const Attr& attr) {
     returned = true;
   });
   std::this_thread::sleep_for(30ms);  // the reader is now in poll(2)
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < 4; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   std::this_thread::sleep_for(100ms);
   EXPECT_FALSE(returned) << "woken before the 5th sample";
   EXPECT_TRUE(ring->HasRecord());  // the records are there all the same
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(4);
   ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
@@ -326,13 +326,13 @@ TEST(RingBufferTest, PausedOutputWritesNothing) {
   FreshPages pages(11);
   ASSERT_TRUE(pages.ok());
   ASSERT_THAT(ring->Pause(), IsOk());
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < 10; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   EXPECT_FALSE(ring->HasRecord());
   EXPECT_EQ(ring->data_head(), 0u);
-  ASSERT_THAT(ring->Resume(), IsOk());
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ring->Resume().ok());
+  ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(10);
   ASSERT_THAT(ev->Disable(), IsOk());
   uint64_t samples = 0;
@@ -374,8 +374,8 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
 
   FreshPages pages(5);
   ASSERT_TRUE(pages.ok());
-  ASSERT_THAT(leader->Enable(), IsOk());
-  ASSERT_THAT(follower->Enable(), IsOk());
+  ASSERT_TRUE(leader->Enable().ok());
+  ASSERT_TRUE(follower->Enable().ok());
   for (size_t i = 0; i < 5; ++i) pages.Touch(i);
   ASSERT_THAT(follower->Disable(), IsOk());
   ASSERT_THAT(leader->Disable(), IsOk());
@@ -412,7 +412,7 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
   // First a few, then a snapshot of a ring that has not wrapped yet.
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < 3; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   absl::StatusOr<std::vector<Record>> snap = ring->ReadBackwardSnapshot();
@@ -421,7 +421,7 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   for (const Record& r : *snap) addrs.push_back(*r.As<SampleRecord>()->addr);
   EXPECT_EQ(addrs, (std::vector<uint64_t>{pages.addr(2), pages.addr(1),
                                           pages.addr(0)}));
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 3; i < kPages; ++i) {
     pages.Touch(i);
     if (i % 32 == 31) std::this_thread::sleep_for(2ms);  // no throttling
@@ -488,7 +488,7 @@ TEST(RingBufferTest, MovedRingKeepsWorking) {
   RingBuffer moved = std::move(*ring);
   FreshPages pages(1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_THAT(ev->Enable(), IsOk());
+  ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(0);
   ASSERT_THAT(ev->Disable(), IsOk());
   // The ring holds its own fd: closing the event does not break it.

@@ -2,11 +2,16 @@
 // as abseil's absl/status/status_matchers.h (which Debian 12's abseil,
 // 20220623, does not have yet). A failure prints the status, not "false":
 //
-//   EXPECT_THAT(event->Enable(), IsOk());
+//   EXPECT_THAT(event->Disable(), IsOk());
 //   ASSERT_THAT(ParseEventList("cycles"), IsOkAndHolds(SizeIs(1)));
 //   EXPECT_THAT(Open("nope"), StatusIs(absl::StatusCode::kNotFound));
 //   EXPECT_THAT(Open("nope"), StatusIs(absl::StatusCode::kNotFound,
 //                                      HasSubstr("did you mean")));
+//
+// Not inside a counted window: a matcher runs gMock's code (and may
+// allocate, touching fresh heap pages), which the events would count. A
+// call that starts counting (Enable, Reset, Refresh, Start, Resume) is
+// checked with ASSERT_TRUE(x.ok()).
 #ifndef PERFCOUNTERS_TESTS_SUPPORT_STATUS_MATCHERS_H_
 #define PERFCOUNTERS_TESTS_SUPPORT_STATUS_MATCHERS_H_
 
