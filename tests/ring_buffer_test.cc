@@ -6,13 +6,16 @@
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -57,6 +60,25 @@ Attr PageFaultSampler() {
   return a;
 }
 constexpr size_t kPageFaultSampleSize = 48;
+
+// Waits until thread `tid` of this process sleeps in ppoll(2), as
+// /proc/self/task/TID/syscall says (its first field is the number of the
+// system call the thread is blocked in). A blocking Read checks the ring
+// before it polls, so a test of what wakes the poll must not write records
+// before the reader is in it: on a loaded machine a new thread may not have
+// run at all after tens of milliseconds. True once it is; false after 10 s.
+bool WaitUntilInPpoll(pid_t tid) {
+  const std::string path =
+      "/proc/self/task/" + std::to_string(tid) + "/syscall";
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    long nr = -1;
+    if (in >> nr && nr == SYS_ppoll) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return false;
+}
 
 TEST(RingBufferTest, DataPagesMustBeAPowerOfTwo) {
   absl::StatusOr<Event> ev = Event::Open(PageFaultSampler(), "page-faults");
@@ -255,8 +277,15 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
   ASSERT_TRUE(pages.ok());
   // The event counts this thread; the other thread only waits and reads.
   absl::StatusOr<Record> got = absl::UnknownError("not read");
-  std::thread reader([&] { got = ring->Read(5s); });
-  std::this_thread::sleep_for(30ms);
+  std::atomic<pid_t> reader_tid{0};
+  std::thread reader([&] {
+    reader_tid = gettid();
+    got = ring->Read(5s);
+  });
+  while (reader_tid == 0) std::this_thread::yield();
+  const bool blocked = WaitUntilInPpoll(reader_tid);
+  if (!blocked) reader.join();
+  ASSERT_TRUE(blocked) << "the reader never blocked in ppoll(2)";
   ASSERT_TRUE(ev->Enable().ok());
   pages.Touch(0);
   ASSERT_THAT(ev->Disable(), IsOk());
@@ -279,12 +308,17 @@ void ExpectWakeupAtFifthSample(const Attr& attr) {
   FreshPages pages(5);
   ASSERT_TRUE(pages.ok());
   std::atomic<bool> returned{false};
+  std::atomic<pid_t> reader_tid{0};
   absl::StatusOr<Record> got = absl::UnknownError("not read");
   std::thread reader([&] {
+    reader_tid = gettid();
     got = ring->Read(10s);
     returned = true;
   });
-  std::this_thread::sleep_for(30ms);  // the reader is now in poll(2)
+  while (reader_tid == 0) std::this_thread::yield();
+  const bool blocked = WaitUntilInPpoll(reader_tid);
+  if (!blocked) reader.join();
+  ASSERT_TRUE(blocked) << "the reader never blocked in ppoll(2)";
   ASSERT_TRUE(ev->Enable().ok());
   for (size_t i = 0; i < 4; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
