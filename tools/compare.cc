@@ -1,4 +1,5 @@
-// compare.cc: pairing, statistics and gates of `perfcounters compare`.
+// compare.cc: pairing and gates of `perfcounters compare` (its tests and
+// medians: statistics.cc).
 #include "compare.h"
 
 #include <algorithm>
@@ -329,31 +330,6 @@ void ComparePaired(MetricComparison& m) {
   }
 }
 
-// Exact two-sided p-value of U (no ties): counts of arrangements by U via
-// N(i, j, u) = N(i-1, j, u-j) + N(i, j-1, u), using additions only.
-double ExactP(size_t m, size_t n, double u_max) {
-  if (m > n) std::swap(m, n);
-  const size_t max_u = m * n;
-  // cur[i] = distribution for i x's and j y's.
-  std::vector<std::vector<double>> cur(m + 1, std::vector<double>(max_u + 1));
-  for (size_t i = 0; i <= m; ++i) cur[i][0] = 1;  // j = 0: U = 0 only
-  for (size_t j = 1; j <= n; ++j) {
-    // N(0, j, 0) = 1 already; update i ascending using N(i-1, j, .) (new).
-    for (size_t i = 1; i <= m; ++i) {
-      std::vector<double>& row = cur[i];             // holds N(i, j-1, .)
-      const std::vector<double>& prev = cur[i - 1];  // N(i-1, j, .)
-      for (size_t u = max_u + 1; u-- > j;) row[u] += prev[u - j];
-    }
-  }
-  const std::vector<double>& dist = cur[m];
-  double total = 0, tail = 0;
-  for (size_t u = 0; u <= max_u; ++u) {
-    total += dist[u];
-    if (static_cast<double>(u) >= u_max - 1e-9) tail += dist[u];
-  }
-  return std::min(1.0, 2.0 * tail / total);
-}
-
 }  // namespace
 
 TableMetric FindTableMetric(absl::string_view name) {
@@ -396,61 +372,6 @@ Better BetterDirection(absl::string_view metric) {
     if (absl::StrContains(m, worse)) return Better::kLower;
   }
   return Better::kUnknown;
-}
-
-double Median(std::vector<double> values) {
-  const size_t n = values.size();
-  auto mid = values.begin() + n / 2;
-  std::nth_element(values.begin(), mid, values.end());
-  if (n % 2 == 1) return *mid;
-  const double upper = *mid;
-  const double lower = *std::max_element(values.begin(), mid);
-  return lower + (upper - lower) / 2;
-}
-
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
-                               const std::vector<double>& b) {
-  const size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
-  std::vector<std::pair<double, bool>> all;  // value, from a
-  all.reserve(n);
-  for (double v : a) all.emplace_back(v, true);
-  for (double v : b) all.emplace_back(v, false);
-  std::sort(all.begin(), all.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
-  double rank_sum_a = 0;
-  double tie_term = 0;  // sum of t^3 - t over tie groups
-  for (size_t i = 0; i < n;) {
-    size_t j = i;
-    while (j < n && all[j].first == all[i].first) ++j;
-    const double t = static_cast<double>(j - i);
-    const double rank =
-        (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
-    for (size_t k = i; k < j; ++k) {
-      if (all[k].second) rank_sum_a += rank;
-    }
-    tie_term += t * t * t - t;
-    i = j;
-  }
-  MannWhitneyResult r;
-  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2);
-  r.u = rank_sum_a - dn1 * (dn1 + 1) / 2;
-  const double u_max = std::max(r.u, dn1 * dn2 - r.u);
-  if (tie_term == 0 && std::min(n1, n2) <= 8) {
-    r.method = PMethod::kExact;
-    r.p = ExactP(n1, n2, u_max);
-    return r;
-  }
-  r.method = PMethod::kNormal;
-  const double dn = static_cast<double>(n);
-  const double mu = dn1 * dn2 / 2;
-  const double var = dn1 * dn2 / 12 * ((dn + 1) - tie_term / (dn * (dn - 1)));
-  if (var <= 0) {
-    r.p = 1;  // every value tied
-    return r;
-  }
-  const double z = (u_max - mu - 0.5) / std::sqrt(var);
-  r.p = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
-  return r;
 }
 
 std::vector<UnavailableGroup> UnavailableOf(const BenchmarkFile& file) {
@@ -632,16 +553,6 @@ bool Significant(const MetricComparison& m, double alpha) {
       return m.p_value && *m.p_value < alpha;
   }
   return false;
-}
-
-double MinimumP(size_t n1, size_t n2) {
-  // 2 / C(n1 + n2, n1), computed as a product to stay finite.
-  double c = 1;
-  const size_t k = std::min(n1, n2), n = n1 + n2;
-  for (size_t i = 1; i <= k; ++i) {
-    c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
-  }
-  return std::min(1.0, 2.0 / c);
 }
 
 std::vector<std::string> MeasuredMetrics(const Comparison& comparison) {
