@@ -24,19 +24,6 @@
 namespace perfcounters::tools {
 namespace {
 
-using compare_internal::ComplexityNote;
-using compare_internal::FormatSide;
-using compare_internal::IndexMarks;
-using compare_internal::LabelledMetric;
-using compare_internal::MarkIndex;
-using compare_internal::OneSampleNote;
-using compare_internal::PairedNote;
-using compare_internal::PairingNote;
-using compare_internal::Reps;
-using compare_internal::SimulatedNote;
-using compare_internal::Uncounted;
-using compare_internal::VerdictText;
-
 // Table-cell text: pipes escaped (GitHub's tables split cells at unescaped
 // pipes, even inside code spans), newlines and control bytes escaped.
 std::string Md(absl::string_view s) {

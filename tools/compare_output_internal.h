@@ -89,4 +89,25 @@ void RenderJson(const Comparison& c, const std::vector<GateResult>& gates,
 
 }  // namespace perfcounters::tools::compare_internal
 
+namespace perfcounters::tools {
+
+// The table and markdown writers (compare_table.cc, compare_markdown.cc)
+// name these by their short names.
+using compare_internal::ComplexityNote;
+using compare_internal::FormatSide;
+using compare_internal::GateSummaryLine;
+using compare_internal::IndexMarks;
+using compare_internal::LabelledMetric;
+using compare_internal::MarkIndex;
+using compare_internal::NoValue;
+using compare_internal::OneSampleNote;
+using compare_internal::PairedNote;
+using compare_internal::PairingNote;
+using compare_internal::Reps;
+using compare_internal::SimulatedNote;
+using compare_internal::Uncounted;
+using compare_internal::VerdictText;
+
+}  // namespace perfcounters::tools
+
 #endif  // PERFCOUNTERS_TOOLS_COMPARE_OUTPUT_INTERNAL_H_

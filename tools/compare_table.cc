@@ -23,21 +23,6 @@
 namespace perfcounters::tools {
 namespace {
 
-using compare_internal::ComplexityNote;
-using compare_internal::FormatSide;
-using compare_internal::GateSummaryLine;
-using compare_internal::IndexMarks;
-using compare_internal::LabelledMetric;
-using compare_internal::MarkIndex;
-using compare_internal::NoValue;
-using compare_internal::OneSampleNote;
-using compare_internal::PairedNote;
-using compare_internal::PairingNote;
-using compare_internal::Reps;
-using compare_internal::SimulatedNote;
-using compare_internal::Uncounted;
-using compare_internal::VerdictText;
-
 constexpr const char* kRed = "\x1b[31m";
 constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kBoldRed = "\x1b[1;31m";
