@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,90 +94,67 @@ std::string FormatMetricRow(const Comparison& c, const BenchmarkComparison& bc,
       gate_column ? " | " : "", last, " |\n");
 }
 
-}  // namespace
-
-namespace compare_internal {
-
-std::string RenderMarkdown(const Comparison& c,
-                           const std::vector<GateResult>& gates,
-                           const RenderOptions& options) {
-  const MarkIndex marks = IndexMarks(gates);
-  // The profiles' part gets up to a quarter of the comment.
-  const std::string profiles =
-      ProfileMarkdown(c.profiles, options.max_chars / 4);
-  MarkdownWriter w(options, profiles.size());
-  std::string& out = w.out();
-  out = "## perfcounters compare\n\n";
-  absl::StrAppend(&out, "Base: ", Code(c.base_source),
-                  ", new: ", Code(c.next_source), "\n\n");
-  if (const std::string note = SimulatedNote(c); !note.empty()) {
-    absl::StrAppend(&out, "Note: ", Md(note), ".\n\n");
+// The verdict, the gates' table and what each gate says.
+void AppendMdGates(std::string& out, const std::vector<GateResult>& gates) {
+  absl::StrAppend(&out, "**Verdict: ", VerdictText(gates), ".**\n\n");
+  out +=
+      "| Gate | Result | Checked | Violated | Not significant | Not "
+      "evaluated |\n|---|---|---:|---:|---:|---:|\n";
+  for (const GateResult& g : gates) {
+    absl::StrAppend(&out, "| ", Code(g.gate), " | ",
+                    g.status == GateStatus::kPassed
+                        ? "passed"
+                        : absl::StrCat("**", StatusName(g.status), "**"),
+                    " | ", g.checked, " | ", g.violations.size(), " | ",
+                    g.not_significant.size(), " | ", g.not_evaluated.size(),
+                    " |\n");
   }
-  if (!gates.empty()) {
-    absl::StrAppend(&out, "**Verdict: ", VerdictText(gates), ".**\n\n");
-    out +=
-        "| Gate | Result | Checked | Violated | Not significant | Not "
-        "evaluated |\n|---|---|---:|---:|---:|---:|\n";
-    for (const GateResult& g : gates) {
-      absl::StrAppend(&out, "| ", Code(g.gate), " | ",
-                      g.status == GateStatus::kPassed
-                          ? "passed"
-                          : absl::StrCat("**", StatusName(g.status), "**"),
-                      " | ", g.checked, " | ", g.violations.size(), " | ",
-                      g.not_significant.size(), " | ", g.not_evaluated.size(),
-                      " |\n");
+  for (const GateResult& g : gates) {
+    if (!g.message.empty()) {
+      absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", Md(g.message));
     }
-    for (const GateResult& g : gates) {
-      if (!g.message.empty()) {
-        absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", Md(g.message));
+    if (!g.violations.empty()) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < g.violations.size() && i < 5; ++i) {
+        names.push_back(Code(g.violations[i].benchmark));
       }
-      if (!g.violations.empty()) {
-        std::vector<std::string> names;
-        for (size_t i = 0; i < g.violations.size() && i < 5; ++i) {
-          names.push_back(Code(g.violations[i].benchmark));
-        }
-        absl::StrAppend(&out, "\n- ", Code(g.gate), ": violated by ",
-                        absl::StrJoin(names, ", "));
-        if (g.violations.size() > names.size()) {
-          absl::StrAppend(&out, " and ", g.violations.size() - names.size(),
-                          " more");
-        }
-      }
-      if (g.estimated > 0) {
-        absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", g.estimated,
-                        " checked value(s) on multiplexed estimates (marked ",
-                        MdMarked(kEstimateMarker), ")");
+      absl::StrAppend(&out, "\n- ", Code(g.gate), ": violated by ",
+                      absl::StrJoin(names, ", "));
+      if (g.violations.size() > names.size()) {
+        absl::StrAppend(&out, " and ", g.violations.size() - names.size(),
+                        " more");
       }
     }
-    out += "\n";
-  }
-  for (const std::string& note : {OneSampleNote(c), PairedNote(c)}) {
-    if (!note.empty()) absl::StrAppend(&out, "\n> **Note:** ", note, ".\n");
+    if (g.estimated > 0) {
+      absl::StrAppend(&out, "\n- ", Code(g.gate), ": ", g.estimated,
+                      " checked value(s) on multiplexed estimates (marked ",
+                      MdMarked(kEstimateMarker), ")");
+    }
   }
   out += "\n";
-  if (!c.geomean.empty() && w.Fits(100 + 40 * c.geomean.size())) {
-    out += "| Geometric mean | Change | Benchmarks |\n|---|---:|---:|\n";
-    for (const GeomeanSummary& g : c.geomean) {
-      absl::StrAppendFormat(&out, "| %s | %+.2f%% | %d |\n",
-                            Md(LabelledMetric(c, g.metric)), g.change_pct,
-                            g.benchmarks);
-    }
-    out += "\n";
-  }
+}
 
-  // Rows by section: gate violations, regressions, improvements, other
-  // changes, unchanged; each sorted by the size of the change.
-  struct Item {
-    const BenchmarkComparison* bc;
-    const MetricComparison* m;
-    std::string gate_cell;
-  };
-  std::vector<Item> violated, regressions, improvements, other, unchanged;
+// A metric's row to be: its benchmark, the metric and its Gate cell.
+struct MdItem {
+  const BenchmarkComparison* bc;
+  const MetricComparison* m;
+  std::string gate_cell;
+};
+
+// Rows by section: gate violations, regressions, improvements, other
+// changes, unchanged; and the benchmarks not compared.
+struct MdRows {
+  std::vector<MdItem> violated, regressions, improvements, other, unchanged;
   std::vector<const BenchmarkComparison*> not_compared;
+};
+
+MdRows SortMdRows(const Comparison& c, const MarkIndex& marks,
+                  const RenderOptions& options) {
+  MdRows rows;
   for (const BenchmarkComparison& bc : c.benchmarks) {
-    if (!PairingNote(bc).empty()) not_compared.push_back(&bc);
+    if (!PairingNote(bc).empty()) rows.not_compared.push_back(&bc);
     for (const MetricComparison& m : bc.metrics) {
-      Item item{&bc, &m, ""};
+      MdItem item{&bc, &m, ""};
       if (auto it = marks.find({bc.name, m.metric}); it != marks.end()) {
         for (const std::string& g : it->second.failed) {
           absl::StrAppend(&item.gate_cell, item.gate_cell.empty() ? "" : " ",
@@ -187,45 +165,49 @@ std::string RenderMarkdown(const Comparison& c,
                           "held: ", Md(g));
         }
         if (!it->second.failed.empty()) {
-          violated.push_back(std::move(item));
+          rows.violated.push_back(std::move(item));
           continue;
         }
       }
       if (!m.change_pct) continue;  // shown under "not compared" if at all
       if (!Changed(m, options.alpha)) {
-        if (!options.only_changed) unchanged.push_back(std::move(item));
+        if (!options.only_changed) rows.unchanged.push_back(std::move(item));
         continue;
       }
       const int d = ChangeDirection(m);
-      (d > 0   ? regressions
-       : d < 0 ? improvements
-               : other)
+      (d > 0   ? rows.regressions
+       : d < 0 ? rows.improvements
+               : rows.other)
           .push_back(std::move(item));
     }
   }
-  auto by_size = [](const Item& a, const Item& b) {
+  return rows;
+}
+
+struct MdSection {
+  const char* title;
+  std::vector<MdItem>* items;
+  size_t left_out = 0;
+};
+
+// The sections' tables, each sorted by the size of the change, as far as
+// the budgets allow; whether a written value is an estimate.
+bool WriteMdSections(MarkdownWriter& w, const Comparison& c,
+                     std::span<MdSection> sections) {
+  std::string& out = w.out();
+  auto by_size = [](const MdItem& a, const MdItem& b) {
     return std::fabs(a.m->change_pct.value_or(0)) >
            std::fabs(b.m->change_pct.value_or(0));
   };
-  struct Section {
-    const char* title;
-    std::vector<Item>* items;
-    size_t left_out = 0;
-  };
   bool flagged = false;  // a written value is an estimate
-  Section sections[] = {{"Gate violations", &violated},
-                        {"Regressions", &regressions},
-                        {"Improvements", &improvements},
-                        {"Other changes (no better direction known)", &other},
-                        {"No significant change", &unchanged}};
-  for (Section& s : sections) {
+  for (MdSection& s : sections) {
     std::stable_sort(s.items->begin(), s.items->end(), by_size);
     if (s.items->empty()) continue;
     // A Gate column where a row has a gate's mark (a held gate's note
     // too): never a cell beyond the header's, which GitHub drops.
     const bool gate_column =
         std::any_of(s.items->begin(), s.items->end(),
-                    [](const Item& item) { return !item.gate_cell.empty(); });
+                    [](const MdItem& item) { return !item.gate_cell.empty(); });
     const std::string heading = absl::StrCat(
         "### ", s.title, " (", s.items->size(), ")\n\n",
         "| Benchmark | Metric | Base | New | Change | p | Reps",
@@ -235,7 +217,7 @@ std::string RenderMarkdown(const Comparison& c,
     if (w.Fits(heading.size() + 200)) {
       out += heading;
       for (; i < s.items->size(); ++i) {
-        const Item& item = (*s.items)[i];
+        const MdItem& item = (*s.items)[i];
         if (!w.Row(FormatMetricRow(c, *item.bc, *item.m, item.gate_cell,
                                    gate_column))) {
           break;
@@ -246,43 +228,37 @@ std::string RenderMarkdown(const Comparison& c,
     }
     s.left_out = s.items->size() - i;
   }
-  if (flagged) {
-    absl::StrAppend(&out, MdMarked(EstimateLegend()),
-                    "; `--format json` has each side's coverage.\n\n");
-  }
-  if (!not_compared.empty() && !options.only_changed) {
-    const std::string heading =
-        absl::StrCat("### Not compared (", not_compared.size(), ")\n\n");
-    size_t i = 0;
-    if (w.Fits(heading.size() + 200)) {
-      out += heading;
-      for (; i < not_compared.size(); ++i) {
-        if (!w.Row(absl::StrCat("- ", Code(not_compared[i]->name), ": ",
-                                Md(PairingNote(*not_compared[i])), "\n"))) {
-          break;
-        }
+  return flagged;
+}
+
+void WriteMdNotCompared(
+    MarkdownWriter& w,
+    const std::vector<const BenchmarkComparison*>& not_compared) {
+  std::string& out = w.out();
+  const std::string heading =
+      absl::StrCat("### Not compared (", not_compared.size(), ")\n\n");
+  size_t i = 0;
+  if (w.Fits(heading.size() + 200)) {
+    out += heading;
+    for (; i < not_compared.size(); ++i) {
+      if (!w.Row(absl::StrCat("- ", Code(not_compared[i]->name), ": ",
+                              Md(PairingNote(*not_compared[i])), "\n"))) {
+        break;
       }
-      out += "\n";
-    }
-    if (i < not_compared.size()) {
-      absl::StrAppend(&out, "(", not_compared.size() - i,
-                      " more not compared benchmarks left out)\n\n");
-    }
-  }
-  if (const auto uncounted = Uncounted(c);
-      !uncounted.empty() && w.Fits(60 + 120 * uncounted.size())) {
-    absl::StrAppend(&out, "### Not counted (", uncounted.size(), ")\n\n");
-    for (const auto& [metric, text] : uncounted) {
-      absl::StrAppend(&out, "- ", Code(metric), ": ", Md(text), "\n");
     }
     out += "\n";
   }
-  if (const std::string note = ComplexityNote(c); !note.empty()) {
-    absl::StrAppend(&out, "> **Note:** ", Md(note), ".\n\n");
+  if (i < not_compared.size()) {
+    absl::StrAppend(&out, "(", not_compared.size() - i,
+                    " more not compared benchmarks left out)\n\n");
   }
-  out += profiles;
+}
+
+// What the budgets left out of the sections, and the closing notes.
+void AppendMdClosing(std::string& out, std::span<const MdSection> sections,
+                     const RenderOptions& options) {
   std::vector<std::string> left;
-  for (const Section& s : sections) {
+  for (const MdSection& s : sections) {
     if (s.left_out > 0) {
       left.push_back(absl::StrCat(s.left_out, " of ", s.items->size(), " ",
                                   absl::AsciiStrToLower(s.title)));
@@ -305,6 +281,69 @@ std::string RenderMarkdown(const Comparison& c,
     absl::StrAppend(&out, "Input warnings: ", options.warnings.size(),
                     " (see stderr or `--format json`)\n");
   }
+}
+
+}  // namespace
+
+namespace compare_internal {
+
+std::string RenderMarkdown(const Comparison& c,
+                           const std::vector<GateResult>& gates,
+                           const RenderOptions& options) {
+  const MarkIndex marks = IndexMarks(gates);
+  // The profiles' part gets up to a quarter of the comment.
+  const std::string profiles =
+      ProfileMarkdown(c.profiles, options.max_chars / 4);
+  MarkdownWriter w(options, profiles.size());
+  std::string& out = w.out();
+  out = "## perfcounters compare\n\n";
+  absl::StrAppend(&out, "Base: ", Code(c.base_source),
+                  ", new: ", Code(c.next_source), "\n\n");
+  if (const std::string note = SimulatedNote(c); !note.empty()) {
+    absl::StrAppend(&out, "Note: ", Md(note), ".\n\n");
+  }
+  if (!gates.empty()) AppendMdGates(out, gates);
+  for (const std::string& note : {OneSampleNote(c), PairedNote(c)}) {
+    if (!note.empty()) absl::StrAppend(&out, "\n> **Note:** ", note, ".\n");
+  }
+  out += "\n";
+  if (!c.geomean.empty() && w.Fits(100 + 40 * c.geomean.size())) {
+    out += "| Geometric mean | Change | Benchmarks |\n|---|---:|---:|\n";
+    for (const GeomeanSummary& g : c.geomean) {
+      absl::StrAppendFormat(&out, "| %s | %+.2f%% | %d |\n",
+                            Md(LabelledMetric(c, g.metric)), g.change_pct,
+                            g.benchmarks);
+    }
+    out += "\n";
+  }
+
+  MdRows rows = SortMdRows(c, marks, options);
+  MdSection sections[] = {
+      {"Gate violations", &rows.violated},
+      {"Regressions", &rows.regressions},
+      {"Improvements", &rows.improvements},
+      {"Other changes (no better direction known)", &rows.other},
+      {"No significant change", &rows.unchanged}};
+  if (WriteMdSections(w, c, sections)) {
+    absl::StrAppend(&out, MdMarked(EstimateLegend()),
+                    "; `--format json` has each side's coverage.\n\n");
+  }
+  if (!rows.not_compared.empty() && !options.only_changed) {
+    WriteMdNotCompared(w, rows.not_compared);
+  }
+  if (const auto uncounted = Uncounted(c);
+      !uncounted.empty() && w.Fits(60 + 120 * uncounted.size())) {
+    absl::StrAppend(&out, "### Not counted (", uncounted.size(), ")\n\n");
+    for (const auto& [metric, text] : uncounted) {
+      absl::StrAppend(&out, "- ", Code(metric), ": ", Md(text), "\n");
+    }
+    out += "\n";
+  }
+  if (const std::string note = ComplexityNote(c); !note.empty()) {
+    absl::StrAppend(&out, "> **Note:** ", Md(note), ".\n\n");
+  }
+  out += profiles;
+  AppendMdClosing(out, sections, options);
   return out;
 }
 
