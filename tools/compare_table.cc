@@ -47,114 +47,113 @@ const char* ChangeColor(const MetricComparison& m) {
 // table of many small benchmarks is tens of MB.
 constexpr size_t kTablePiece = 1 << 16;
 
-}  // namespace
-
-namespace compare_internal {
-
-void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
-                 const RenderOptions& options, const TextWriter& write) {
-  const bool color = options.color;
-  const MarkIndex marks = IndexMarks(gates);
-  // The rows are made twice, for the columns' widths and then for the
-  // text, instead of being kept (they would take many times the inputs'
-  // size for many small benchmarks).
+// What a pass over the rows counted: rows shown and left out by
+// --max-rows, and whether a shown value is an estimate.
+struct TableCounts {
   size_t shown = 0, left_out = 0;
-  bool flagged = false;  // a shown value is an estimate
-  auto for_each_row = [&](const std::function<void(const Row&)>& visit) {
-    shown = left_out = 0;
-    flagged = false;
-    Row r;
-    const char* titles[7] = {"Benchmark", "Metric", "Base", "New",
-                             "Change",    "p",      "Reps"};
-    for (int i = 0; i < 7; ++i) r.cells[i] = titles[i];
-    visit(r);
-    for (const BenchmarkComparison& bc : c.benchmarks) {
-      const std::string name = EscapeControlBytes(bc.name);
-      const std::string note = PairingNote(bc);
-      bool first = true;
-      if (!note.empty() && !options.only_changed) {
-        r = Row();
-        r.cells[0] = name;
-        r.note = absl::StrCat("(", note, ")");
-        visit(r);
-        first = false;
+  bool flagged = false;
+};
+
+// The row of `m`; `name`: its first cell; `gate_marks`: the gates that
+// marked it, if any.
+Row TableMetricRow(const Comparison& c, const MetricComparison& m,
+                   std::string name,
+                   const compare_internal::GateMarks* gate_marks) {
+  Row r;
+  r.cells[0] = std::move(name);
+  r.cells[1] = EscapeControlBytes(LabelledMetric(c, m.metric));
+  r.cells[2] = FormatSide(m, m.base);
+  r.cells[3] = FormatSide(m, m.next);
+  r.cells[4] = FormatChange(m.change_pct);
+  r.cells[5] = FormatP(m);
+  r.cells[6] = Reps(m);
+  r.change_color = ChangeColor(m);
+  if (gate_marks != nullptr) {
+    r.failed = !gate_marks->failed.empty();
+    for (const std::string& g : gate_marks->failed) {
+      absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
+    }
+    for (const std::string& g : gate_marks->held) {
+      absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
+    }
+  }
+  return r;
+}
+
+// Visits the titles' row, then each benchmark's note and metrics' rows.
+void ForEachTableRow(const Comparison& c, const MarkIndex& marks,
+                     const RenderOptions& options, TableCounts& counts,
+                     const std::function<void(const Row&)>& visit) {
+  counts = TableCounts();
+  Row r;
+  const char* titles[7] = {"Benchmark", "Metric", "Base", "New",
+                           "Change",    "p",      "Reps"};
+  for (int i = 0; i < 7; ++i) r.cells[i] = titles[i];
+  visit(r);
+  for (const BenchmarkComparison& bc : c.benchmarks) {
+    const std::string name = EscapeControlBytes(bc.name);
+    const std::string note = PairingNote(bc);
+    bool first = true;
+    if (!note.empty() && !options.only_changed) {
+      r = Row();
+      r.cells[0] = name;
+      r.note = absl::StrCat("(", note, ")");
+      visit(r);
+      first = false;
+    }
+    for (const MetricComparison& m : bc.metrics) {
+      if (NoValue(m)) continue;  // one line per metric after the table
+      auto it = marks.find({bc.name, m.metric});
+      const bool marked = it != marks.end() && !it->second.failed.empty();
+      if (options.only_changed && !marked && !Changed(m, options.alpha)) {
+        continue;
       }
-      for (const MetricComparison& m : bc.metrics) {
-        if (NoValue(m)) continue;  // one line per metric after the table
-        auto it = marks.find({bc.name, m.metric});
-        const bool marked = it != marks.end() && !it->second.failed.empty();
-        if (options.only_changed && !marked && !Changed(m, options.alpha)) {
-          continue;
-        }
-        if (options.max_rows > 0 && shown >= options.max_rows) {
-          ++left_out;
-          continue;
-        }
-        ++shown;
-        r = Row();
-        r.cells[0] = first ? name : "";
-        first = false;
-        r.cells[1] = EscapeControlBytes(LabelledMetric(c, m.metric));
-        r.cells[2] = FormatSide(m, m.base);
-        r.cells[3] = FormatSide(m, m.next);
-        flagged = flagged || Flagged(m.base) || Flagged(m.next);
-        r.cells[4] = FormatChange(m.change_pct);
-        r.cells[5] = FormatP(m);
-        r.cells[6] = Reps(m);
-        r.change_color = ChangeColor(m);
-        if (it != marks.end()) {
-          r.failed = !it->second.failed.empty();
-          for (const std::string& g : it->second.failed) {
-            absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
-          }
-          for (const std::string& g : it->second.held) {
-            absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
-          }
-        }
-        visit(r);
+      if (options.max_rows > 0 && counts.shown >= options.max_rows) {
+        ++counts.left_out;
+        continue;
       }
+      ++counts.shown;
+      counts.flagged = counts.flagged || Flagged(m.base) || Flagged(m.next);
+      visit(TableMetricRow(c, m, first ? name : std::string(),
+                           it != marks.end() ? &it->second : nullptr));
+      first = false;
     }
-  };
-  size_t width[7] = {};
-  size_t rows = 0;
-  for_each_row([&](const Row& r) {
-    ++rows;
-    const int columns = r.note.empty() ? 6 : 1;
-    for (int i = 0; i < columns; ++i) {
-      width[i] = std::max(width[i], r.cells[i].size());
-    }
-  });
-  std::string out;
-  out.reserve(std::min(rows * 100, 2 * kTablePiece));
-  for_each_row([&](const Row& r) {
-    if (out.size() >= kTablePiece) {
-      write(out);
-      out.clear();
-    }
-    if (!r.note.empty()) {
-      absl::StrAppend(&out, r.cells[0],
-                      std::string(width[0] - r.cells[0].size() + 2, ' '),
-                      r.note, "\n");
-      return;
-    }
-    for (int i = 0; i < 7; ++i) {
-      const std::string& cell = r.cells[i];
-      const bool right = i >= 2 && i <= 5;
-      const size_t pad = i < 6 ? width[i] - cell.size() : 0;
-      const char* col = i == 4 ? r.change_color : nullptr;
-      if (i == 6 && r.failed) col = kBoldRed;
-      if (right) out.append(pad, ' ');
-      if (color && col != nullptr) out += col;
-      out += cell;
-      if (color && col != nullptr) out += kReset;
-      if (!right && i < 6) out.append(pad, ' ');
-      if (i < 6) out += "  ";
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-  });
-  if (left_out > 0) {
-    absl::StrAppend(&out, "(", left_out,
+  }
+}
+
+// One row of text: cells padded to `width`, optionally coloured.
+void AppendTableRow(std::string& out, const Row& r, const size_t (&width)[7],
+                    bool color) {
+  if (!r.note.empty()) {
+    absl::StrAppend(&out, r.cells[0],
+                    std::string(width[0] - r.cells[0].size() + 2, ' '), r.note,
+                    "\n");
+    return;
+  }
+  for (int i = 0; i < 7; ++i) {
+    const std::string& cell = r.cells[i];
+    const bool right = i >= 2 && i <= 5;
+    const size_t pad = i < 6 ? width[i] - cell.size() : 0;
+    const char* col = i == 4 ? r.change_color : nullptr;
+    if (i == 6 && r.failed) col = kBoldRed;
+    if (right) out.append(pad, ' ');
+    if (color && col != nullptr) out += col;
+    out += cell;
+    if (color && col != nullptr) out += kReset;
+    if (!right && i < 6) out.append(pad, ' ');
+    if (i < 6) out += "  ";
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  out += '\n';
+}
+
+// What follows the rows: rows left out, notes, geometric means, profiles,
+// gates and the verdict.
+void AppendTableClosing(std::string& out, const Comparison& c,
+                        const std::vector<GateResult>& gates, bool color,
+                        const TableCounts& counts) {
+  if (counts.left_out > 0) {
+    absl::StrAppend(&out, "(", counts.left_out,
                     " more rows left out by --max-rows)\n");
   }
   for (const auto& [metric, text] : Uncounted(c)) {
@@ -164,7 +163,7 @@ void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
   if (const std::string note = ComplexityNote(c); !note.empty()) {
     absl::StrAppend(&out, "Note: ", note, "\n");
   }
-  if (flagged) {
+  if (counts.flagged) {
     absl::StrAppend(&out, EstimateLegend(),
                     "; --format json has each side's coverage\n");
   }
@@ -194,6 +193,38 @@ void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
   if (!gates.empty()) {
     absl::StrAppend(&out, "verdict: ", VerdictText(gates), "\n");
   }
+}
+
+}  // namespace
+
+namespace compare_internal {
+
+void RenderTable(const Comparison& c, const std::vector<GateResult>& gates,
+                 const RenderOptions& options, const TextWriter& write) {
+  const MarkIndex marks = IndexMarks(gates);
+  // The rows are made twice, for the columns' widths and then for the
+  // text, instead of being kept (they would take many times the inputs'
+  // size for many small benchmarks).
+  TableCounts counts;
+  size_t width[7] = {};
+  size_t rows = 0;
+  ForEachTableRow(c, marks, options, counts, [&](const Row& r) {
+    ++rows;
+    const int columns = r.note.empty() ? 6 : 1;
+    for (int i = 0; i < columns; ++i) {
+      width[i] = std::max(width[i], r.cells[i].size());
+    }
+  });
+  std::string out;
+  out.reserve(std::min(rows * 100, 2 * kTablePiece));
+  ForEachTableRow(c, marks, options, counts, [&](const Row& r) {
+    if (out.size() >= kTablePiece) {
+      write(out);
+      out.clear();
+    }
+    AppendTableRow(out, r, width, options.color);
+  });
+  AppendTableClosing(out, c, gates, options.color, counts);
   write(out);
 }
 
