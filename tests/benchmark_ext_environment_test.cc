@@ -3,6 +3,11 @@
 // what ReadEnvironment() says here, its build's facts and the load average
 // at start (context) and end (context_end), in the --benchmark_out file and
 // in --benchmark_format=json on stdout, also with a profile pass.
+#include <elf.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
@@ -38,6 +43,53 @@ perfcounters::Environment Written(const nlohmann::json& json) {
   return env;
 }
 
+// The GNU build-id of the ELF file `path`, read from its section headers
+// (not from a loaded program, as the benchmark reads its own), as hex; ""
+// where it has none.
+std::string BuildIdOfFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string f((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh;
+  if (f.size() < sizeof eh || f.compare(0, 4, ELFMAG) != 0 ||
+      f[EI_CLASS] != ELFCLASS64) {
+    return "";
+  }
+  std::memcpy(&eh, f.data(), sizeof eh);
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh;
+    const size_t at = eh.e_shoff + i * eh.e_shentsize;
+    if (at + sizeof sh > f.size()) return "";
+    std::memcpy(&sh, f.data() + at, sizeof sh);
+    if (sh.sh_type != SHT_NOTE || sh.sh_offset + sh.sh_size > f.size()) {
+      continue;
+    }
+    const size_t align = sh.sh_addralign == 8 ? 8 : 4;
+    const auto pad = [align](size_t n) {
+      return (n + align - 1) / align * align;
+    };
+    for (size_t p = sh.sh_offset;
+         p + sizeof(Elf64_Nhdr) <= sh.sh_offset + sh.sh_size;) {
+      Elf64_Nhdr nh;
+      std::memcpy(&nh, f.data() + p, sizeof nh);
+      const size_t desc = p + sizeof nh + pad(nh.n_namesz);
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+          f.compare(p + sizeof nh, 4, std::string("GNU\0", 4)) == 0) {
+        std::string hex;
+        for (size_t b = 0; b < nh.n_descsz; ++b) {
+          static constexpr char kDigits[] = "0123456789abcdef";
+          const auto byte = static_cast<unsigned char>(f[desc + b]);
+          hex += kDigits[byte >> 4];
+          hex += kDigits[byte & 15];
+        }
+        return hex;
+      }
+      p = desc + pad(nh.n_descsz);
+    }
+  }
+  return "";
+}
+
 // Every machine field but the load is what this process reads; the build's
 // and the load's are there, each one non-empty.
 void ExpectFingerprint(const nlohmann::json& json) {
@@ -51,7 +103,7 @@ void ExpectFingerprint(const nlohmann::json& json) {
   for (const auto& [key, value] : written) {
     EXPECT_FALSE(value.empty()) << key;
     if (key.rfind("build.", 0) == 0 || key.rfind("gbench.", 0) == 0 ||
-        key.rfind("loadavg.", 0) == 0) {
+        key.rfind("loadavg.", 0) == 0 || key.rfind("binary.", 0) == 0) {
       continue;
     }
     EXPECT_TRUE(here.contains(key)) << key << " written, not read here";
@@ -77,6 +129,25 @@ TEST(BenchmarkEnvironment, OutFileCarriesTheFingerprint) {
   ExpectFingerprint(r.json);
   // Not on the console.
   EXPECT_EQ(r.err.find("perfcounters.env."), std::string::npos) << r.err;
+}
+
+// binary.build_id is the benchmark file's own build-id (the toolchain
+// writes one: Debian's gcc and clang link with --build-id), and another
+// binary has another.
+TEST(BenchmarkEnvironment, BuildIdNamesTheBinary) {
+  const std::string bench =
+      perfcounters::testing::FindBench(perfcounters::testing::kBench);
+  const std::string other =
+      perfcounters::testing::FindBench(perfcounters::testing::kOwnMainBench);
+  ASSERT_FALSE(bench.empty());
+  const std::string expected = BuildIdOfFile(bench);
+  if (expected.empty())
+    GTEST_SKIP() << bench << " was linked without a build-id";
+  const Result r = RunBench({kFilter, kMinTime});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Written(r.json)["binary.build_id"], expected);
+  ASSERT_FALSE(other.empty());
+  EXPECT_NE(BuildIdOfFile(other), expected);
 }
 
 TEST(BenchmarkEnvironment, StdoutJsonCarriesTheFingerprint) {

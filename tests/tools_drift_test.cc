@@ -29,11 +29,17 @@ struct Shape {
   std::vector<double> times;
   std::vector<double> instructions;
   bool instructions_counted = true;
+  // The fingerprint's binary.build_id ("": none) and kernel.release.
+  std::string build_id;
 };
 
 std::string RunJson(const Shape& s) {
   nlohmann::ordered_json root;
   root["context"] = {{"date", "now"}};
+  if (!s.build_id.empty()) {
+    root["context"]["perfcounters.env.binary.build_id"] = s.build_id;
+    root["context"]["perfcounters.env.kernel.release"] = "6.1.0";
+  }
   root["benchmarks"] = nlohmann::ordered_json::array();
   for (size_t b = 0; b < 13; ++b) {
     const std::string name = absl::StrCat("BM_", b);
@@ -75,9 +81,11 @@ class DriftCommand : public ::testing::Test {
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ASSERT_TRUE(testing::MakeDirectories(dir_));
   }
-  void WritePair(const Shape& next, bool counted = true) {
+  void WritePair(const Shape& next, bool counted = true,
+                 const std::string& base_build_id = "") {
     Shape base;
     base.instructions_counted = counted;
+    base.build_id = base_build_id;
     std::ofstream(dir_ + "/base.json", std::ios::binary) << RunJson(base);
     std::ofstream(dir_ + "/new.json", std::ios::binary) << RunJson(next);
   }
@@ -151,6 +159,55 @@ TEST_F(DriftCommand, WithoutInstructionCountsTheCodeMayHaveChanged) {
                                "tells the machine from the code"));
 }
 
+// Without instruction counts the binaries' build-ids tell the machine from
+// the code; another binary is no environment difference.
+TEST_F(DriftCommand, WithoutInstructionCountsTheBinaryTells) {
+  Shape next = Drifted(/*counted=*/false);
+  next.build_id = "aaaa";
+  WritePair(next, /*counted=*/false, "aaaa");
+  RunResult r = Compare({"--fail-on", "real_time>+5%"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("13 of 13 benchmarks' real_time moved"));
+  EXPECT_THAT(r.out, HasSubstr("but the same binary ran both times (its "
+                               "build-id): the machine was faster in the "
+                               "second run"));
+  EXPECT_THAT(r.out, Not(HasSubstr("environment differs")));
+  EXPECT_THAT(r.err, HasSubstr("(common-mode drift: the machine, not the "
+                               "code)"));
+  // Another binary: the drift is named, what moved it cannot be told, and
+  // the builds' difference neither shows as nor refuses as an environment
+  // difference (the gate on times is checked).
+  next.build_id = "bbbb";
+  WritePair(next, /*counted=*/false, "aaaa");
+  r = Compare({"--fail-on", "real_time>+5%"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("without instruction counts (no PMU) and with "
+                               "another binary in the second run, whether "
+                               "the code changed cannot be told"));
+  EXPECT_THAT(r.out, Not(HasSubstr("environment differs")));
+  EXPECT_THAT(r.err, HasSubstr("which cannot be told apart without "
+                               "instruction counts"));
+  EXPECT_THAT(r.err, Not(HasSubstr("refused")));
+  r = Compare({"--format", "json"});
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["drift"][0]["binary"], "different");
+  EXPECT_EQ(j["environment"]["differs"], false);
+  EXPECT_EQ(j["environment"]["binary"]["base_build_id"], "aaaa");
+  EXPECT_EQ(j["environment"]["binary"]["new_build_id"], "bbbb");
+  EXPECT_EQ(j["environment"]["binary"]["same"], "different");
+  // A slower second run of another binary gates as usual: exit 1.
+  Shape slower;
+  slower.times.assign(13, 1.2);
+  slower.instructions_counted = false;
+  slower.build_id = "bbbb";
+  WritePair(slower, /*counted=*/false, "aaaa");
+  r = Compare({"--fail-on", "real_time>+5%"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("the machine was slower in the second run, "
+                               "or the code changed alike everywhere"));
+}
+
 TEST_F(DriftCommand, AFewChangesAreNotDrift) {
   Shape s;
   s.times = {0.65, 0.65, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -196,6 +253,28 @@ TEST(DetectDrift, SlowerRunIsDriftToo) {
   EXPECT_NEAR(d[0].median_pct, 20.0, 0.01);
   EXPECT_TRUE(d[0].exceptions.empty());
   EXPECT_EQ(d[0].unchecked, 0u);
+  EXPECT_EQ(d[0].binary, SameBinary::kUnknown);
+}
+
+TEST(SameBinaryOf, BuildIdsDecide) {
+  Shape a, b;
+  a.build_id = "0123abcd";
+  b.build_id = "0123abcd";
+  const auto parse = [](const Shape& s, const char* name) {
+    return ParseBenchmarkJson(RunJson(s), name);
+  };
+  absl::StatusOr<BenchmarkFile> fa = parse(a, "a.json"),
+                                fb = parse(b, "b.json"),
+                                none = parse(Shape{}, "none.json");
+  ASSERT_TRUE(fa.ok() && fb.ok() && none.ok());
+  EXPECT_EQ(SameBinaryOf(*fa, *fb), SameBinary::kSame);
+  EXPECT_EQ(SameBinaryOf(*fa, *none), SameBinary::kUnknown);
+  EXPECT_EQ(SameBinaryOf(*none, *none), SameBinary::kUnknown);
+  b.build_id = "0123abce";
+  fb = parse(b, "b.json");
+  ASSERT_TRUE(fb.ok());
+  EXPECT_EQ(SameBinaryOf(*fa, *fb), SameBinary::kDifferent);
+  EXPECT_FALSE(DiffEnvironments(*fa, *fb).Differs());
 }
 
 }  // namespace

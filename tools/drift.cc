@@ -41,6 +41,35 @@ std::vector<std::string> TimeMetrics(const Comparison& c) {
 
 std::string Pct(double v) { return absl::StrFormat("%+.1f %%", v); }
 
+// What the statement says when no member has instruction counts: what the
+// binaries tell. `way`: "faster" or "slower".
+std::string UncheckedText(SameBinary binary, const char* way) {
+  switch (binary) {
+    case SameBinary::kSame:
+      return absl::StrCat(
+          "; without instruction counts (no PMU), but the same binary ran "
+          "both times (its build-id): the machine was ",
+          way, " in the second run");
+    case SameBinary::kDifferent:
+      return absl::StrCat(
+          "; without instruction counts (no PMU) and with another binary in "
+          "the second run, whether the code changed cannot be told: the "
+          "machine was ",
+          way, " in the second run, or the code changed alike everywhere");
+    case SameBinary::kUnknown:
+      break;
+  }
+  return absl::StrCat(
+      "; without instruction counts (no PMU) nothing tells the machine from "
+      "the code: the machine was ",
+      way, " in the second run, or the code changed alike everywhere");
+}
+
+// Whether nothing told the members' machine from their code.
+bool Untold(const DriftMetric& d) {
+  return d.unchecked == d.members.size() && d.binary != SameBinary::kSame;
+}
+
 // One benchmark that moved with the majority: a member (its instructions,
 // where it has any, did not change), or an exception.
 void Classify(const BenchmarkComparison& bc, double change, double alpha,
@@ -64,12 +93,13 @@ void Classify(const BenchmarkComparison& bc, double change, double alpha,
 
 }  // namespace
 
-std::vector<DriftMetric> DetectDrift(const Comparison& comparison,
-                                     double alpha) {
+std::vector<DriftMetric> DetectDrift(const Comparison& comparison, double alpha,
+                                     SameBinary binary) {
   std::vector<DriftMetric> out;
   for (const std::string& metric : TimeMetrics(comparison)) {
     DriftMetric d;
     d.metric = metric;
+    d.binary = binary;
     std::vector<std::pair<const BenchmarkComparison*, double>> up, down;
     for (const BenchmarkComparison& bc : comparison.benchmarks) {
       const MetricComparison* m = Find(bc, metric);
@@ -125,18 +155,16 @@ std::string DriftText(const std::vector<DriftMetric>& drifts, bool markdown) {
         code, " moved ", Pct(d.low_pct), " to ", Pct(d.high_pct),
         " together (median ", Pct(d.median_pct), ")");
     if (d.unchecked == d.members.size()) {
-      absl::StrAppend(&out,
-                      "; without instruction counts (no PMU) nothing tells "
-                      "the machine from the code: the machine was ",
-                      way,
-                      " in the second run, or the code changed alike "
-                      "everywhere");
+      absl::StrAppend(&out, UncheckedText(d.binary, way));
     } else {
       absl::StrAppend(
           &out, " while their instruction counts did not",
-          d.unchecked > 0
-              ? absl::StrCat(" (", d.unchecked, " of them have none to check)")
-              : "",
+          d.unchecked == 0 ? ""
+          : d.binary == SameBinary::kSame
+              ? absl::StrCat(" (", d.unchecked,
+                             " of them have none to check, but the same "
+                             "binary ran both times)")
+              : absl::StrCat(" (", d.unchecked, " of them have none to check)"),
           ": the machine was ", way, " in the second run");
     }
     absl::StrAppend(&out, "; these ", d.metric,
@@ -168,6 +196,7 @@ nlohmann::ordered_json DriftJson(const std::vector<DriftMetric>& drifts) {
     x["high_pct"] = d.high_pct;
     x["median_pct"] = d.median_pct;
     x["without_instruction_counts"] = d.unchecked;
+    x["binary"] = SameBinaryName(d.binary);
     json exceptions = json::array();
     for (const DriftException& e : d.exceptions) {
       exceptions.push_back(
@@ -193,8 +222,12 @@ std::vector<std::string> NoteDriftOnGates(
           "verdict unreliable: ", d.members.size(), " of ", d.compared,
           " benchmarks' ", d.metric, " moved ", Pct(d.low_pct), " to ",
           Pct(d.high_pct),
-          " together (common-mode drift: the machine, not the code); "
-          "gate instructions, or rerun both builds interleaved");
+          Untold(d) ? " together (common-mode drift: the machine, or the "
+                      "code alike everywhere, which cannot be told apart "
+                      "without instruction counts)"
+                    : " together (common-mode drift: the machine, not the "
+                      "code)",
+          "; gate instructions, or rerun both builds interleaved");
       absl::StrAppend(&g.message, g.message.empty() ? "" : "; ", note);
       notes.push_back(
           absl::StrCat("gate ", ShortForMessage(g.gate), ": ", note));

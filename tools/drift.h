@@ -14,6 +14,7 @@
 
 #include "compare.h"
 #include "compare_gates.h"
+#include "env_diff.h"
 #include "nlohmann/json.hpp"
 
 namespace perfcounters::tools {
@@ -43,6 +44,10 @@ struct DriftMetric {
   double low_pct = 0, high_pct = 0, median_pct = 0;
   // Members without instruction counts to check (no PMU: all of them).
   size_t unchecked = 0;
+  // Whether the same binary ran both times (the fingerprints'
+  // binary.build_id): what tells the machine from the code where no
+  // instruction counts do.
+  SameBinary binary = SameBinary::kUnknown;
   std::vector<DriftException> exceptions;
 };
 
@@ -55,8 +60,11 @@ inline constexpr size_t kMinDriftBenchmarks = 3;
 // half of the benchmarks with a change of it, and at least
 // kMinDriftBenchmarks, changed significantly in one direction while their
 // instruction counts (every instructions metric the benchmark has) did not.
-std::vector<DriftMetric> DetectDrift(const Comparison& comparison,
-                                     double alpha);
+// `binary` (SameBinaryOf the two files) is what the statement says of the
+// members without instruction counts: the same binary (the machine
+// changed), another one (whether the code changed cannot be told), unknown.
+std::vector<DriftMetric> DetectDrift(const Comparison& comparison, double alpha,
+                                     SameBinary binary = SameBinary::kUnknown);
 
 // Sets MetricComparison::common_mode on the drifts' members' metrics.
 void MarkCommonMode(const std::vector<DriftMetric>& drifts,

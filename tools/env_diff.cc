@@ -89,9 +89,14 @@ const Rule& RuleOf(absl::string_view field) {
   return kUnknownRule;
 }
 
-bool IsLoad(absl::string_view field) {
-  return absl::StartsWith(field, "loadavg.");
+// Fields that are never compared: the load averages (reported) and the
+// binary's identity (what a comparison of two builds is for).
+bool NotCompared(absl::string_view field) {
+  return absl::StartsWith(field, "loadavg.") ||
+         absl::StartsWith(field, "binary.");
 }
+
+constexpr char kBuildId[] = "binary.build_id";
 
 // `name` without perf modifiers (":u", ":ku", ":ppp"), or `name`.
 absl::string_view StripModifiers(absl::string_view name,
@@ -166,6 +171,25 @@ std::string EventsOf(const BenchmarkFile& file) {
   return "";
 }
 
+SameBinary SameBinaryOf(const BenchmarkFile& base, const BenchmarkFile& next) {
+  const std::optional<std::string> a = Lookup(FingerprintOf(base), kBuildId);
+  const std::optional<std::string> b = Lookup(FingerprintOf(next), kBuildId);
+  if (!a || !b) return SameBinary::kUnknown;
+  return *a == *b ? SameBinary::kSame : SameBinary::kDifferent;
+}
+
+const char* SameBinaryName(SameBinary s) {
+  switch (s) {
+    case SameBinary::kSame:
+      return "same";
+    case SameBinary::kDifferent:
+      return "different";
+    case SameBinary::kUnknown:
+      return "unknown";
+  }
+  return "?";
+}
+
 MetricClass ClassifyMetric(absl::string_view metric, absl::string_view events) {
   if (IsTimeValued(metric) || absl::EndsWith(metric, "_per_second")) {
     return MetricClass::kTime;
@@ -205,7 +229,7 @@ const char* MetricClassName(MetricClass c) {
 }
 
 bool FieldMoves(absl::string_view field, MetricClass c, bool user_only) {
-  if (IsLoad(field) || c == MetricClass::kOther) return false;
+  if (NotCompared(field) || c == MetricClass::kOther) return false;
   const Rule& rule = RuleOf(field);
   if (c == MetricClass::kInstructions && rule.kernel_instructions) {
     return !user_only;
@@ -223,6 +247,9 @@ EnvDiff DiffEnvironments(const BenchmarkFile& base, const BenchmarkFile& next) {
   diff.base_load_end = Lookup(a, "loadavg.end");
   diff.next_load_start = Lookup(b, "loadavg.start");
   diff.next_load_end = Lookup(b, "loadavg.end");
+  diff.base_binary = Lookup(a, kBuildId);
+  diff.next_binary = Lookup(b, kBuildId);
+  diff.binary = SameBinaryOf(base, next);
   if (!diff.base_has || !diff.next_has) return diff;
   std::vector<std::string> keys;
   for (const auto& [k, v] : a) keys.push_back(k);
@@ -231,7 +258,7 @@ EnvDiff DiffEnvironments(const BenchmarkFile& base, const BenchmarkFile& next) {
   }
   std::sort(keys.begin(), keys.end());
   for (const std::string& k : keys) {
-    if (IsLoad(k)) continue;
+    if (NotCompared(k)) continue;
     std::optional<std::string> x = Lookup(a, k);
     std::optional<std::string> y = Lookup(b, k);
     if (x != y) diff.fields.push_back({k, std::move(x), std::move(y)});
@@ -363,6 +390,9 @@ nlohmann::ordered_json EnvDiffJson(const EnvDiff& diff) {
                        {"base_end", opt(diff.base_load_end)},
                        {"new_start", opt(diff.next_load_start)},
                        {"new_end", opt(diff.next_load_end)}};
+  j["binary"] = {{"base_build_id", opt(diff.base_binary)},
+                 {"new_build_id", opt(diff.next_binary)},
+                 {"same", SameBinaryName(diff.binary)}};
   return j;
 }
 

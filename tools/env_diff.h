@@ -48,6 +48,14 @@ const char* MetricClassName(MetricClass c);
 // metric counts user mode only (":u"), which a kernel cannot move.
 bool FieldMoves(absl::string_view field, MetricClass c, bool user_only);
 
+// Whether the two runs ran the same binary, by the binary.* fields of
+// their fingerprints (binary.build_id): unknown where a side has none.
+enum class SameBinary { kUnknown, kSame, kDifferent };
+SameBinary SameBinaryOf(const BenchmarkFile& base, const BenchmarkFile& next);
+
+// "same", "different", "unknown".
+const char* SameBinaryName(SameBinary s);
+
 // One field that differs; a side without the field has nullopt.
 struct FieldDiff {
   std::string field;
@@ -61,8 +69,12 @@ struct EnvDiff {
   bool base_has = false;
   bool next_has = false;
   // The fields that differ (both have a fingerprint), by name; the load
-  // averages are never compared.
+  // averages and the binary's identity (binary.*: another binary is what a
+  // comparison of two builds is for) are never compared.
   std::vector<FieldDiff> fields;
+  // binary.build_id of each side, where recorded, and what they say.
+  std::optional<std::string> base_binary, next_binary;
+  SameBinary binary = SameBinary::kUnknown;
   // loadavg.start / loadavg.end of each side, where recorded.
   std::optional<std::string> base_load_start, base_load_end;
   std::optional<std::string> next_load_start, next_load_end;
@@ -100,7 +112,7 @@ std::string EnvDiffText(const EnvDiff& diff, bool markdown,
 
 // The same as JSON (base_fingerprint, new_fingerprint, differs, every
 // differing field with base, new and the metric classes it can move, the
-// load averages).
+// load averages, the binaries).
 nlohmann::ordered_json EnvDiffJson(const EnvDiff& diff);
 
 // The file's perfcounters.events (its requested event list), or "".

@@ -24,8 +24,10 @@ absl::StatusOr<RunFingerprints> RunFingerprints::Read(
         BenchmarkFile print;
         std::string key;
         for (const auto& [k, v] : file.context) {
+          // Neither the load nor the binary is a boundary.
           const bool env = absl::StartsWith(k, "perfcounters.env.") &&
-                           !absl::StartsWith(k, "perfcounters.env.loadavg.");
+                           !absl::StartsWith(k, "perfcounters.env.loadavg.") &&
+                           !absl::StartsWith(k, "perfcounters.env.binary.");
           if (!env && k != "library_build_type" && k != "library_version" &&
               k != "perfcounters.events") {
             continue;

@@ -16,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "counting_source.h"
 #include "drift.h"
+#include "env_diff.h"
 #include "oom_safe_map.h"
 #include "report_html.h"
 #include "report_profile.h"
@@ -106,7 +107,9 @@ void Collect(const std::vector<BenchmarkFile>& runs, double alpha,
   for (size_t r = 1; r < runs.size(); ++r) {
     d->comparisons[r] = Compare(runs[0], runs[r]);
     // Common-mode drift is neither an improvement nor a regression.
-    MarkCommonMode(DetectDrift(d->comparisons[r], alpha), &d->comparisons[r]);
+    MarkCommonMode(
+        DetectDrift(d->comparisons[r], alpha, SameBinaryOf(runs[0], runs[r])),
+        &d->comparisons[r]);
   }
   OomSafeMap<std::string, size_t> metric_index;
   std::vector<std::string> benchmarks;

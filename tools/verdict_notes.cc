@@ -34,7 +34,7 @@ VerdictNotes CheckVerdict(const BenchmarkFile& base, const BenchmarkFile& next,
                           Comparison* comparison, double alpha) {
   VerdictNotes notes;
   if (comparison != nullptr) {
-    notes.drift = DetectDrift(*comparison, alpha);
+    notes.drift = DetectDrift(*comparison, alpha, SameBinaryOf(base, next));
     MarkCommonMode(notes.drift, comparison);
   }
   notes.env = DiffEnvironments(base, next);

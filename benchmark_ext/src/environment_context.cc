@@ -1,6 +1,11 @@
 // environment_context.cc: the fingerprint in gbench's JSON context.
 #include "environment_context.h"
 
+#include <elf.h>
+#include <link.h>
+
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -42,7 +47,48 @@ std::string JsonEscape(absl::string_view text) {
   return out;
 }
 
+// The GNU build-id note in the loaded segments of one object, as hex.
+int FindBuildId(dl_phdr_info* info, size_t /*size*/, void* data) {
+  auto* out = static_cast<std::string*>(data);
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const size_t align = ph.p_align == 8 ? 8 : 4;
+    const auto pad = [align](size_t n) {
+      return (n + align - 1) & ~(align - 1);
+    };
+    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+    const char* end = p + ph.p_memsz;
+    while (end - p >= static_cast<ptrdiff_t>(sizeof(ElfW(Nhdr)))) {
+      ElfW(Nhdr) note;
+      std::memcpy(&note, p, sizeof(note));
+      const char* name = p + sizeof(note);
+      const char* desc = name + pad(note.n_namesz);
+      const char* next = desc + pad(note.n_descsz);
+      if (next > end || next <= p) break;
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+          std::memcmp(name, "GNU", 4) == 0 && note.n_descsz > 0) {
+        for (size_t b = 0; b < note.n_descsz; ++b) {
+          absl::StrAppend(out, absl::Hex(static_cast<unsigned char>(desc[b]),
+                                         absl::kZeroPad2));
+        }
+        return 1;
+      }
+      p = next;
+    }
+  }
+  // The main program comes first: its note or none.
+  return 1;
+}
+
 }  // namespace
+
+std::optional<std::string> MainProgramBuildId() {
+  std::string id;
+  dl_iterate_phdr(FindBuildId, &id);
+  if (id.empty()) return std::nullopt;
+  return id;
+}
 
 Environment RunEnvironment() {
   Environment env = ReadEnvironment();
@@ -59,6 +105,9 @@ Environment RunEnvironment() {
 #else
   env["build.ndebug"] = "no";
 #endif
+  if (std::optional<std::string> id = MainProgramBuildId()) {
+    env["binary.build_id"] = *id;
+  }
 #if defined(PERFCOUNTERS_GBENCH_VERSION)
   if (absl::string_view v = PERFCOUNTERS_GBENCH_VERSION; !v.empty()) {
     env["gbench.version"] = std::string(v);

@@ -8,6 +8,7 @@
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_ENVIRONMENT_CONTEXT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,14 @@
 
 namespace perfcounters::bench_internal {
 
+// The main program's GNU build-id (its NT_GNU_BUILD_ID note, found in its
+// loaded segments by dl_iterate_phdr: no file is read) as lowercase hex;
+// nullopt when it was linked without one.
+std::optional<std::string> MainProgramBuildId();
+
 // The fingerprint plus build.compiler, build.optimized, build.ndebug (of
-// benchmark_ext's compile) and gbench.version (where the build knows it).
+// benchmark_ext's compile), gbench.version (where the build knows it) and
+// binary.build_id (where the program has one).
 Environment RunEnvironment();
 
 // Adds RunEnvironment() to gbench's context as perfcounters.env.<key>.
