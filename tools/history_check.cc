@@ -78,6 +78,131 @@ std::string HistoryWording(const std::string& reason) {
                                       {"new: ", "the new run: "}});
 }
 
+// The p column of a check's row.
+std::string CheckPText(const MetricComparison& m) {
+  if (m.evidence == Evidence::kExact) return "exact";
+  if (m.evidence == Evidence::kOneSample) return "n=1";
+  if (!m.p_value) return "";
+  return *m.p_value < 0.001 ? "<0.001" : absl::StrFormat("%.3f", *m.p_value);
+}
+
+// The rows of the gated metrics, as JSON and as text, and the estimates
+// among their values.
+struct CheckRows {
+  nlohmann::json json = nlohmann::json::array();
+  std::string text, estimates;
+};
+
+CheckRows CheckRowsOf(const Comparison& comparison,
+                      const std::vector<GateResult>& gates, bool md) {
+  CheckRows rows;
+  for (const BenchmarkComparison& bc : comparison.benchmarks) {
+    for (const MetricComparison& m : bc.metrics) {
+      bool gated = false;
+      for (const GateResult& g : gates) gated |= g.metric == m.metric;
+      if (!gated || !m.next.median) continue;
+      // Measured, simulated, or a cost model's estimate: said with the name.
+      const ValueKind kind = KindOfValue(m.metric, comparison.simulated);
+      const std::string metric = TaggedMetric(m.metric, comparison.simulated);
+      nlohmann::json row = {{"benchmark", bc.name},
+                            {"metric", m.metric},
+                            {"value_kind", ValueKindName(kind)},
+                            {"history_runs", m.base.samples.size()},
+                            {"new", *m.next.median}};
+      row["history_median"] =
+          m.base.median ? nlohmann::json(*m.base.median) : nlohmann::json();
+      row["change_percent"] = m.change_pct && std::isfinite(*m.change_pct)
+                                  ? nlohmann::json(*m.change_pct)
+                                  : nlohmann::json();
+      row["p_value"] =
+          m.p_value ? nlohmann::json(*m.p_value) : nlohmann::json();
+      // Multiplexed values are estimates: said, never trusted silently.
+      row["coverage"] =
+          m.next.coverage ? nlohmann::json(*m.next.coverage) : nlohmann::json();
+      row["history_coverage"] =
+          m.base.coverage ? nlohmann::json(*m.base.coverage) : nlohmann::json();
+      rows.json.push_back(row);
+      for (const auto& [side, coverage] :
+           {std::pair{"the new run", m.next.coverage},
+            std::pair{"the history", m.base.coverage}}) {
+        if (Estimated(coverage)) {
+          absl::StrAppend(&rows.estimates, md ? "- " : "  ", bc.name, " ",
+                          m.metric, " in ", side, ": ", CoverageNote(coverage),
+                          "\n");
+        }
+      }
+      const char* mark =
+          Estimated(m.next.coverage) || Estimated(m.base.coverage)
+              ? " (multiplexed)"
+              : "";
+      const std::string history =
+          m.base.median ? absl::StrCat(FormatValue(m.metric, *m.base.median),
+                                       " (", m.base.samples.size(), " runs)")
+                        : "none";
+      rows.text +=
+          md ? absl::StrCat("| ", bc.name, " | ", metric, " | ", history, " | ",
+                            FormatValue(m.metric, *m.next.median), " | ",
+                            FormatChange(m.change_pct), " | ", CheckPText(m),
+                            " |", mark, "\n")
+             : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s%s\n", bc.name,
+                               metric, history,
+                               FormatValue(m.metric, *m.next.median),
+                               FormatChange(m.change_pct), CheckPText(m), mark);
+    }
+  }
+  return rows;
+}
+
+nlohmann::json CheckViolationsJson(const std::vector<GateViolation>& vs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const GateViolation& v : vs) {
+    a.push_back({{"benchmark", v.benchmark},
+                 {"metric", v.metric},
+                 {"value", v.value},
+                 {"p_value", v.p ? nlohmann::json(*v.p) : nlohmann::json()}});
+  }
+  return a;
+}
+
+// A gate's result as JSON.
+nlohmann::json CheckGateJson(const GateResult& g) {
+  nlohmann::json jg = {{"gate", g.gate},
+                       {"status", StatusName(g.status)},
+                       {"checked", g.checked},
+                       {"message", HistoryWording(g.message)}};
+  jg["violations"] = CheckViolationsJson(g.violations);
+  jg["not_significant"] = CheckViolationsJson(g.not_significant);
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const GateSkip& s : g.not_evaluated) {
+    skipped.push_back(
+        {{"benchmark", s.benchmark}, {"reason", HistoryWording(s.reason)}});
+  }
+  jg["not_evaluated"] = skipped;
+  return jg;
+}
+
+// A gate's result as text: its line, its violations, what it left out.
+void AppendCheckGateText(std::string& gates_text, const Comparison& comparison,
+                         const GateResult& g, bool md) {
+  absl::StrAppend(
+      &gates_text, md ? "- " : "", "gate ", g.gate, ": ", StatusName(g.status),
+      " (", g.checked, " checked, ", g.violations.size(), " violated, ",
+      g.not_significant.size(), " beyond it but not significant)",
+      g.message.empty() ? "" : ": ", HistoryWording(g.message), "\n");
+  for (const GateViolation& v : g.violations) {
+    absl::StrAppend(
+        &gates_text, md ? "  - " : "    ", v.benchmark, " ",
+        TaggedMetric(v.metric, comparison.simulated), " ",
+        g.relative ? FormatChange(v.value) : FormatValue(v.metric, v.value),
+        v.p ? absl::StrFormat(" (p %.3g)", *v.p) : "", "\n");
+  }
+  for (const GateSkip& s : g.not_evaluated) {
+    absl::StrAppend(&gates_text, md ? "  - " : "    ",
+                    "not checked: ", s.benchmark, ": ",
+                    HistoryWording(s.reason), "\n");
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> MachineHint(HistoryStore& store,
@@ -225,113 +350,13 @@ absl::StatusOr<Comparison> CompareWithHistory(HistoryStore& store,
 std::string RenderCheck(const Comparison& comparison,
                         const std::vector<GateResult>& gates, Format format,
                         const CheckOptions& options) {
-  nlohmann::json json_gates = nlohmann::json::array();
-  nlohmann::json json_rows = nlohmann::json::array();
-  std::string rows_text, estimates;
   const bool md = format == Format::kMarkdown;
-  auto p_text = [](const MetricComparison& m) -> std::string {
-    if (m.evidence == Evidence::kExact) return "exact";
-    if (m.evidence == Evidence::kOneSample) return "n=1";
-    if (!m.p_value) return "";
-    return *m.p_value < 0.001 ? "<0.001" : absl::StrFormat("%.3f", *m.p_value);
-  };
-  for (const BenchmarkComparison& bc : comparison.benchmarks) {
-    for (const MetricComparison& m : bc.metrics) {
-      bool gated = false;
-      for (const GateResult& g : gates) gated |= g.metric == m.metric;
-      if (!gated || !m.next.median) continue;
-      // Measured, simulated, or a cost model's estimate: said with the name.
-      const ValueKind kind = KindOfValue(m.metric, comparison.simulated);
-      const std::string metric = TaggedMetric(m.metric, comparison.simulated);
-      nlohmann::json row = {{"benchmark", bc.name},
-                            {"metric", m.metric},
-                            {"value_kind", ValueKindName(kind)},
-                            {"history_runs", m.base.samples.size()},
-                            {"new", *m.next.median}};
-      row["history_median"] =
-          m.base.median ? nlohmann::json(*m.base.median) : nlohmann::json();
-      row["change_percent"] = m.change_pct && std::isfinite(*m.change_pct)
-                                  ? nlohmann::json(*m.change_pct)
-                                  : nlohmann::json();
-      row["p_value"] =
-          m.p_value ? nlohmann::json(*m.p_value) : nlohmann::json();
-      // Multiplexed values are estimates: said, never trusted silently.
-      row["coverage"] =
-          m.next.coverage ? nlohmann::json(*m.next.coverage) : nlohmann::json();
-      row["history_coverage"] =
-          m.base.coverage ? nlohmann::json(*m.base.coverage) : nlohmann::json();
-      json_rows.push_back(row);
-      for (const auto& [side, coverage] :
-           {std::pair{"the new run", m.next.coverage},
-            std::pair{"the history", m.base.coverage}}) {
-        if (Estimated(coverage)) {
-          absl::StrAppend(&estimates, md ? "- " : "  ", bc.name, " ", m.metric,
-                          " in ", side, ": ", CoverageNote(coverage), "\n");
-        }
-      }
-      const char* mark =
-          Estimated(m.next.coverage) || Estimated(m.base.coverage)
-              ? " (multiplexed)"
-              : "";
-      const std::string history =
-          m.base.median ? absl::StrCat(FormatValue(m.metric, *m.base.median),
-                                       " (", m.base.samples.size(), " runs)")
-                        : "none";
-      rows_text +=
-          md ? absl::StrCat("| ", bc.name, " | ", metric, " | ", history, " | ",
-                            FormatValue(m.metric, *m.next.median), " | ",
-                            FormatChange(m.change_pct), " | ", p_text(m), " |",
-                            mark, "\n")
-             : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s%s\n", bc.name,
-                               metric, history,
-                               FormatValue(m.metric, *m.next.median),
-                               FormatChange(m.change_pct), p_text(m), mark);
-    }
-  }
+  const CheckRows rows = CheckRowsOf(comparison, gates, md);
+  nlohmann::json json_gates = nlohmann::json::array();
   std::string gates_text;
   for (const GateResult& g : gates) {
-    nlohmann::json jg = {{"gate", g.gate},
-                         {"status", StatusName(g.status)},
-                         {"checked", g.checked},
-                         {"message", HistoryWording(g.message)}};
-    auto list = [](const std::vector<GateViolation>& vs) {
-      nlohmann::json a = nlohmann::json::array();
-      for (const GateViolation& v : vs) {
-        a.push_back(
-            {{"benchmark", v.benchmark},
-             {"metric", v.metric},
-             {"value", v.value},
-             {"p_value", v.p ? nlohmann::json(*v.p) : nlohmann::json()}});
-      }
-      return a;
-    };
-    jg["violations"] = list(g.violations);
-    jg["not_significant"] = list(g.not_significant);
-    nlohmann::json skipped = nlohmann::json::array();
-    for (const GateSkip& s : g.not_evaluated) {
-      skipped.push_back(
-          {{"benchmark", s.benchmark}, {"reason", HistoryWording(s.reason)}});
-    }
-    jg["not_evaluated"] = skipped;
-    json_gates.push_back(jg);
-    absl::StrAppend(&gates_text, md ? "- " : "", "gate ", g.gate, ": ",
-                    StatusName(g.status), " (", g.checked, " checked, ",
-                    g.violations.size(), " violated, ",
-                    g.not_significant.size(), " beyond it but not significant)",
-                    g.message.empty() ? "" : ": ", HistoryWording(g.message),
-                    "\n");
-    for (const GateViolation& v : g.violations) {
-      absl::StrAppend(
-          &gates_text, md ? "  - " : "    ", v.benchmark, " ",
-          TaggedMetric(v.metric, comparison.simulated), " ",
-          g.relative ? FormatChange(v.value) : FormatValue(v.metric, v.value),
-          v.p ? absl::StrFormat(" (p %.3g)", *v.p) : "", "\n");
-    }
-    for (const GateSkip& s : g.not_evaluated) {
-      absl::StrAppend(&gates_text, md ? "  - " : "    ",
-                      "not checked: ", s.benchmark, ": ",
-                      HistoryWording(s.reason), "\n");
-    }
+    json_gates.push_back(CheckGateJson(g));
+    AppendCheckGateText(gates_text, comparison, g, md);
   }
   const int code = ExitCode(gates);
   if (format == Format::kJson) {
@@ -341,7 +366,7 @@ std::string RenderCheck(const Comparison& comparison,
         {"branch", options.branch},
         {"window", options.window},
         {"gates", json_gates},
-        {"rows", json_rows},
+        {"rows", rows.json},
         {"exit_code", code},
         {"trusted_coverage", kTrustedCoverage}};
     return out.dump(2) + "\n";
@@ -351,22 +376,23 @@ std::string RenderCheck(const Comparison& comparison,
            "|\n|---|---|---|---|---|---|\n"
          : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s\n", "benchmark",
                            "metric", "history (median)", "new", "change", "p");
-  return absl::StrCat(
-      md ? "### perfcounters history check\n\n" : "",
-      "history: ", comparison.base_source,
-      "\nnew run: ", comparison.next_source, "\n",
-      comparison.simulated ? absl::StrCat("counted by the simulator, not the "
-                                          "PMU: ",
-                                          comparison.source_description,
-                                          " ([estimate]: a cost model's, never "
-                                          "measured; docs/simulate.md)\n")
-                           : "",
-      "\n", gates_text, "\n", header, rows_text,
-      estimates.empty() ? ""
-                        : absl::StrCat("\nestimates (their verdicts rest on "
-                                       "scaled counts):\n",
-                                       estimates),
-      "\nverdict: ", VerdictWords(code, gates), "\n");
+  return absl::StrCat(md ? "### perfcounters history check\n\n" : "",
+                      "history: ", comparison.base_source,
+                      "\nnew run: ", comparison.next_source, "\n",
+                      comparison.simulated
+                          ? absl::StrCat("counted by the simulator, not the "
+                                         "PMU: ",
+                                         comparison.source_description,
+                                         " ([estimate]: a cost model's, never "
+                                         "measured; docs/simulate.md)\n")
+                          : "",
+                      "\n", gates_text, "\n", header, rows.text,
+                      rows.estimates.empty()
+                          ? ""
+                          : absl::StrCat("\nestimates (their verdicts rest on "
+                                         "scaled counts):\n",
+                                         rows.estimates),
+                      "\nverdict: ", VerdictWords(code, gates), "\n");
 }
 
 }  // namespace perfcounters::tools
