@@ -82,32 +82,19 @@ constexpr absl::string_view kGateSyntax =
     "change in % (IPC<-2%, instructions>+0.5%) or an absolute limit "
     "(IPC<1.2, cpu_time>1.5ms)";
 
-}  // namespace
+// The error for gate `text`: `why`, then the syntax.
+absl::Status BadGate(absl::string_view text, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad gate '", ShortForMessage(text, 60),
+                   "': ", ShortForMessage(why, 240), "; ", kGateSyntax));
+}
 
-absl::StatusOr<Gate> ParseGate(absl::string_view text,
-                               const std::vector<std::string>& known_metrics) {
-  Gate gate;
-  gate.text = std::string(text);
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad gate '", ShortForMessage(text, 60),
-                     "': ", ShortForMessage(why, 240), "; ", kGateSyntax));
-  };
-  // The last < or >: a FILTER may contain both (templates), a value none.
-  const size_t op_pos = text.find_last_of("<>");
-  if (op_pos == absl::string_view::npos) return bad("no comparison < or >");
-  absl::string_view left = absl::StripAsciiWhitespace(text.substr(0, op_pos));
-  absl::string_view right = text.substr(op_pos + 1);
-  const bool less = text[op_pos] == '<';
-  bool or_equal = false;
-  if (absl::ConsumePrefix(&right, "=")) or_equal = true;
-  gate.op = less ? (or_equal ? Gate::Op::kLessEqual : Gate::Op::kLess)
-                 : (or_equal ? Gate::Op::kGreaterEqual : Gate::Op::kGreater);
-  right = absl::StripAsciiWhitespace(right);
-  if (left.empty()) return bad("no metric before the comparison");
-  if (right.empty()) return bad("no value after the comparison");
-
-  // METRIC, or FILTER:METRIC (metric names may themselves contain ':').
+// The metric of a gate's left side `left`: METRIC, or FILTER:METRIC
+// (metric names may themselves contain ':'), with the FILTER in
+// *filter_text; empty when none of `known_metrics` is named.
+std::string FindGateMetric(absl::string_view left,
+                           const std::vector<std::string>& known_metrics,
+                           std::string* filter_text) {
   std::string metric = FindMetric(left, known_metrics);
   if (metric.empty()) {
     for (size_t p = left.find(':'); p != absl::string_view::npos;
@@ -115,77 +102,73 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
       metric = FindMetric(absl::StripAsciiWhitespace(left.substr(p + 1)),
                           known_metrics);
       if (!metric.empty()) {
-        gate.filter_text = std::string(left.substr(0, p));
+        *filter_text = std::string(left.substr(0, p));
         break;
       }
     }
   }
-  if (metric.empty()) {
-    // The metric named: a derived metric with its modifiers (cpi:k), after
-    // a FILTER or not, else what follows the last ':'.
-    absl::string_view name = left;
-    if (FindTableMetric(left).metric == nullptr) {
-      if (size_t p = left.rfind(':'); p != absl::string_view::npos) {
-        name = left.substr(p + 1);
-      }
-      for (size_t p = left.find(':'); p != absl::string_view::npos;
-           p = left.find(':', p + 1)) {
-        const absl::string_view rest =
-            absl::StripAsciiWhitespace(left.substr(p + 1));
-        if (FindTableMetric(rest).metric != nullptr) {
-          name = rest;
-          break;
-        }
-      }
-    }
-    // IPC<-2% on files with only instructions:u/cycles:u: name IPC:u.
-    std::vector<std::string> variants;
-    for (const std::string& k : known_metrics) {
-      if (absl::StartsWithIgnoreCase(k, absl::StrCat(name, ":"))) {
-        variants.push_back(k);
-      }
-    }
-    // A typo of a metric of the files (task_clock, IPX): the nearest.
-    const std::vector<std::string> close =
-        variants.empty()
-            ? internal::ClosestNames(std::string(name), known_metrics, 3)
-            : std::vector<std::string>();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad gate '", ShortForMessage(text, 60), "': unknown metric '",
-        ShortForMessage(name, 40), "'",
-        close.empty() ? std::string()
-                      : absl::StrCat(" (did you mean '",
-                                     absl::StrJoin(close, "', '"), "'?)"),
-        variants.empty()
-            ? std::string()
-            : absl::StrCat(" (these files have ",
-                           ShortForMessage(absl::StrJoin(variants, ", "), 200),
-                           ": counters with modifiers keep them, e.g. "
-                           "IPC:u = instructions:u / cycles:u)"),
-        "; metrics in these files: ",
-        ShortForMessage(absl::StrJoin(known_metrics, ", "), 200), "; ",
-        DerivedMetricsNote(name)));
-  }
-  gate.metric = metric;
-  if (gate.filter_text == "@geomean") {
-    gate.geomean = true;
-  } else if (absl::StartsWith(gate.filter_text, "=")) {
-    gate.exact_name = gate.filter_text.substr(1);
-    if (gate.exact_name->empty()) return bad("'=' names no benchmark");
-  } else if (!gate.filter_text.empty()) {
-    absl::StatusOr<NameFilter> filter = NameFilter::Create(gate.filter_text);
-    if (!filter.ok()) {
-      return bad(
-          absl::StrCat("the benchmark filter ", filter.status().message()));
-    }
-    gate.filter = *std::move(filter);
-  }
+  return metric;
+}
 
-  // VALUE: NUMBER% or NUMBER[UNIT].
+// The error for gate `text` whose left side `left` names no metric of
+// the files: the nearest names, the files' variants, the files' metrics.
+absl::Status UnknownGateMetric(absl::string_view text, absl::string_view left,
+                               const std::vector<std::string>& known_metrics) {
+  // The metric named: a derived metric with its modifiers (cpi:k), after
+  // a FILTER or not, else what follows the last ':'.
+  absl::string_view name = left;
+  if (FindTableMetric(left).metric == nullptr) {
+    if (size_t p = left.rfind(':'); p != absl::string_view::npos) {
+      name = left.substr(p + 1);
+    }
+    for (size_t p = left.find(':'); p != absl::string_view::npos;
+         p = left.find(':', p + 1)) {
+      const absl::string_view rest =
+          absl::StripAsciiWhitespace(left.substr(p + 1));
+      if (FindTableMetric(rest).metric != nullptr) {
+        name = rest;
+        break;
+      }
+    }
+  }
+  // IPC<-2% on files with only instructions:u/cycles:u: name IPC:u.
+  std::vector<std::string> variants;
+  for (const std::string& k : known_metrics) {
+    if (absl::StartsWithIgnoreCase(k, absl::StrCat(name, ":"))) {
+      variants.push_back(k);
+    }
+  }
+  // A typo of a metric of the files (task_clock, IPX): the nearest.
+  const std::vector<std::string> close =
+      variants.empty()
+          ? internal::ClosestNames(std::string(name), known_metrics, 3)
+          : std::vector<std::string>();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "bad gate '", ShortForMessage(text, 60), "': unknown metric '",
+      ShortForMessage(name, 40), "'",
+      close.empty() ? std::string()
+                    : absl::StrCat(" (did you mean '",
+                                   absl::StrJoin(close, "', '"), "'?)"),
+      variants.empty()
+          ? std::string()
+          : absl::StrCat(" (these files have ",
+                         ShortForMessage(absl::StrJoin(variants, ", "), 200),
+                         ": counters with modifiers keep them, e.g. "
+                         "IPC:u = instructions:u / cycles:u)"),
+      "; metrics in these files: ",
+      ShortForMessage(absl::StrJoin(known_metrics, ", "), 200), "; ",
+      DerivedMetricsNote(name)));
+}
+
+// The gate's VALUE `right` (NUMBER% or NUMBER[UNIT]) into gate->relative
+// and gate->threshold (in ns for times).
+absl::Status ParseGateValue(absl::string_view text, absl::string_view right,
+                            Gate* gate) {
+  const std::string& metric = gate->metric;
   absl::string_view number = right;
   absl::string_view unit;
   if (absl::ConsumeSuffix(&number, "%")) {
-    gate.relative = true;
+    gate->relative = true;
   } else {
     size_t end = number.size();
     while (end > 0 &&
@@ -202,33 +185,77 @@ absl::StatusOr<Gate> ParseGate(absl::string_view text,
   if (digits.empty() || !absl::SimpleAtod(digits, &value) ||
       !std::isfinite(value) ||
       absl::StrContains(absl::AsciiStrToLower(digits), "n")) {
-    return bad(absl::StrCat("'", right, "' is not a finite number"));
+    return BadGate(text, absl::StrCat("'", right, "' is not a finite number"));
   }
-  if (gate.relative) {
-    gate.threshold = value;
-  } else if (gate.geomean) {
-    return bad("@geomean gates compare changes; write the value in %");
+  if (gate->relative) {
+    gate->threshold = value;
+  } else if (gate->geomean) {
+    return BadGate(text,
+                   "@geomean gates compare changes; write the value in %");
   } else if (IsTimeMetric(metric)) {
     const std::string u = unit == "\xC2\xB5s" ? "us" : std::string(unit);
     const std::optional<double> scale = NanosecondsPer(u);
     if (!scale) {
-      return bad(
+      return BadGate(
+          text,
           absl::StrCat(metric,
                        " needs a unit: ns, us, ms or s (a time, as the table "
                        "prints it; e.g. ",
                        metric, ">1.5ms)",
                        unit.empty() ? "" : absl::StrCat(", not '", unit, "'")));
     }
-    gate.threshold = value * *scale;
+    gate->threshold = value * *scale;
   } else {
     if (!unit.empty()) {
-      return bad(absl::StrCat("unit '", unit, "' given for ", metric,
-                              ", which has none (units are for times: "
-                              "real_time, cpu_time, task-clock, "
-                              "cpu-clock)"));
+      return BadGate(text, absl::StrCat("unit '", unit, "' given for ", metric,
+                                        ", which has none (units are for "
+                                        "times: real_time, cpu_time, "
+                                        "task-clock, cpu-clock)"));
     }
-    gate.threshold = value;
+    gate->threshold = value;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Gate> ParseGate(absl::string_view text,
+                               const std::vector<std::string>& known_metrics) {
+  Gate gate;
+  gate.text = std::string(text);
+  auto bad = [&](absl::string_view why) { return BadGate(text, why); };
+  // The last < or >: a FILTER may contain both (templates), a value none.
+  const size_t op_pos = text.find_last_of("<>");
+  if (op_pos == absl::string_view::npos) return bad("no comparison < or >");
+  absl::string_view left = absl::StripAsciiWhitespace(text.substr(0, op_pos));
+  absl::string_view right = text.substr(op_pos + 1);
+  const bool less = text[op_pos] == '<';
+  bool or_equal = false;
+  if (absl::ConsumePrefix(&right, "=")) or_equal = true;
+  gate.op = less ? (or_equal ? Gate::Op::kLessEqual : Gate::Op::kLess)
+                 : (or_equal ? Gate::Op::kGreaterEqual : Gate::Op::kGreater);
+  right = absl::StripAsciiWhitespace(right);
+  if (left.empty()) return bad("no metric before the comparison");
+  if (right.empty()) return bad("no value after the comparison");
+
+  const std::string metric =
+      FindGateMetric(left, known_metrics, &gate.filter_text);
+  if (metric.empty()) return UnknownGateMetric(text, left, known_metrics);
+  gate.metric = metric;
+  if (gate.filter_text == "@geomean") {
+    gate.geomean = true;
+  } else if (absl::StartsWith(gate.filter_text, "=")) {
+    gate.exact_name = gate.filter_text.substr(1);
+    if (gate.exact_name->empty()) return bad("'=' names no benchmark");
+  } else if (!gate.filter_text.empty()) {
+    absl::StatusOr<NameFilter> filter = NameFilter::Create(gate.filter_text);
+    if (!filter.ok()) {
+      return bad(
+          absl::StrCat("the benchmark filter ", filter.status().message()));
+    }
+    gate.filter = *std::move(filter);
+  }
+  if (absl::Status s = ParseGateValue(text, right, &gate); !s.ok()) return s;
   return gate;
 }
 
