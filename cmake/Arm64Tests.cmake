@@ -98,11 +98,13 @@ add_test(NAME arm64.setup COMMAND "${_pc_arm64_dir}/sysroot" --boot)
 set_tests_properties(arm64.setup PROPERTIES
   FIXTURES_SETUP arm64_fetched LABELS arm64 TIMEOUT 600)
 
-# tools_history_test runs natively only: it starts a PostgreSQL server,
-# which the machine has not, and checks no hardware. Nor does
+# tools_history_test and tools_history_changes_test run natively only:
+# they start a PostgreSQL server, which the machine has not, and check no
+# hardware. Nor does
 # tools_changepoint_test (statistics on a synthetic corpus, arithmetic only).
 set(_pc_arm64_tests ${PERFCOUNTERS_TEST_BINARIES})
-list(REMOVE_ITEM _pc_arm64_tests tools_history_test tools_changepoint_test)
+list(REMOVE_ITEM _pc_arm64_tests tools_history_test tools_history_changes_test
+  tools_changepoint_test)
 set(_pc_binaries "")
 foreach(bin ${_pc_arm64_tests})
   list(APPEND _pc_binaries "tests/${bin}")

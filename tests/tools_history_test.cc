@@ -3,8 +3,10 @@
 // (support/pg_server.h: initdb into a temporary directory, the server on a
 // Unix socket there, as nobody when the test runs as root; a throwaway
 // server, without fsync, that goes when the test binary does).
-// Synthetic series with known change points, check's gates, not-counted
-// values, and the faults of a store. Every command runs as the built
+// What a store keeps of a run (not-counted values, repetitions, coverage,
+// context), its schema, concurrent and interrupted adds, export, and the
+// faults of a store; change points and check: tools_history_changes_test
+// (the fixture: support/history_fixture.h). Every command runs as the built
 // `perfcounters`, but the runs of a series are put into the store in this
 // process, by `history add`'s own add of a run (AddRunText(); a test holds
 // it to what the command stores): a series of 60 runs costs no 60
@@ -19,7 +21,6 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <random>
 #include <string>
 #include <utility>
 #include <variant>
@@ -32,304 +33,25 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "history.h"
-#include "history_changes.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
+#include "support/history_fixture.h"
 #include "support/pg_server.h"
 #include "support/tool_runner.h"
 
 namespace {
 
-using perfcounters::tools::RunIdentity;
-using perfcounters::tools::testing::Exists;
+using perfcounters::tools::testing::HistoryTest;
 using perfcounters::tools::testing::PgServer;
 using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::RunJson;
 using perfcounters::tools::testing::RunResult;
 using perfcounters::tools::testing::RunShell;
 using perfcounters::tools::testing::RunTool;
 using perfcounters::tools::testing::ScratchPath;
 using perfcounters::tools::testing::Slurp;
+using perfcounters::tools::testing::Write;
 using ::testing::HasSubstr;
-
-// A gbench JSON run of BM_a with `instructions` (and, unless
-// `cycles_counted` is false, cycles).
-std::string RunJson(double instructions, int i, bool cycles_counted = true) {
-  nlohmann::ordered_json root;
-  root["context"] = {{"date", "2026-11-30T10:00:00+00:00"},
-                     {"host_name", "ci"},
-                     {"num_cpus", 2},
-                     {"mhz_per_cpu", 3000},
-                     {"nonce", i}};
-  nlohmann::ordered_json e = {{"name", "BM_a"},
-                              {"run_name", "BM_a"},
-                              {"run_type", "iteration"},
-                              {"repetition_index", 0},
-                              {"iterations", 100},
-                              {"real_time", 50.0 + i % 3},
-                              {"cpu_time", 49.0},
-                              {"time_unit", "ns"},
-                              {"instructions", instructions}};
-  if (cycles_counted) {
-    e["cycles"] = instructions / 2;
-  } else {
-    e["cycles.not_counted"] = 1;
-  }
-  root["benchmarks"] = nlohmann::ordered_json::array({e});
-  return root.dump();
-}
-
-// Uniform in [-1, 1) from a fixed-seed generator (portable: the engine's
-// output, not a distribution's).
-struct Noise {
-  std::mt19937_64 engine;
-  explicit Noise(uint64_t seed) : engine(seed) {}
-  double operator()() {
-    return static_cast<double>(engine() >> 11) * 0x1p-53 * 2 - 1;
-  }
-};
-
-std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ScratchPath(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-class HistoryTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && !PgServer::Get().ok()) {
-      GTEST_SKIP() << "SKIPPED (PostgreSQL): " << PgServer::Get().why();
-    }
-    db_ = NewStore();
-    ASSERT_FALSE(db_.empty()) << "no database: " << PgServer::Get().why();
-  }
-
-  // A new, empty store of this back end (empty when CREATE DATABASE failed).
-  std::string NewStore() {
-    if (GetParam() == "sqlite") {
-      return ScratchPath(absl::StrCat("store", ++count_, ".db"));
-    }
-    return PgServer::Get().NewDatabase();
-  }
-
-  // Run n of a series (AddSeries()): its file, and its identity (commit
-  // c<n>, branch main, n minutes after 10:00).
-  static std::string SeriesFile(double value, int n) {
-    return Write(absl::StrCat("run", n, ".json"), RunJson(value, n));
-  }
-  static RunIdentity SeriesIdentity(int n) {
-    RunIdentity id;
-    id.commit = absl::StrCat("c", n);
-    id.branch = "main";
-    id.time = absl::StrCat("2026-11-30T", 10 + n / 60, ":",
-                           absl::StrFormat("%02d", n % 60), ":00Z");
-    return id;
-  }
-
-  // Adds runs `first`, `first` + 1, ... of `values`, each stored as
-  // `history add --commit c<n> --branch main --time ...` of its file stores
-  // it: by the command's own add of one file (AddRunText()), on one open
-  // store. (A command per run costs a process and, on PostgreSQL, a
-  // connection with its SCRAM login per point.)
-  // SeriesInProcessIsStoredAsTheCommandStoresIt holds the two equal.
-  void AddSeries(const std::vector<double>& values, int first = 1) {
-    auto store = perfcounters::tools::OpenHistoryStore(db_);
-    ASSERT_TRUE(store.ok()) << store.status();
-    for (size_t i = 0; i < values.size(); ++i) {
-      const int n = first + static_cast<int>(i);
-      const std::string f = SeriesFile(values[i], n);
-      const auto r = perfcounters::tools::AddRunText(**store, Slurp(f), f,
-                                                     SeriesIdentity(n));
-      ASSERT_TRUE(r.ok()) << r.status();
-      ASSERT_FALSE(r->already_stored) << f;
-    }
-  }
-
-  // The same through the command: one `history add` per run.
-  void AddSeriesWithTheCommand(const std::vector<double>& values,
-                               int first = 1) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const int n = first + static_cast<int>(i);
-      const std::string f = SeriesFile(values[i], n);
-      const RunIdentity id = SeriesIdentity(n);
-      const RunResult r = RunTool(absl::StrCat(
-          "history add --db ", Quote(db_), " --commit ", id.commit,
-          " --branch ", id.branch, " --time ", id.time, " ", Quote(f)));
-      ASSERT_EQ(r.code, 0) << r.err;
-    }
-  }
-
-  // `history changes` by `method` (the tests of Otava's behaviour name it;
-  // the simple cases hold the default method to the same answers).
-  nlohmann::json Changes(const std::string& method = "otava") {
-    const RunResult r =
-        RunTool(absl::StrCat("history changes --format json --db ", Quote(db_),
-                             " --metric instructions --method ", method));
-    EXPECT_EQ(r.code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
-  }
-
-  int RunCount() {
-    const RunResult r =
-        RunTool(absl::StrCat("history export --format csv --db ", Quote(db_)));
-    if (r.code != 0) return -1;
-    int lines = 0;
-    for (char c : r.out) lines += c == '\n';
-    return lines - 1;
-  }
-
-  // Everything the store holds of its runs but their "added" time, a row
-  // of text each: the runs, their points, and the numbers of runs,
-  // repetition values and aggregate values.
-  std::vector<std::string> Stored() {
-    using perfcounters::tools::SqlType;
-    using perfcounters::tools::SqlValue;
-    auto store = perfcounters::tools::OpenHistoryStore(db_);
-    EXPECT_TRUE(store.ok()) << store.status();
-    if (!store.ok()) return {};
-    std::vector<std::string> rows;
-    const auto append = [&](const std::vector<SqlValue>& row) {
-      std::string& out = rows.emplace_back();
-      for (const SqlValue& v : row) {
-        if (const auto* i = std::get_if<int64_t>(&v)) {
-          absl::StrAppend(&out, *i, "|");
-        } else if (const auto* d = std::get_if<double>(&v)) {
-          absl::StrAppend(&out, absl::StrFormat("%.17g", *d), "|");
-        } else if (const auto* t = std::get_if<std::string>(&v)) {
-          absl::StrAppend(&out, *t, "|");
-        } else {
-          out += "NULL|";
-        }
-      }
-    };
-    const SqlType kInt = SqlType::kInt, kDouble = SqlType::kDouble,
-                  kText = SqlType::kText;
-    for (const auto& [sql, types] :
-         std::vector<std::pair<const char*, std::vector<SqlType>>>{
-             {"SELECT id, digest, machine, commit_sha, branch, time, source, "
-              "context FROM runs ORDER BY id",
-              {kInt, kText, kText, kText, kText, kText, kText, kText}},
-             {"SELECT p.run_id, b.name, m.name, p.value, p.lo, p.hi, "
-              "p.samples, p.not_counted, p.from_aggregate, p.coverage FROM "
-              "points p JOIN benchmarks b ON b.id = p.benchmark_id JOIN "
-              "metrics m ON m.id = p.metric_id ORDER BY p.run_id, b.name, "
-              "m.name",
-              {kInt, kText, kText, kDouble, kDouble, kDouble, kInt, kInt, kInt,
-               kDouble}},
-             {"SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM "
-              "samples), (SELECT COUNT(*) FROM aggregates)",
-              {kInt, kInt, kInt}}}) {
-      const absl::Status s = (*store)->Query(sql, {}, types, append);
-      EXPECT_TRUE(s.ok()) << s;
-    }
-    return rows;
-  }
-
-  std::string db_;
-  static inline int count_ = 0;
-};
-
-std::vector<double> Level(size_t n, double level, Noise& noise) {
-  std::vector<double> v;
-  for (size_t i = 0; i < n; ++i) v.push_back(level * (1 + 0.0005 * noise()));
-  return v;
-}
-
-TEST_P(HistoryTest, OneChangePointAtRun41) {
-  Noise noise(41);
-  std::vector<double> v = Level(40, 1000, noise);
-  for (double x : Level(20, 1020, noise)) v.push_back(x);
-  AddSeries(v);
-  for (const char* method : {"otava", "robust"}) {
-    SCOPED_TRACE(method);
-    const nlohmann::json cps = Changes(method);
-    ASSERT_EQ(cps.size(), 1u) << cps.dump(2);
-    EXPECT_EQ(cps[0]["method"], method);
-    EXPECT_EQ(cps[0]["kind"], "step");
-    EXPECT_EQ(cps[0]["commit"], "c41");
-    EXPECT_EQ(cps[0]["benchmark"], "BM_a");
-    EXPECT_EQ(cps[0]["branch"], "main");
-    EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
-    EXPECT_LT(cps[0]["p_value"].get<double>(), 0.001);
-    EXPECT_NEAR(cps[0]["before"].get<double>(), 1000, 1);
-    EXPECT_NEAR(cps[0]["after"].get<double>(), 1020, 1);
-  }
-  // The page marks it.
-  const std::string html = ScratchPath("trends.html");
-  const RunResult r = RunTool(absl::StrCat(
-      "report --db ", Quote(db_), " --benchmark BM_a -o ", Quote(html)));
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(Slurp(html), HasSubstr("class=cp"));
-  EXPECT_THAT(Slurp(html), HasSubstr("+2.0"));
-}
-
-TEST_P(HistoryTest, NoChangePointOnAFlatSeries) {
-  Noise noise(7);
-  AddSeries(Level(60, 1000, noise));
-  EXPECT_EQ(Changes("otava"), nlohmann::json::array());
-  EXPECT_EQ(Changes("robust"), nlohmann::json::array());
-}
-
-TEST_P(HistoryTest, TwoChangePointsBothFound) {
-  Noise noise(3);
-  std::vector<double> v = Level(40, 1000, noise);
-  for (double x : Level(30, 1020, noise)) v.push_back(x);
-  for (double x : Level(30, 1020 * 0.99, noise)) v.push_back(x);
-  AddSeries(v);
-  for (const char* method : {"otava", "robust"}) {
-    SCOPED_TRACE(method);
-    const nlohmann::json cps = Changes(method);
-    ASSERT_EQ(cps.size(), 2u) << cps.dump(2);
-    EXPECT_EQ(cps[0]["commit"], "c41");
-    EXPECT_NEAR(cps[0]["change_percent"].get<double>(), 2.0, 0.1);
-    EXPECT_EQ(cps[1]["commit"], "c71");
-    EXPECT_NEAR(cps[1]["change_percent"].get<double>(), -1.0, 0.1);
-  }
-}
-
-TEST_P(HistoryTest, CheckTripsOnOnePercentAndPassesOneHundredth) {
-  Noise noise(11);
-  AddSeries(Level(40, 1000, noise));
-  const std::string up = Write("up.json", RunJson(1010, 1000));
-  RunResult r = RunTool(absl::StrCat("history check --db ", Quote(db_),
-                                     " --branch main --fail-on "
-                                     "'instructions>+0.5%' ",
-                                     Quote(up)));
-  EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("FAILED"));
-  const std::string same = Write("same.json", RunJson(1000.1, 1001));
-  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
-                           " --branch main --format json --fail-on "
-                           "'instructions>+0.5%' ",
-                           Quote(same)));
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["rows"][0]["history_runs"], 30);  // --window's default
-  // A gate that checks nothing is an error, as compare's.
-  r = RunTool(absl::StrCat("history check --db ", Quote(db_),
-                           " --branch nosuchbranch --fail-on "
-                           "'instructions>+0.5%' ",
-                           Quote(same)));
-  EXPECT_EQ(r.code, 2) << r.out << r.err;
-}
-
-TEST_P(HistoryTest, CheckBaselineIsTheLevelSinceTheLastChange) {
-  Noise noise(5);
-  std::vector<double> v = Level(40, 1000, noise);
-  for (double x : Level(12, 1020, noise)) v.push_back(x);
-  AddSeries(v);
-  // +0.1 % over the new level: passes (over the old it would be +2.1 %).
-  const std::string f = Write("lvl.json", RunJson(1021, 2000));
-  for (const char* method : {"otava", "robust"}) {
-    SCOPED_TRACE(method);
-    const RunResult r = RunTool(absl::StrCat(
-        "history check --db ", Quote(db_), " --method ", method,
-        " --branch main --format json --fail-on 'instructions>+0.5%' ",
-        Quote(f)));
-    EXPECT_EQ(r.code, 0) << r.out << r.err;
-    EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["history_runs"], 12);
-  }
-}
 
 // AddSeries() stores runs as `history add` of the same files does.
 TEST_P(HistoryTest, SeriesInProcessIsStoredAsTheCommandStoresIt) {
@@ -815,31 +537,6 @@ TEST(HistoryPostgresTest, ConnectionFaultsAreClear) {
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("password"));
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("wrong")));  // redacted
-}
-
-// The t distribution against SciPy's (an independent implementation).
-TEST(HistoryStatisticsTest, StudentTMatchesScipy) {
-  // The last three: p near 1, where x = df / (df + t^2) is near 1 and
-  // 1 - x must keep its digits.
-  const std::vector<std::pair<double, double>> cases = {
-      {0.5, 3},  {2.0, 10},  {3.5, 58},   {10, 40}, {1.96, 1000},
-      {0.01, 2}, {1e-6, 58}, {1e-6, 300}, {0, 5}};
-  std::string script = "from scipy.stats import t\n";
-  for (const auto& [x, df] : cases) {
-    absl::StrAppend(&script, "print(repr(2*t.sf(", x, ",", df, ")))\n");
-  }
-  const std::string py = Write("t.py", script);
-  const RunResult r = RunShell(absl::StrCat(
-      Exists("/usr/bin/python3") ? "/usr/bin/python3 " : "python3 ",
-      Quote(py)));
-  if (r.code != 0) GTEST_SKIP() << "needs python3-scipy: " << r.err;
-  std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const double want = std::stod(lines[i]);
-    const double got =
-        perfcounters::tools::StudentTwoSidedP(cases[i].first, cases[i].second);
-    EXPECT_NEAR(got, want, 1e-12 + want * 1e-9) << cases[i].first;
-  }
 }
 
 }  // namespace
