@@ -42,53 +42,51 @@ struct CompareArgs {
   double max_input_mb = 512;
 };
 
-int RunCompare(const CompareArgs& args) {
-  CompareOptions options;
-  if (!args.filter.empty()) {
-    absl::StatusOr<NameFilter> filter = NameFilter::Create(args.filter);
-    if (!filter.ok()) {
-      std::fprintf(stderr, "perfcounters compare: --filter %s\n",
-                   std::string(filter.status().message()).c_str());
-      return kExitUsage;
-    }
-    options.filter = *std::move(filter);
-  }
-  RenderOptions render;
-  render.alpha = args.gate.options.alpha;
-  render.only_changed = args.only_changed;
-  render.max_rows = args.max_rows;
+// compare's output options from its flags; false (said on stderr) for an
+// unknown --format or --color.
+bool CompareRenderOptions(const CompareArgs& args, RenderOptions* render) {
+  render->alpha = args.gate.options.alpha;
+  render->only_changed = args.only_changed;
+  render->max_rows = args.max_rows;
   if (args.format == "table") {
-    render.format = Format::kTable;
+    render->format = Format::kTable;
   } else if (args.format == "markdown" || args.format == "md") {
-    render.format = Format::kMarkdown;
+    render->format = Format::kMarkdown;
   } else if (args.format == "json") {
-    render.format = Format::kJson;
+    render->format = Format::kJson;
   } else {
     std::fprintf(stderr,
                  "perfcounters compare: --format '%s' is unknown; use table, "
                  "markdown or json\n",
                  ShortForMessage(args.format).c_str());
-    return kExitUsage;
+    return false;
   }
   const bool to_stdout = args.output.empty() || args.output == "-";
   if (args.color == "always") {
-    render.color = true;
+    render->color = true;
   } else if (args.color == "auto") {
-    render.color = to_stdout && isatty(STDOUT_FILENO) &&
-                   std::getenv("NO_COLOR") == nullptr;
+    render->color = to_stdout && isatty(STDOUT_FILENO) &&
+                    std::getenv("NO_COLOR") == nullptr;
   } else if (args.color != "never") {
     std::fprintf(stderr,
                  "perfcounters compare: --color '%s' is unknown; use auto, "
                  "always or never\n",
                  ShortForMessage(args.color).c_str());
-    return kExitUsage;
+    return false;
   }
+  return true;
+}
 
+// Reads BASE and NEW, in parallel; false (said on stderr) when one cannot
+// be read or they mix simulated and measured counts.
+bool LoadCompareInputs(const CompareArgs& args,
+                       absl::StatusOr<BenchmarkFile>& base,
+                       absl::StatusOr<BenchmarkFile>& next) {
   if (args.base == "-" && args.next == "-") {
     std::fprintf(stderr,
                  "perfcounters compare: BASE and NEW are both - (standard "
                  "input); at most one of them can be\n");
-    return kExitUsage;
+    return false;
   }
   // The two files are parsed in parallel.
   const auto max_bytes = static_cast<uint64_t>(args.max_input_mb * 1048576.0);
@@ -107,23 +105,42 @@ int RunCompare(const CompareArgs& args) {
   // than kept in a second arena (about 17 MB for two 50 MB files of small
   // benchmarks), at no measurable cost in CPU time.
   mallopt(M_ARENA_MAX, 1);
-  absl::StatusOr<BenchmarkFile> base;
   std::thread base_loader([&] { base = load(args.base); });
-  absl::StatusOr<BenchmarkFile> next = load(args.next);
+  next = load(args.next);
   base_loader.join();
   for (const auto* f : {&base, &next}) {
     if (!f->ok()) {
       std::fprintf(stderr, "perfcounters compare: %s\n",
                    EscapeControlBytes(f->status().message()).c_str());
-      return kExitUsage;
+      return false;
     }
   }
   if (const std::string mixed = MixedSourcesError(*base, *next);
       !mixed.empty()) {
     std::fprintf(stderr, "perfcounters compare: %s\n",
                  EscapeControlBytes(mixed).c_str());
-    return kExitUsage;
+    return false;
   }
+  return true;
+}
+
+int RunCompare(const CompareArgs& args) {
+  CompareOptions options;
+  if (!args.filter.empty()) {
+    absl::StatusOr<NameFilter> filter = NameFilter::Create(args.filter);
+    if (!filter.ok()) {
+      std::fprintf(stderr, "perfcounters compare: --filter %s\n",
+                   std::string(filter.status().message()).c_str());
+      return kExitUsage;
+    }
+    options.filter = *std::move(filter);
+  }
+  RenderOptions render;
+  if (!CompareRenderOptions(args, &render)) return kExitUsage;
+  const bool to_stdout = args.output.empty() || args.output == "-";
+
+  absl::StatusOr<BenchmarkFile> base, next;
+  if (!LoadCompareInputs(args, base, next)) return kExitUsage;
   for (const auto* f : {&base, &next}) {
     PrintWarnings("compare", **f);
     for (std::string& w : WarningLines(**f)) {
