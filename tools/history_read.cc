@@ -99,37 +99,69 @@ absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
   return runs;
 }
 
-std::optional<double> OptionalDouble(const SqlValue& v) {
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  return std::nullopt;
-}
+// The runs of a RunMap by id: a table indexed by id where the ids are
+// dense (SQLite's and PostgreSQL's are numbered from 1), the map
+// otherwise. Every point read looks its run up.
+class RunTable {
+ public:
+  explicit RunTable(const RunMap& runs) : runs_(runs) {
+    int64_t top = -1;
+    for (const auto& [id, run] : runs) top = std::max(top, id);
+    if (top < 0 || static_cast<uint64_t>(top) > 4 * runs.size() + 1024) return;
+    dense_.assign(static_cast<size_t>(top) + 1, nullptr);
+    for (const auto& [id, run] : runs) {
+      if (id >= 0) dense_[static_cast<size_t>(id)] = &run;
+    }
+    negative_ = std::any_of(runs.begin(), runs.end(),
+                            [](const auto& r) { return r.first < 0; });
+  }
 
-// A point from (run_id, value, lo, hi, coverage) at r[first...], without
-// its run's commit and time.
-SeriesPoint PointFrom(const std::vector<SqlValue>& r, size_t first) {
+  const RunInfo* Find(int64_t id) const {
+    if (!dense_.empty() && id >= 0) {
+      return static_cast<uint64_t>(id) < dense_.size()
+                 ? dense_[static_cast<size_t>(id)]
+                 : nullptr;
+    }
+    if (!dense_.empty() && !negative_) return nullptr;
+    const auto it = runs_.find(id);
+    return it == runs_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  const RunMap& runs_;
+  std::vector<const RunInfo*> dense_;
+  bool negative_ = false;
+};
+
+// A point from a row of kPointColumns (metric_id, run_id, value, lo, hi,
+// coverage), without its run's commit and time.
+SeriesPoint PointFrom(const SqlNumber* r) {
   SeriesPoint p;
-  p.run_id = std::get<int64_t>(r[first]);
-  p.value = OptionalDouble(r[first + 1]);
-  if (p.value) {
-    p.lo = OptionalDouble(r[first + 2]).value_or(*p.value);
-    p.hi = OptionalDouble(r[first + 3]).value_or(*p.value);
-    p.coverage = OptionalDouble(r[first + 4]);
+  p.run_id = r[1].i;
+  if (!r[2].null) {
+    p.value = r[2].d;
+    p.lo = r[3].null ? r[2].d : r[3].d;
+    p.hi = r[4].null ? r[2].d : r[4].d;
+    if (!r[5].null) p.coverage = r[5].d;
   }
   return p;
 }
 
-// The columns PointFrom() reads, after benchmark_id and metric_id.
+// The columns PointFrom() reads (the benchmark is the query's).
 constexpr const char* kPointColumns =
-    "SELECT benchmark_id, metric_id, run_id, value, lo, hi, coverage FROM "
-    "points";
-const std::vector<SqlType> kPointTypes = {
-    SqlType::kInt,    SqlType::kInt,    SqlType::kInt,   SqlType::kDouble,
-    SqlType::kDouble, SqlType::kDouble, SqlType::kDouble};
+    "SELECT metric_id, run_id, value, lo, hi, coverage FROM points";
+const std::vector<SqlType> kPointTypes = {SqlType::kInt,    SqlType::kInt,
+                                          SqlType::kDouble, SqlType::kDouble,
+                                          SqlType::kDouble, SqlType::kDouble};
 
 // A series' points as read, with their runs' places in run order.
 struct RankedPoints {
   std::vector<int64_t> ranks;
   std::vector<SeriesPoint> points;
+  void Reserve(size_t n) {
+    ranks.reserve(n);
+    points.reserve(n);
+  }
   void Add(int64_t rank, SeriesPoint point) {
     ranks.push_back(rank);
     points.push_back(std::move(point));
@@ -291,6 +323,14 @@ absl::Status ForEachSeries(
     int64_t metric = 0;
     RankedPoints points;
   };
+  // A series holds at most its group's runs: its vectors are sized once.
+  std::vector<size_t> group_runs;
+  for (const auto& [id, run] : runs) {
+    const size_t g = static_cast<size_t>(run.group);
+    if (g >= group_runs.size()) group_runs.resize(g + 1, 0);
+    ++group_runs[g];
+  }
+  const RunTable run_of(runs);
   KeepHeapTop();
   absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
   std::vector<Partial> partial;
@@ -298,15 +338,26 @@ absl::Status ForEachSeries(
     index.clear();
     partial.clear();
     params[0] = bid;
-    RETURN_IF_ERROR(store.Query(
-        sql, params, kPointTypes, [&](const std::vector<SqlValue>& r) {
-          const auto run = runs.find(std::get<int64_t>(r[2]));
-          if (run == runs.end()) return;
-          const int64_t mid = std::get<int64_t>(r[1]);
-          auto [it, inserted] =
-              index.try_emplace({mid, run->second.group}, partial.size());
-          if (inserted) partial.push_back({&run->second, mid, {}});
-          partial[it->second].points.Add(run->second.rank, PointFrom(r, 2));
+    // The rows come in key order (metric, run): most rows belong to the
+    // series of the row before.
+    std::pair<int64_t, int64_t> last_key = {-1, -1};
+    size_t last = 0;
+    RETURN_IF_ERROR(
+        store.QueryNumbers(sql, params, kPointTypes, [&](const SqlNumber* r) {
+          const RunInfo* run = run_of.Find(r[1].i);
+          if (run == nullptr) return;
+          const std::pair<int64_t, int64_t> key = {r[0].i, run->group};
+          if (key != last_key) {
+            auto [it, inserted] = index.try_emplace(key, partial.size());
+            if (inserted) {
+              partial.push_back({run, key.first, {}});
+              partial.back().points.Reserve(
+                  group_runs[static_cast<size_t>(key.second)]);
+            }
+            last_key = key;
+            last = it->second;
+          }
+          partial[last].points.Add(run->rank, PointFrom(r));
         }));
     std::vector<Series> series(partial.size());
     for (size_t i = 0; i < partial.size(); ++i) {
@@ -365,17 +416,18 @@ absl::Status ForEachRecentHistory(
   for (size_t i = 0; i < benchmarks.size(); ++i) {
     by_metric.clear();
     history.clear();
-    auto row = [&](const std::vector<SqlValue>& r) {
-      const auto run = runs.find(std::get<int64_t>(r[2]));
+    auto row = [&](const SqlNumber* r) {
+      const auto run = runs.find(r[1].i);
       if (run == runs.end()) return;
-      by_metric[std::get<int64_t>(r[1])].Add(run->second.rank, PointFrom(r, 2));
+      by_metric[r[0].i].Add(run->second.rank, PointFrom(r));
     };
     if (read && metrics.empty()) {
-      RETURN_IF_ERROR(store.Query(sql, {benchmarks[i]}, kPointTypes, row));
+      RETURN_IF_ERROR(
+          store.QueryNumbers(sql, {benchmarks[i]}, kPointTypes, row));
     } else if (read) {
       for (int64_t mid : metric_ids) {
         RETURN_IF_ERROR(
-            store.Query(sql, {benchmarks[i], mid}, kPointTypes, row));
+            store.QueryNumbers(sql, {benchmarks[i], mid}, kPointTypes, row));
       }
     }
     for (auto& [mid, points] : by_metric) {

@@ -144,6 +144,27 @@ absl::Status TooNew(const HistoryStore& store, int64_t version) {
 
 }  // namespace
 
+absl::Status HistoryStore::QueryNumbers(
+    absl::string_view sql, const std::vector<SqlValue>& params,
+    const std::vector<SqlType>& types,
+    const std::function<void(const SqlNumber* row)>& row) {
+  std::vector<SqlNumber> numbers(types.size());
+  return Query(sql, params, types, [&](const std::vector<SqlValue>& values) {
+    for (size_t c = 0; c < values.size(); ++c) {
+      SqlNumber& n = numbers[c];
+      n = SqlNumber{};
+      if (const auto* i = std::get_if<int64_t>(&values[c])) {
+        n.null = false;
+        n.i = *i;
+      } else if (const auto* d = std::get_if<double>(&values[c])) {
+        n.null = false;
+        n.d = *d;
+      }
+    }
+    row(numbers.data());
+  });
+}
+
 absl::Status InTransaction(HistoryStore& store,
                            const std::function<absl::Status()>& body) {
   RETURN_IF_ERROR(store.Begin());

@@ -103,6 +103,16 @@ class SqliteStore final : public HistoryStore {
     return absl::OkStatus();
   }
 
+  // Whether `stmt` has another row; on an error it is reset.
+  absl::StatusOr<bool> Step(sqlite3_stmt* stmt) {
+    const int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    const absl::Status error = Error(rc, "a statement failed");
+    sqlite3_reset(stmt);
+    return error;
+  }
+
   absl::Status Exec(absl::string_view sql,
                     const std::vector<SqlValue>& params) override {
     return Query(sql, params, {}, nullptr);
@@ -116,13 +126,8 @@ class SqliteStore final : public HistoryStore {
     RETURN_IF_ERROR(Bind(stmt, params));
     std::vector<SqlValue> values(types.size());
     while (true) {
-      const int rc = sqlite3_step(stmt);
-      if (rc == SQLITE_DONE) break;
-      if (rc != SQLITE_ROW) {
-        const absl::Status error = Error(rc, "a statement failed");
-        sqlite3_reset(stmt);
-        return error;
-      }
+      ASSIGN_OR_RETURN(const bool more, Step(stmt));
+      if (!more) break;
       if (!row) continue;
       for (size_t i = 0; i < types.size(); ++i) {
         const int c = static_cast<int>(i);
@@ -139,6 +144,40 @@ class SqliteStore final : public HistoryStore {
         }
       }
       row(values);
+    }
+    sqlite3_reset(stmt);
+    return absl::OkStatus();
+  }
+
+  // Query()'s loop without its variants: each column's value is read
+  // straight into the row's SqlNumber.
+  absl::Status QueryNumbers(
+      absl::string_view sql, const std::vector<SqlValue>& params,
+      const std::vector<SqlType>& types,
+      const std::function<void(const SqlNumber* row)>& row) override {
+    ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(sql));
+    RETURN_IF_ERROR(Bind(stmt, params));
+    std::vector<SqlNumber> numbers(types.size());
+    const int columns = static_cast<int>(types.size());
+    while (true) {
+      ASSIGN_OR_RETURN(const bool more, Step(stmt));
+      if (!more) break;
+      for (int c = 0; c < columns; ++c) {
+        // One call into the statement per column: its value, read here
+        // in this thread only (the connection is NOMUTEX, used by one).
+        sqlite3_value* v = sqlite3_column_value(stmt, c);
+        SqlNumber& n = numbers[static_cast<size_t>(c)];
+        n.null = sqlite3_value_type(v) == SQLITE_NULL;
+        n.i = 0;
+        n.d = 0;
+        if (n.null) continue;
+        if (types[static_cast<size_t>(c)] == SqlType::kInt) {
+          n.i = static_cast<int64_t>(sqlite3_value_int64(v));
+        } else {
+          n.d = sqlite3_value_double(v);
+        }
+      }
+      row(numbers.data());
     }
     sqlite3_reset(stmt);
     return absl::OkStatus();
