@@ -168,7 +168,11 @@ std::vector<Piece> Segment(const Segments& segments, size_t n, double penalty,
     // The starts ascend: those closer than kMinRun to b are the last.
     size_t usable = starts.size();
     while (usable > 0 && b - starts[usable - 1] < kMinRun) --usable;
-    reach.assign(starts.size(), kInf);
+    // Only the starts too close to b are unreachable; the loop below sets
+    // every other one.
+    reach.resize(starts.size());
+    std::fill(reach.begin() + static_cast<std::ptrdiff_t>(usable), reach.end(),
+              kInf);
     const Segments::End end = segments.EndAt(b);
     double best_b = kInf;
     size_t from_b = 0;
