@@ -94,6 +94,50 @@ struct RunProfile {
   std::vector<FunctionShare> shares;
 };
 
+// The functions table's head: a column per run (self · inclusive with
+// call chains), then with `change` one per later run against the first.
+std::string FunctionsTableHead(size_t runs,
+                               const std::vector<std::string>& labels,
+                               bool inclusive, bool change) {
+  std::string t =
+      "<table class=\"functions\"><thead><tr><th class=\"fn\">Function "
+      "(self share)</th><th class=\"fn\">Where</th>";
+  for (size_t r = 0; r < runs; ++r) {
+    absl::StrAppend(&t, "<th><span class=\"swatch\" style=\"background:",
+                    kPalette[r % 8], "\"></span>", Esc(labels[r]),
+                    inclusive ? "<br><span class=\"spread\">self · "
+                                "inclusive</span>"
+                              : "",
+                    "</th>");
+  }
+  for (size_t r = 1; change && r < runs; ++r) {
+    absl::StrAppend(&t, "<th>Δ ", Esc(labels[r]), "<br>vs ", Esc(labels[0]),
+                    "</th>");
+  }
+  t += "</tr></thead><tbody>\n";
+  return t;
+}
+
+// The cell of function `name` in run `r`: its self share `s`, with its
+// samples, and its inclusive share when the run has one.
+void AppendFunctionShareCell(std::string& t, const RunProfile& r,
+                             const std::string& name, double s) {
+  double samples = 0;
+  std::optional<double> incl;
+  for (const FunctionShare& f : r.shares) {
+    if (f.name == name) {
+      samples = f.samples;
+      incl = f.inclusive;
+    }
+  }
+  absl::StrAppendFormat(
+      &t, "<td data-share=\"%.6f\" title=\"%.17g samples\">%s%s</td>", s,
+      samples, Percent(s),
+      incl
+          ? absl::StrCat("<span class=\"spread\">· ", Percent(*incl), "</span>")
+          : "");
+}
+
 // The top functions of one benchmark across runs.
 std::string FunctionsTable(const std::vector<RunProfile>& runs,
                            const std::vector<std::string>& labels, size_t top) {
@@ -140,22 +184,7 @@ std::string FunctionsTable(const std::vector<RunProfile>& runs,
         const RunProfile& ref = last.profile != nullptr ? last : first;
         return share(ref, a).value_or(-1) > share(ref, b).value_or(-1);
       });
-  std::string t =
-      "<table class=\"functions\"><thead><tr><th class=\"fn\">Function "
-      "(self share)</th><th class=\"fn\">Where</th>";
-  for (size_t r = 0; r < runs.size(); ++r) {
-    absl::StrAppend(&t, "<th><span class=\"swatch\" style=\"background:",
-                    kPalette[r % 8], "\"></span>", Esc(labels[r]),
-                    inclusive ? "<br><span class=\"spread\">self · "
-                                "inclusive</span>"
-                              : "",
-                    "</th>");
-  }
-  for (size_t r = 1; change && r < runs.size(); ++r) {
-    absl::StrAppend(&t, "<th>Δ ", Esc(labels[r]), "<br>vs ", Esc(labels[0]),
-                    "</th>");
-  }
-  t += "</tr></thead><tbody>\n";
+  std::string t = FunctionsTableHead(runs.size(), labels, inclusive, change);
   for (const std::string& name : names) {
     absl::StrAppend(&t, "<tr class=\"function\" data-function=\"", Esc(name),
                     "\"><td class=\"fn\" title=\"", Esc(name), "\">",
@@ -169,20 +198,7 @@ std::string FunctionsTable(const std::vector<RunProfile>& runs,
                         "</td>");
         continue;
       }
-      double samples = 0;
-      std::optional<double> incl;
-      for (const FunctionShare& f : r.shares) {
-        if (f.name == name) {
-          samples = f.samples;
-          incl = f.inclusive;
-        }
-      }
-      absl::StrAppendFormat(
-          &t, "<td data-share=\"%.6f\" title=\"%.17g samples\">%s%s</td>", *s,
-          samples, Percent(*s),
-          incl ? absl::StrCat("<span class=\"spread\">· ", Percent(*incl),
-                              "</span>")
-               : "");
+      AppendFunctionShareCell(t, r, name, *s);
     }
     for (size_t r = 1; change && r < runs.size(); ++r) {
       const std::optional<double> d = delta(runs[r], name);
