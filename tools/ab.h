@@ -93,8 +93,11 @@ struct ChildExit {
 };
 
 // Runs `argv` (argv[0] a path) with stdout and stderr to the files given,
-// and waits for it: at most `timeout_s` seconds of wall time (0: no limit),
-// then kills it (SIGKILL) and reaps it.
+// in a process group of its own, and waits for it: at most `timeout_s`
+// seconds of wall time (0: no limit), then kills its group (SIGKILL: what
+// it started too) and reaps it. Meanwhile SIGINT (a terminal's Ctrl-C,
+// which reaches ab's group only), SIGTERM, SIGHUP and SIGQUIT are passed on
+// to the child's group, and then end ab as they would have.
 ChildExit RunChild(const std::vector<std::string>& argv,
                    const std::string& stdout_path,
                    const std::string& stderr_path, double timeout_s = 0);

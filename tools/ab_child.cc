@@ -1,15 +1,20 @@
 // ab_child.cc: running one benchmark binary for `perfcounters ab` (ab.h):
-// posix_spawn with stdout and stderr to files, the exit described.
+// posix_spawn with stdout and stderr to files, in a process group of its
+// own (a timeout kills the benchmark with whatever it started; ab passes a
+// terminal's Ctrl-C on to it), the exit described.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,65 @@ extern char** environ;
 
 namespace perfcounters::tools {
 namespace {
+
+// The process group of the child that runs now (0: none): the one piece
+// of global state here, which a signal handler must reach. A terminal's
+// Ctrl-C (SIGINT), SIGTERM, SIGHUP and SIGQUIT reach ab's own group only.
+std::atomic<pid_t> running_group{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+constexpr int kPassedOn[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// Passes `sig` on to the child's group, then ends ab as `sig` would have.
+void PassOn(int sig) {
+  const pid_t group = running_group.load();
+  if (group > 0) kill(-group, sig);
+  signal(sig, SIG_DFL);
+  raise(sig);  // delivered when the handler returns
+}
+
+// While it lives: kPassedOn's signals are passed on to the child's group
+// (those ab ignores, such as SIGHUP under nohup, stay ignored).
+class PassSignalsOn {
+ public:
+  PassSignalsOn() {
+    struct sigaction on {};
+    on.sa_handler = PassOn;
+    sigemptyset(&on.sa_mask);
+    for (size_t i = 0; i < std::size(kPassedOn); ++i) {
+      sigaction(kPassedOn[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler != SIG_IGN) sigaction(kPassedOn[i], &on, nullptr);
+    }
+  }
+  ~PassSignalsOn() {
+    for (size_t i = 0; i < std::size(kPassedOn); ++i) {
+      sigaction(kPassedOn[i], &old_[i], nullptr);
+    }
+  }
+  PassSignalsOn(const PassSignalsOn&) = delete;
+  PassSignalsOn& operator=(const PassSignalsOn&) = delete;
+
+ private:
+  struct sigaction old_[std::size(kPassedOn)] = {};
+};
+
+// kPassedOn's signals held back while it lives (from before the child
+// starts until its group is known), then delivered.
+class HoldSignals {
+ public:
+  HoldSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kPassedOn) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~HoldSignals() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  HoldSignals(const HoldSignals&) = delete;
+  HoldSignals& operator=(const HoldSignals&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 double Now() {
   timespec t{};
@@ -42,7 +106,7 @@ int WaitWithin(pid_t pid, double timeout_s, ChildExit* out) {
       return status;
     }
     if (r == 0 && Now() >= deadline) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);  // its group: what it started dies with it
       out->timed_out = true;
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
@@ -75,10 +139,30 @@ ChildExit RunChild(const std::vector<std::string>& argv,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  // A group of its own (its pid), with no signal blocked and the default
+  // dispositions of the signals ab passes on.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : kPassedOn) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+                                      POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  const PassSignalsOn pass_on;
   pid_t pid = 0;
-  const int err =
-      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int err = 0;
+  {
+    const HoldSignals hold;
+    err = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
+    if (err == 0) running_group.store(pid);
+  }
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (err != 0) {
     out.error = std::strerror(err);
     return out;
@@ -86,6 +170,7 @@ ChildExit RunChild(const std::vector<std::string>& argv,
   out.started = true;
   out.timeout_s = timeout_s;
   const int status = WaitWithin(pid, timeout_s, &out);
+  running_group.store(0);
   if (!out.error.empty()) return out;
   if (WIFEXITED(status)) {
     out.exit_code = WEXITSTATUS(status);

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "input_text.h"
 #include "output_file.h"
+#include "paired_stats.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -65,6 +66,16 @@ int RunAbCommand(AbArgs args) {
   options.precision = args.precision_pct / 100.0;
   options.confidence = args.confidence_pct / 100.0;
   options.progress = !args.quiet;
+  // Said even with -q: it is about the arguments, not the progress.
+  if (const size_t fewest = SignTestMinimumPairs(options.confidence);
+      options.max_rounds < fewest) {
+    std::fprintf(stderr,
+                 "perfcounters ab: note: --max-rounds %zu is below %zu, the "
+                 "fewest rounds that give a sign-test interval at %g %% "
+                 "confidence: no interval will exclude 1.0; use "
+                 "--max-rounds %zu or more\n",
+                 options.max_rounds, fewest, args.confidence_pct, fewest);
+  }
   absl::StatusOr<AbResult> result = RunAb(options);
   if (!result.ok()) {
     std::fprintf(stderr, "perfcounters ab: %s\n",

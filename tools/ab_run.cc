@@ -20,6 +20,7 @@
 
 #include "ab.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -113,6 +114,15 @@ absl::StatusOr<std::vector<std::string>> ListBenchmarks(
   if (!text.ok()) return text.status();
   std::vector<std::string> names;
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    // gbench lists names only; a program such as echo prints its
+    // arguments back.
+    if (absl::StrContains(line, "--benchmark_list_tests")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Named(side),
+          " is not a Google Benchmark binary: asked for its benchmarks "
+          "(--benchmark_list_tests=true), it printed its arguments back; "
+          "give the path of a Google Benchmark binary"));
+    }
     if (!line.empty()) names.emplace_back(line);
   }
   if (names.empty()) {
