@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/ab_experiment.sh: `perfcounters ab` against sequential `compare` on
 # two builds of one benchmark, one with a 3 % slower body (tests/e2e's
-# ab_bench: PERFCOUNTERS_AB_SLOWER_PCT=3 takes 3 % more steps of a
-# dependency chain), while a busy loop holds the other CPU. Prints, per
+# ab_bench, built as perfcounters_ab_bench and as
+# perfcounters_ab_bench_slower, whose PERFCOUNTERS_AB_BENCH_SLOWER_PCT=3
+# takes 3 % more steps of a dependency chain), while a busy loop holds the
+# other CPU (BUSY=0: none, where the machine is busy already). Prints, per
 # run, ab's cpu_time interval of new/base and sequential compare's change,
 # then the counts the docs (docs/ab.md) report:
 #   - slower pair: ab's interval excludes 1.0 / contains the true ratio;
@@ -22,8 +24,9 @@ build=${1:-build-quick}
 runs=${2:-10}
 tool=$build/tools/perfcounters
 bench=$build/tests/perfcounters_ab_bench
-[[ -x $tool && -x $bench ]] || {
-  echo "ab_experiment: build perfcounters_tool and perfcounters_ab_bench in $build first" >&2
+slower=$build/tests/perfcounters_ab_bench_slower
+[[ -x $tool && -x $bench && -x $slower ]] || {
+  echo "ab_experiment: build perfcounters_tool, perfcounters_ab_bench and perfcounters_ab_bench_slower in $build first" >&2
   exit 2
 }
 work=$(mktemp -d)
@@ -34,18 +37,15 @@ cleanup() {
 }
 trap cleanup EXIT
 # Copies of the binaries: a rebuild during the experiment cannot touch them.
-cp "$bench" "$work/ab_bench"
+# base and same: one build, twice; slow: the other build.
+cp "$bench" "$work/base"
+cp "$bench" "$work/same"
+cp "$slower" "$work/slow"
 cp "$tool" "$work/perfcounters"
-bench=$work/ab_bench
 tool=$work/perfcounters
-for v in base:0 slow:3 same:0; do
-  printf '#!/bin/sh\nPERFCOUNTERS_AB_SLOWER_PCT=%s exec %q "$@"\n' "${v#*:}" \
-    "$(realpath "$bench")" > "$work/${v%%:*}"
-  chmod +x "$work/${v%%:*}"
-done
 ncpu=$(nproc)
 cpu=0
-if ((ncpu > 1)); then
+if ((ncpu > 1)) && [[ ${BUSY:-1} != 0 ]]; then
   taskset -c 1 sh -c 'while :; do :; done' &
   busy=$!
 fi

@@ -8,6 +8,7 @@
 // NEW), the early stop, the files it writes, and each bad input.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -121,19 +122,25 @@ class AbCommand : public ::testing::Test {
       bench_ = self.substr(0, self.rfind('/') + 1) + "perfcounters_ab_bench";
     }
     if (!testing::Exists(bench_)) GTEST_SKIP() << "needs perfcounters_ab_bench";
+    slower_ = PERFCOUNTERS_AB_SLOWER_BENCH;
+    if (!testing::Exists(slower_)) {
+      slower_ = bench_ + "_slower";
+    }
     dir_ = testing::ScratchPath(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ASSERT_TRUE(testing::MakeDirectories(dir_, true));
   }
   // An executable script `name` in dir_ that logs `name` to order.log
-  // and runs ab_bench with `env` assignments.
+  // and runs `binary` (ab_bench when empty) with `env` assignments.
   std::string Wrapper(const std::string& name, const std::string& env,
-                      const std::string& before = "") {
+                      const std::string& before = "",
+                      const std::string& binary = "") {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << "#!/bin/sh\n"
                         << "echo " << name << " >> " << dir_ << "/order.log\n"
                         << before << "\n"
-                        << "exec env " << env << " " << testing::Quote(bench_)
+                        << "exec env " << env << " "
+                        << testing::Quote(binary.empty() ? bench_ : binary)
                         << " \"$@\"\n";
     chmod(path.c_str(), 0755);
     return path;
@@ -146,12 +153,16 @@ class AbCommand : public ::testing::Test {
     return {"--", "--benchmark_min_time=0.001"};
   }
   std::string bench_;
+  // ab_bench's second build, whose body takes 3 % more steps.
+  std::string slower_;
   std::string dir_;
 };
 
 TEST_F(AbCommand, PairsEachRoundInAbbaOrderAndStopsAtThePrecision) {
-  const std::string base = Wrapper("base", "PERFCOUNTERS_AB_SLOWER_PCT=0");
-  const std::string next = Wrapper("new", "PERFCOUNTERS_AB_SLOWER_PCT=3");
+  // Two builds of one source; NEW's body has 3 % more steps.
+  ASSERT_TRUE(testing::Exists(slower_)) << slower_;
+  const std::string base = Wrapper("base", "");
+  const std::string next = Wrapper("new", "", "", slower_);
   std::vector<std::string> args = {
       base,          next,     "--min-rounds", "6",     "--max-rounds", "9",
       "--precision", "1",      "--metric",     "steps", "--format",     "json",
@@ -209,24 +220,47 @@ TEST_F(AbCommand, PairsEachRoundInAbbaOrderAndStopsAtThePrecision) {
     EXPECT_NEAR(rn["steps"].get<double>() / rb["steps"].get<double>(), 1.03,
                 1e-3);
   }
-  // compare reads them.
+  // Each side's fingerprint names its own build; compare reads them, and
+  // another binary is no environment difference.
+  const nlohmann::json& bid = b["context"]["perfcounters.env.binary.build_id"];
+  const nlohmann::json& nid = n["context"]["perfcounters.env.binary.build_id"];
+  if (bid.is_string() && nid.is_string()) {
+    EXPECT_NE(bid, nid);
+  }
   const RunResult c =
       testing::RunTool(QuoteAll({"compare", "b.json", "n.json"}), dir_);
   EXPECT_EQ(c.code, 0) << c.out << c.err;
   EXPECT_THAT(c.out, HasSubstr("BM_Chain/20000"));
+  EXPECT_THAT(c.out, Not(HasSubstr("environment differs")));
 }
 
 TEST_F(AbCommand, TableSaysWhenTheMostRoundsCameFirst) {
-  const std::string base = Wrapper("base", "PERFCOUNTERS_AB_SLOWER_PCT=0");
+  const std::string base = Wrapper("base", "");
   std::vector<std::string> args = {
       base, base, "--min-rounds", "2", "--max-rounds", "2", "-q"};
   for (const std::string& f : Fast()) args.push_back(f);
-  const RunResult r = Ab(args);
+  RunResult r = Ab(args);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_EQ(r.err, "");
+  // -q: no progress, only the note that 2 rounds cannot give an interval
+  // (the sign test needs 6 at 95 %, 8 at 99 %).
+  EXPECT_EQ(r.err,
+            "perfcounters ab: note: --max-rounds 2 is below 6, the fewest "
+            "rounds that give a sign-test interval at 95 % confidence: no "
+            "interval will exclude 1.0; use --max-rounds 6 or more\n");
   EXPECT_THAT(r.out, HasSubstr("too few pairs"));
   EXPECT_THAT(r.out,
               HasSubstr("note: BM_Chain/2000 reached the most rounds (2)"));
+  // At 99 % the fewest are 8; at 6 rounds, 95 % has no note.
+  r = Ab({base, base, "--min-rounds", "1", "--max-rounds", "1", "-q",
+          "--confidence", "99", "--", "--benchmark_filter=BM_Chain/2000$",
+          "--benchmark_min_time=0.001"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--max-rounds 1 is below 8, the fewest rounds "
+                               "that give a sign-test interval at 99 %"));
+  r = Ab({base, base, "--min-rounds", "6", "--max-rounds", "6", "-q", "--",
+          "--benchmark_filter=BM_Chain/2000$", "--benchmark_min_time=0.001"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
 }
 
 // ab's files as compare reads them: 10 rounds whose times drift tenfold
@@ -303,6 +337,29 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
 // and the output files as they were (here: absent, and one kept).
 class AbBadInput : public AbCommand {
  protected:
+  // NEW, whose 4th start (round 3) starts a helper (its pid in helper.pid)
+  // and hangs (its pid in hung.pid).
+  std::string Hanging() {
+    return Wrapper(
+        "new", "",
+        "n=$(grep -c new " + dir_ +
+            "/order.log); [ $n -ge 4 ] && { sleep 1000 & echo $! > " + dir_ +
+            "/helper.pid; echo $$ > " + dir_ + "/hung.pid; exec sleep 1000; }");
+  }
+  // Whether `pid` ends (or is a zombie) within 10 s.
+  static bool Ends(pid_t pid) {
+    for (int i = 0; i < 200; ++i) {
+      const std::string stat =
+          testing::Slurp("/proc/" + std::to_string(pid) + "/stat");
+      const size_t paren = stat.rfind(')');
+      if (stat.empty() || (paren != std::string::npos &&
+                           stat.compare(paren + 2, 1, "Z") == 0)) {
+        return true;
+      }
+      usleep(50'000);
+    }
+    return false;
+  }
   void ExpectError(const std::string& base, const std::string& next,
                    const std::string& message) {
     std::ofstream(dir_ + "/kept.json") << "old";
@@ -329,9 +386,18 @@ TEST_F(AbBadInput, NotExecutable) {
 }
 
 TEST_F(AbBadInput, NotGoogleBenchmark) {
-  // Lists something (it echoes), but writes no gbench JSON.
-  const std::string path = dir_ + "/echo";
-  std::ofstream(path) << "#!/bin/sh\necho \"$@\"\n";
+  // echo prints its arguments back: not a list of benchmarks, on either
+  // side (it was once taken for "different benchmarks").
+  ExpectError("/bin/echo", bench_,
+              "BASE '/bin/echo' is not a Google Benchmark binary: asked for "
+              "its benchmarks (--benchmark_list_tests=true), it printed its "
+              "arguments back");
+  ExpectError(bench_, "/bin/echo",
+              "NEW '/bin/echo' is not a Google Benchmark binary");
+  // Lists ab_bench's benchmarks, but writes no gbench JSON.
+  const std::string path = dir_ + "/lister";
+  std::ofstream(path) << "#!/bin/sh\ncase \"$*\" in *list_tests*) "
+                         "printf 'BM_Chain/2000\\nBM_Chain/20000\\n';; esac\n";
   chmod(path.c_str(), 0755);
   ExpectError(path, path,
               "BASE '" + path + "' wrote no Google Benchmark JSON in round 1");
@@ -351,11 +417,9 @@ TEST_F(AbBadInput, HangInOneRound) {
   // The 4th start of NEW (round 3) hangs: ab kills it after --timeout and
   // fails naming the side and round; the hung process is gone. 5 s: far
   // above a round's run here (~0.1 s), even at a load of 20 on 2 CPUs.
+  // It has started a helper of its own, which dies with it (its group).
   const std::string pid_file = dir_ + "/hung.pid";
-  const std::string next =
-      Wrapper("new", "",
-              "n=$(grep -c new " + dir_ + "/order.log); [ $n -ge 4 ] && { " +
-                  "echo $$ > " + pid_file + "; exec sleep 1000; }");
+  const std::string next = Hanging();
   std::ofstream(dir_ + "/kept.json") << "old";
   const RunResult r =
       Ab({bench_, next, "--timeout", "5", "--base-out", "kept.json",
@@ -370,8 +434,36 @@ TEST_F(AbBadInput, HangInOneRound) {
   const pid_t hung = std::atoi(testing::Slurp(pid_file).c_str());
   ASSERT_GT(hung, 0);
   EXPECT_NE(kill(hung, 0), 0) << "the hung benchmark " << hung << " lives";
+  const pid_t helper = std::atoi(testing::Slurp(dir_ + "/helper.pid").c_str());
+  ASSERT_GT(helper, 0);
+  EXPECT_TRUE(Ends(helper)) << "the benchmark's helper " << helper << " lives";
   // --timeout 0 is no limit; a negative one is refused.
   EXPECT_EQ(Ab({bench_, bench_, "--timeout", "-1"}).code, 2);
+}
+
+// A terminal's Ctrl-C goes to ab's process group, which the benchmark is
+// not in: ab passes it on, and ends as SIGINT ends a program.
+TEST_F(AbBadInput, CtrlCReachesTheBenchmark) {
+  const std::string next = Hanging();
+  const std::string pid_file = dir_ + "/hung.pid";
+  // setsid: ab leads a group of its own, as a terminal's job; env: SIGINT
+  // as a terminal's job has it (a background job of sh ignores it). $! is
+  // ab itself: a simple command is exec'd in the background child.
+  const RunResult r = testing::RunShell(
+      "cd " + testing::Quote(dir_) +
+      " || exit; setsid env --default-signal=INT " +
+      testing::Quote(testing::ToolPath()) + " ab " + testing::Quote(bench_) +
+      " " + testing::Quote(next) +
+      " -q --timeout 60 -- --benchmark_min_time=0.001 & ab=$!; i=0; "
+      "while [ ! -s hung.pid ] && [ $i -lt 1200 ]; do sleep 0.05; "
+      "i=$((i+1)); done; kill -INT -$ab; wait $ab; echo ab=$?");
+  EXPECT_THAT(r.out, HasSubstr("ab=130")) << r.out << r.err;
+  const pid_t hung = std::atoi(testing::Slurp(pid_file).c_str());
+  ASSERT_GT(hung, 0);
+  EXPECT_TRUE(Ends(hung)) << "the benchmark " << hung << " lives";
+  // The helper, started in the background by sh, ignores SIGINT.
+  const pid_t helper = std::atoi(testing::Slurp(dir_ + "/helper.pid").c_str());
+  if (helper > 0) kill(helper, SIGKILL);
 }
 
 TEST_F(AbBadInput, DifferentBenchmarks) {

@@ -5,9 +5,11 @@
 //
 //   BM_Chain/N   N steps per iteration (N = 2000 and 20000)
 //
-// Environment (set by the tests' wrapper scripts, so that one binary plays
-// both builds of an A/B comparison):
-//   PERFCOUNTERS_AB_SLOWER_PCT=P  every body takes P % more steps
+// Built twice (tests/e2e/CMakeLists.txt), so that an A/B comparison has two
+// builds of one source: perfcounters_ab_bench, and
+// perfcounters_ab_bench_slower with PERFCOUNTERS_AB_BENCH_SLOWER_PCT=3,
+// whose body takes 3 % more steps.
+// Environment (set by the tests' wrapper scripts):
 //   PERFCOUNTERS_AB_EXTRA=1       registers BM_Extra too (the benchmarks
 //                                 then differ from a plain run's)
 #include <cmath>
@@ -16,16 +18,18 @@
 
 #include "benchmark/benchmark.h"
 
+#ifndef PERFCOUNTERS_AB_BENCH_SLOWER_PCT
+#define PERFCOUNTERS_AB_BENCH_SLOWER_PCT 0
+#endif
+
 namespace {
 
-double SlowerFactor() {
-  const char* pct = std::getenv("PERFCOUNTERS_AB_SLOWER_PCT");
-  return pct == nullptr ? 1.0 : 1.0 + std::atof(pct) / 100.0;
-}
+// Each body's steps over N.
+constexpr double kSlowerFactor = 1.0 + PERFCOUNTERS_AB_BENCH_SLOWER_PCT / 100.0;
 
 void BM_Chain(benchmark::State& state) {
   const int64_t steps =
-      std::llround(static_cast<double>(state.range(0)) * SlowerFactor());
+      std::llround(static_cast<double>(state.range(0)) * kSlowerFactor);
   uint64_t x = 1;
   for (auto _ : state) {
     for (int64_t i = 0; i < steps; ++i) {
