@@ -76,13 +76,8 @@ endif()
 #   and .OneNamePerFunction (profile_test) check the symbolizer against
 #     DWARF (inlined frames, namespaces), addr2line and objcopy: the machine
 #     gets its programs with debug sections stripped and has no binutils.
-# HistoryStoreTest's BadPortIsNamed and ConnectTimeoutIsTheUsers need TCP
-# on 127.0.0.1, which the machine has no interface for ("Network is
-# unreachable"), and ReadersNeedNoWriteAccess runs util-linux's setpriv
-# --reuid, which the machine's BusyBox setpriv lacks: libpq and SQLite
-# behaviour, not hardware; they run natively in every stage.
 set(PERFCOUNTERS_ARM64_GTEST_FILTER
-    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead:ProfileTest.OneNamePerFunction:HistoryStoreTest.BadPortIsNamed:HistoryStoreTest.ConnectTimeoutIsTheUsers:HistoryStoreTest.ReadersNeedNoWriteAccess"
+    "-CompareSameBinary.*:ProfileTest.AlwaysInlineHelperIsAnInlinedFrame:ProfileTest.SymbolsAgreeWithAddr2Line:ProfileTest.StrippedCopiesNeverNameAnotherFunction:ProfileTest.DebugInfoWithoutArangesIsStillRead:ProfileTest.OneNamePerFunction"
     CACHE STRING
     "GTEST_FILTER for the test binaries in the emulated arm64 machine")
 set(_pc_filter "")

@@ -31,6 +31,7 @@
 #include "history_store.h"
 #include "nlohmann/json.hpp"
 #include "re2/re2.h"
+#include "support/as_nobody.h"
 #include "support/pg_server.h"
 #include "support/tool_runner.h"
 
@@ -320,8 +321,10 @@ TEST(HistoryStoreTest, ReadersNeedNoWriteAccess) {
   const bool root = geteuid() == 0;
   RunShell(absl::StrCat("chmod 0555 ", Quote(dir), " && chmod 0444 ", Quote(db),
                         " && chmod 0644 ", Quote(run)));
+  // As nobody through support/as_nobody.h's helper: the emulated arm64
+  // machine's busybox setpriv cannot change ids.
   const std::string as =
-      root ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+      root ? perfcounters::testing::AsNobodyCommand() + " " : "";
   // (The report goes to the temporary directory, where nobody may write.)
   for (const std::string& line : Readers(db, run)) {
     const RunResult r = RunShell(absl::StrCat(
