@@ -424,51 +424,71 @@ std::string TaggedSeriesMetric(const SeriesChange& c) {
   return TaggedMetric(c.series->metric, SimulatedMachine(c.series->machine));
 }
 
+// One change point of `history changes --format json`.
+nlohmann::json SeriesChangeJson(const SeriesChange& c) {
+  const bool drift = c.change.kind == ChangeKind::kDrift;
+  const nlohmann::json none;
+  nlohmann::json env = nlohmann::json::array();
+  for (const EnvFieldChange& f : c.environment) {
+    env.push_back({{"field", f.field},
+                   {"before", f.before ? nlohmann::json(*f.before) : none},
+                   {"after", f.after ? nlohmann::json(*f.after) : none}});
+  }
+  nlohmann::json change = {
+      {"method", ChangeMethodName(c.method)},
+      {"kind", ChangeKindName(c.change.kind)},
+      {"benchmark", c.series->benchmark},
+      {"metric", c.series->metric},
+      {"value_kind",
+       ValueKindName(
+           KindOfValue(c.series->metric, SimulatedMachine(c.series->machine)))},
+      {"machine", c.series->machine},
+      {"branch", c.series->branch},
+      {"commit", c.first_after->commit},
+      {"time", c.first_after->time},
+      {"before", c.change.mean_before},
+      {"after", c.change.mean_after},
+      {"change_percent", c.change.ChangePercent()},
+      {"p_value", c.change.p},
+      {"coverage", c.coverage ? nlohmann::json(*c.coverage) : nlohmann::json()},
+      {"noise_sd", c.change.sigma > 0 ? nlohmann::json(c.change.sigma) : none},
+      {"last_commit", drift ? nlohmann::json(c.last->commit) : none},
+      {"last_time", drift ? nlohmann::json(c.last->time) : none},
+      {"runs",
+       drift ? nlohmann::json(c.change.last_index - c.change.index + 1) : none},
+      {"slope_percent_per_run",
+       drift ? nlohmann::json(c.change.SlopePercent()) : none},
+      {"environment", c.change.kind == ChangeKind::kEnvironment ? env : none}};
+  return change;
+}
+
+// The kind column of a change point in text: a drift with its first
+// run's commit and where it ends; an environment change with the fields
+// that changed.
+std::string SeriesChangeKindText(const SeriesChange& c) {
+  std::string kind =
+      c.change.kind == ChangeKind::kDrift && c.last != nullptr
+          ? absl::StrFormat("drift to %s (%d runs, %+.3g %%/run)",
+                            c.last->commit.substr(0, 12),
+                            c.change.last_index - c.change.index + 1,
+                            c.change.SlopePercent())
+          : std::string(ChangeKindName(c.change.kind));
+  for (size_t i = 0; i < c.environment.size(); ++i) {
+    const EnvFieldChange& f = c.environment[i];
+    absl::StrAppend(&kind, i == 0 ? ": " : ", ", f.field, " ",
+                    f.before.value_or("(none)"), " -> ",
+                    f.after.value_or("(none)"));
+  }
+  return kind;
+}
+
 }  // namespace
 
 std::string RenderChanges(const std::vector<SeriesChange>& changes,
                           const std::string& format) {
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
-    for (const SeriesChange& c : changes) {
-      const bool drift = c.change.kind == ChangeKind::kDrift;
-      const nlohmann::json none;
-      nlohmann::json env = nlohmann::json::array();
-      for (const EnvFieldChange& f : c.environment) {
-        env.push_back({{"field", f.field},
-                       {"before", f.before ? nlohmann::json(*f.before) : none},
-                       {"after", f.after ? nlohmann::json(*f.after) : none}});
-      }
-      out.push_back(
-          {{"method", ChangeMethodName(c.method)},
-           {"kind", ChangeKindName(c.change.kind)},
-           {"benchmark", c.series->benchmark},
-           {"metric", c.series->metric},
-           {"value_kind",
-            ValueKindName(KindOfValue(c.series->metric,
-                                      SimulatedMachine(c.series->machine)))},
-           {"machine", c.series->machine},
-           {"branch", c.series->branch},
-           {"commit", c.first_after->commit},
-           {"time", c.first_after->time},
-           {"before", c.change.mean_before},
-           {"after", c.change.mean_after},
-           {"change_percent", c.change.ChangePercent()},
-           {"p_value", c.change.p},
-           {"coverage",
-            c.coverage ? nlohmann::json(*c.coverage) : nlohmann::json()},
-           {"noise_sd",
-            c.change.sigma > 0 ? nlohmann::json(c.change.sigma) : none},
-           {"last_commit", drift ? nlohmann::json(c.last->commit) : none},
-           {"last_time", drift ? nlohmann::json(c.last->time) : none},
-           {"runs",
-            drift ? nlohmann::json(c.change.last_index - c.change.index + 1)
-                  : none},
-           {"slope_percent_per_run",
-            drift ? nlohmann::json(c.change.SlopePercent()) : none},
-           {"environment",
-            c.change.kind == ChangeKind::kEnvironment ? env : none}});
-    }
+    for (const SeriesChange& c : changes) out.push_back(SeriesChangeJson(c));
     return out.dump(2) + "\n";
   }
   const bool md = format == "markdown";
@@ -498,21 +518,7 @@ std::string RenderChanges(const std::vector<SeriesChange>& changes,
     const std::string p =
         absl::StrCat(absl::StrFormat("%.2g", c.change.p),
                      Estimated(c.coverage) ? " (multiplexed)" : "");
-    // A drift: its first run's commit, and where it ends.
-    // An environment change: the fields that changed.
-    std::string kind =
-        c.change.kind == ChangeKind::kDrift && c.last != nullptr
-            ? absl::StrFormat("drift to %s (%d runs, %+.3g %%/run)",
-                              c.last->commit.substr(0, 12),
-                              c.change.last_index - c.change.index + 1,
-                              c.change.SlopePercent())
-            : std::string(ChangeKindName(c.change.kind));
-    for (size_t i = 0; i < c.environment.size(); ++i) {
-      const EnvFieldChange& f = c.environment[i];
-      absl::StrAppend(&kind, i == 0 ? ": " : ", ", f.field, " ",
-                      f.before.value_or("(none)"), " -> ",
-                      f.after.value_or("(none)"));
-    }
+    const std::string kind = SeriesChangeKindText(c);
     out +=
         md ? absl::StrCat("| ", c.series->benchmark, " | ", tagged, " | ",
                           c.series->machine, " | ", c.series->branch, " | ",
