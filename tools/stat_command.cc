@@ -295,15 +295,17 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   return out;
 }
 
-int RunStat(const StatArgs& args) {
+// The arguments stat checks before it parses the events; false (said on
+// stderr) for a usage error.
+bool CheckStatArgs(const StatArgs& args) {
   if (args.command.empty()) {
     std::fprintf(stderr, "perfcounters stat: no command to run\n");
-    return kExitUsage;
+    return false;
   }
   if (args.repeat < 1) {
     std::fprintf(stderr, "perfcounters stat: -r must be >= 1, not %d\n",
                  args.repeat);
-    return kExitUsage;
+    return false;
   }
   const int formats = (args.json ? 1 : 0) + (args.json_lines ? 1 : 0) +
                       (args.separator.empty() ? 0 : 1);
@@ -311,7 +313,7 @@ int RunStat(const StatArgs& args) {
     std::fprintf(stderr,
                  "perfcounters stat: -x, -j and --json exclude each other; "
                  "choose one output format\n");
-    return kExitUsage;
+    return false;
   }
   if (args.source != "pmu" && args.source != "simulate") {
     std::fprintf(stderr,
@@ -320,8 +322,42 @@ int RunStat(const StatArgs& args) {
                  "(Valgrind's callgrind: exact simulated counts, "
                  "docs/simulate.md)\n",
                  args.source.c_str());
-    return kExitUsage;
+    return false;
   }
+  return true;
+}
+
+// The series of `groups` in `result`: a `{}` group's members join its
+// first event, its leader.
+void AddStatSeries(const std::vector<GroupSpec>& groups, StatResult& result) {
+  int user_groups = 0;
+  for (const GroupSpec& g : groups) {
+    const int group = g.user_group ? user_groups++ : -1;
+    // The first event of a `{}` group leads it; the others join its fd.
+    const int leader = static_cast<int>(result.series.size());
+    for (const EventSpec& e : g.events) {
+      StatSeries s;
+      s.spec = e;
+      s.group = group;
+      s.duration_time = e.pmu == "tool";
+      if (group >= 0 && static_cast<int>(result.series.size()) != leader) {
+        s.leader = leader;
+      }
+      result.series.push_back(std::move(s));
+    }
+  }
+}
+
+// The counts in the output format the arguments chose.
+std::string FormatStatOutput(const StatArgs& args, const StatResult& result) {
+  if (args.json) return FormatStatJson(result);
+  if (args.json_lines) return FormatStatJsonLines(result);
+  if (!args.separator.empty()) return FormatStatCsv(result, args.separator);
+  return FormatStatTable(result);
+}
+
+int RunStat(const StatArgs& args) {
+  if (!CheckStatArgs(args)) return kExitUsage;
   const bool simulate = args.source == "simulate";
   ParseOptions options;
   options.tool_events = true;
@@ -337,22 +373,7 @@ int RunStat(const StatArgs& args) {
   StatResult result;
   result.command = args.command;
   result.runs_asked = args.repeat;
-  int user_groups = 0;
-  for (const GroupSpec& g : *groups) {
-    const int group = g.user_group ? user_groups++ : -1;
-    // The first event of a `{}` group leads it; the others join its fd.
-    const int leader = static_cast<int>(result.series.size());
-    for (const EventSpec& e : g.events) {
-      StatSeries s;
-      s.spec = e;
-      s.group = group;
-      s.duration_time = e.pmu == "tool";
-      if (group >= 0 && static_cast<int>(result.series.size()) != leader) {
-        s.leader = leader;
-      }
-      result.series.push_back(std::move(s));
-    }
-  }
+  AddStatSeries(*groups, result);
   if (simulate) {
     if (absl::Status s = PrepareSimulatedStat(result); !s.ok()) {
       std::fprintf(stderr, "perfcounters stat: %s\n",
@@ -382,16 +403,7 @@ int RunStat(const StatArgs& args) {
     }
     result.interrupted_by = g_stop_signal;
   }
-  std::string out;
-  if (args.json) {
-    out = FormatStatJson(result);
-  } else if (args.json_lines) {
-    out = FormatStatJsonLines(result);
-  } else if (!args.separator.empty()) {
-    out = FormatStatCsv(result, args.separator);
-  } else {
-    out = FormatStatTable(result);
-  }
+  const std::string out = FormatStatOutput(args, result);
   const std::string notes = StatNotes(result);
   std::fwrite(notes.data(), 1, notes.size(), stderr);
   if (!args.output.empty()) {
