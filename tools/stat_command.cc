@@ -189,6 +189,33 @@ void OpenOne(std::vector<StatSeries>& series, size_t i,
   events[i] = *std::move(e);
 }
 
+// What one run counted, into each series: the elapsed time for
+// duration_time, else its event's scaled count (or one more run not
+// counted).
+void RecordStatCounts(std::vector<StatSeries>& series,
+                      std::vector<std::optional<Event>>& events,
+                      double seconds) {
+  for (size_t i = 0; i < series.size(); ++i) {
+    StatSeries& s = series[i];
+    if (s.duration_time) {
+      s.values.push_back(seconds * 1e9);
+      s.coverages.push_back(1);
+      s.running_ns.push_back(seconds * 1e9);
+      continue;
+    }
+    if (!events[i]) continue;
+    absl::StatusOr<Count> c = events[i]->ReadCount();
+    if (!c.ok() || !Scale(*c).counted()) {
+      ++s.not_counted;
+      continue;
+    }
+    const ScaledCount scaled = Scale(*c);
+    s.values.push_back(scaled.value() * s.spec.scale);
+    s.coverages.push_back(scaled.coverage());
+    s.running_ns.push_back(static_cast<double>(scaled.running()));
+  }
+}
+
 // Runs the command once, counting `series`. An error when the command
 // cannot be executed.
 absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
@@ -273,25 +300,7 @@ absl::StatusOr<RunOutcome> RunOnce(const std::vector<std::string>& command,
   } else {
     out.exit_status = WEXITSTATUS(status);
   }
-  for (size_t i = 0; i < series.size(); ++i) {
-    StatSeries& s = series[i];
-    if (s.duration_time) {
-      s.values.push_back(out.seconds * 1e9);
-      s.coverages.push_back(1);
-      s.running_ns.push_back(out.seconds * 1e9);
-      continue;
-    }
-    if (!events[i]) continue;
-    absl::StatusOr<Count> c = events[i]->ReadCount();
-    if (!c.ok() || !Scale(*c).counted()) {
-      ++s.not_counted;
-      continue;
-    }
-    const ScaledCount scaled = Scale(*c);
-    s.values.push_back(scaled.value() * s.spec.scale);
-    s.coverages.push_back(scaled.coverage());
-    s.running_ns.push_back(static_cast<double>(scaled.running()));
-  }
+  RecordStatCounts(series, events, out.seconds);
   return out;
 }
 
