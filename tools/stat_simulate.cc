@@ -141,6 +141,31 @@ double Seconds(const timeval& t) {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
 }
 
+// What callgrind counted (`costs`), into each series of `result`: the
+// simulated events' sums, the estimates from them.
+void RecordSimulatedCounts(const SimCosts& costs, StatResult& result) {
+  const double est_cycles = EstimatedCycles(costs);
+  for (StatSeries& s : result.series) {
+    double value = 0;
+    if (s.estimate) {
+      value =
+          s.spec.label == "est_cycles"
+              ? est_cycles
+              : (est_cycles > 0 ? static_cast<double>(costs[kIr]) / est_cycles
+                                : 0);
+    } else if (s.unsupported.empty()) {
+      absl::StatusOr<std::vector<SimEvent>> inputs = SimulatedInputs(s.spec);
+      if (!inputs.ok()) continue;
+      for (SimEvent e : *inputs) value += static_cast<double>(costs[e]);
+    } else {
+      continue;
+    }
+    s.values.push_back(value);
+    s.coverages.push_back(1);
+    s.running_ns.push_back(0);
+  }
+}
+
 }  // namespace stat_sim
 
 absl::Status PrepareSimulatedStat(StatResult& result) {
@@ -259,26 +284,7 @@ absl::StatusOr<StatRunOutcome> RunSimulatedStat(
     return absl::DataLossError(absl::StrCat(
         "--source simulate: a callgrind dump is unreadable: ", error));
   }
-  const double est_cycles = EstimatedCycles(costs);
-  for (StatSeries& s : result.series) {
-    double value = 0;
-    if (s.estimate) {
-      value =
-          s.spec.label == "est_cycles"
-              ? est_cycles
-              : (est_cycles > 0 ? static_cast<double>(costs[kIr]) / est_cycles
-                                : 0);
-    } else if (s.unsupported.empty()) {
-      absl::StatusOr<std::vector<SimEvent>> inputs = SimulatedInputs(s.spec);
-      if (!inputs.ok()) continue;
-      for (SimEvent e : *inputs) value += static_cast<double>(costs[e]);
-    } else {
-      continue;
-    }
-    s.values.push_back(value);
-    s.coverages.push_back(1);
-    s.running_ns.push_back(0);
-  }
+  stat_sim::RecordSimulatedCounts(costs, result);
   return run;
 }
 
