@@ -49,9 +49,12 @@ std::string RunJson(const Fields& env, int run, double time_scale,
   for (const auto& [k, v] : env) {
     root["context"]["perfcounters.env." + k] = v;
   }
-  // Different in every run, and never a boundary.
+  // Different in every run (the load, another build), and never a
+  // boundary.
   root["context"]["perfcounters.env.loadavg.start"] =
       absl::StrCat(run * 0.37, " 1.00 1.00");
+  root["context"]["perfcounters.env.binary.build_id"] =
+      absl::StrCat("b01d", run);
   root["benchmarks"] = nlohmann::ordered_json::array();
   for (const char* name : {"BM_a", "BM_b"}) {
     const bool b = name[3] == 'b';
