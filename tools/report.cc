@@ -208,6 +208,19 @@ std::vector<report_internal::Row> SortedRows(std::vector<MetricRow>& rows,
   return {present.begin(), present.end()};
 }
 
+// The page's note on runs counted by the simulator (`run`'s source).
+std::string SimulatedSourceNoteHtml(const BenchmarkFile& run) {
+  return absl::StrCat(
+      "<p class=\"note source\" id=\"source\">Counted by the simulator, "
+      "not the PMU: ",
+      Esc(SourceDescription(run)),
+      ". Instructions, data accesses and branches are exact counts of the "
+      "simulated program, cache and branch misses come from callgrind's "
+      "models, metrics marked [estimate] are a cost model's estimates "
+      "(est_cycles, est_ipc), and the times are valgrind's "
+      "(docs/simulate.md).</p>\n");
+}
+
 }  // namespace
 
 std::string RenderReport(const std::vector<BenchmarkFile>& runs,
@@ -266,17 +279,7 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   page.RunsTable(runs, d.summaries);
   // report_command.cc refuses runs of different sources.
   const bool simulated = CountingSource(runs.front()) == "simulate";
-  if (simulated) {
-    page.Append(absl::StrCat(
-        "<p class=\"note source\" id=\"source\">Counted by the simulator, "
-        "not the PMU: ",
-        Esc(SourceDescription(runs.front())),
-        ". Instructions, data accesses and branches are exact counts of the "
-        "simulated program, cache and branch misses come from callgrind's "
-        "models, metrics marked [estimate] are a cost model's estimates "
-        "(est_cycles, est_ipc), and the times are valgrind's "
-        "(docs/simulate.md).</p>\n"));
-  }
+  if (simulated) page.Append(SimulatedSourceNoteHtml(runs.front()));
   page.Append(options.notes_html);
   const std::string profiles = ReportProfileSection(runs, labels);
   page.Nav(listed, !not_counted.empty(), !d.problems.empty(),
