@@ -27,6 +27,7 @@ BenchmarkProfileChange Pair(const std::string& name,
   c.next_samples = next.samples;
   c.base_event = base.event;
   c.next_event = next.event;
+  c.simulated = base.simulated && next.simulated;
   const std::vector<FunctionShare> bs = SharesByName(base);
   const std::vector<FunctionShare> ns = SharesByName(next);
   OomSafeSet<std::string> seen;
@@ -40,9 +41,11 @@ BenchmarkProfileChange Pair(const std::string& name,
     if (n) f.next_pct = *n * 100;
     if (b && n) {
       f.change_pp = (*n - *b) * 100;
-      f.noise_pp = std::sqrt(*b * (1 - *b) / base.samples +
-                             *n * (1 - *n) / next.samples) *
-                   100;
+      // Simulated shares are exact counts: no sampling noise.
+      f.noise_pp = c.simulated ? 0.0
+                               : std::sqrt(*b * (1 - *b) / base.samples +
+                                           *n * (1 - *n) / next.samples) *
+                                     100;
     }
     c.functions.push_back(std::move(f));
   };
@@ -118,6 +121,13 @@ std::vector<std::string> Notes(const ProfileComparison& p) {
         base ? "new" : "base",
         " benchmarks with --perf_profile too to compare where the time went"));
   }
+  if (!p.mixed.empty()) {
+    notes.push_back(absl::StrCat(
+        p.mixed.size(),
+        " benchmark(s) have a simulated profile (callgrind's counts) on one "
+        "side and a sampled one on the other: not compared, e.g. ",
+        EscapeControlBytes(p.mixed.front())));
+  }
   for (const auto& [list, side] :
        {std::pair{&p.only_base, "base"}, std::pair{&p.only_next, "new"}}) {
     if (list->empty()) continue;
@@ -159,6 +169,10 @@ ProfileComparison CompareProfiles(const BenchmarkFile& base,
       out.only_base.push_back(p.benchmark);
       continue;
     }
+    if (p.profile.simulated != it->second->simulated) {
+      out.mixed.push_back(p.benchmark);
+      continue;
+    }
     out.benchmarks.push_back(Pair(p.benchmark, p.profile, *it->second));
   }
   for (const NamedProfile& p : np) {
@@ -190,10 +204,12 @@ std::string ProfileTableText(const ProfileComparison& p) {
     }
     for (const BenchmarkProfileChange* b : ByChange(p)) {
       const std::string name = EscapeControlBytes(b->benchmark);
-      absl::StrAppendFormat(&out, "  %s%s  %s  (%.17g → %.17g samples)\n", name,
-                            std::string(width - name.size(), ' '),
-                            ChangesLine(*b, false), b->base_samples,
-                            b->next_samples);
+      absl::StrAppendFormat(
+          &out, "  %s%s  %s  (%.17g → %.17g %s)\n", name,
+          std::string(width - name.size(), ' '), ChangesLine(*b, false),
+          b->base_samples, b->next_samples,
+          b->simulated ? absl::StrCat(b->base_event, " [simulated]")
+                       : std::string("samples"));
     }
   }
   for (const std::string& n : Notes(p)) {
@@ -261,6 +277,7 @@ nlohmann::ordered_json ProfileJson(const ProfileComparison& p) {
     x["new_samples"] = b.next_samples;
     x["base_event"] = b.base_event;
     x["new_event"] = b.next_event;
+    x["value_kind"] = b.simulated ? "simulated" : "sampled";
     json& fns = x["functions"] = json::array();
     for (const FunctionShareChange& f : b.functions) {
       fns.push_back({{"name", f.name},

@@ -37,6 +37,8 @@ struct BenchmarkProfileChange {
   double next_samples = 0;
   std::string base_event;
   std::string next_event;
+  // Both sides simulated (exact counts: no sampling noise).
+  bool simulated = false;
   // Every function of either side, largest |change_pp| first; functions
   // without a change (not listed on a side) last.
   std::vector<FunctionShareChange> functions;
@@ -54,6 +56,9 @@ struct ProfileComparison {
   // Benchmarks (passing the filter) profiled in one file only.
   std::vector<std::string> only_base;
   std::vector<std::string> only_next;
+  // Benchmarks with a simulated profile on one side and a sampled one on
+  // the other: not compared.
+  std::vector<std::string> mixed;
 };
 
 // Lines up the profiles of `base` and `next` (benchmarks the filter

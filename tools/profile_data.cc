@@ -214,8 +214,13 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   }
   BenchmarkProfile p;
   ObjectReader r(value, where, warnings);
-  std::optional<double> samples, truncated, functions_truncated;
-  r.String("event", p.event) &&
+  std::optional<double> samples, truncated, functions_truncated, depth;
+  std::string source;
+  bool sampled = true;
+  r.String("event", p.event) && r.String("source", source) &&
+      r.Bool("sampled", sampled) &&
+      r.Number("excluded", p.excluded, ObjectReader::Range::kWhole) &&
+      r.Number("stack_depth", depth, ObjectReader::Range::kPositive) &&
       r.Number("period", p.period, ObjectReader::Range::kPositive) &&
       r.Number("frequency", p.frequency, ObjectReader::Range::kPositive) &&
       r.Number("samples", samples, ObjectReader::Range::kWhole) &&
@@ -231,7 +236,9 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   RETURN_IF_ERROR(r.status());
   r.Unknown({"event", "period", "frequency", "samples", "lost", "callchains",
              "callchains_broken", "functions", "functions_truncated", "stacks",
-             "stacks_truncated"});
+             "stacks_truncated", "source", "sampled", "excluded",
+             "stack_depth"});
+  p.simulated = source == "simulated" || !sampled;
   double function_sum = 0, stack_sum = 0;
   if (functions != nullptr) {
     p.functions.resize(functions->size());

@@ -74,6 +74,12 @@ struct BenchmarkProfile {
   std::vector<ProfileStack> stacks;
   // Distinct stacks the writer left out.
   double stacks_truncated = 0;
+  // Written by the simulator ("source": "simulated", "sampled": false):
+  // `samples` are the event's exact counts (callgrind's, every event of
+  // the timed region), not samples; `excluded`: the count it left out as
+  // the measurement's own code (docs/simulate.md).
+  bool simulated = false;
+  std::optional<double> excluded;
   // Whether `functions` holds every function with self samples (their
   // samples add up to `samples`): a function it does not list then had no
   // self samples (0 %), even where the writer left functions out

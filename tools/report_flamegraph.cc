@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -78,8 +79,12 @@ std::string Fit(const std::string& name, size_t chars) {
 class Drawer {
  public:
   Drawer(const std::vector<Node>& nodes, double total,
-         const FlameGraphOptions& o, int height)
-      : nodes_(nodes), total_(total), o_(o), height_(height) {}
+         const FlameGraphOptions& o, int height, std::string unit)
+      : nodes_(nodes),
+        total_(total),
+        o_(o),
+        height_(height),
+        unit_(std::move(unit)) {}
 
   void Draw(size_t node, int depth, double x) {
     const Node& n = nodes_[node];
@@ -95,10 +100,10 @@ class Drawer {
     absl::StrAppendFormat(
         &svg_,
         "<g class=\"frame\" data-name=\"%s\" data-samples=\"%.17g\" "
-        "data-depth=\"%d\"><title>%s — %.17g samples, %.2f%%</title>"
+        "data-depth=\"%d\"><title>%s — %.17g %s, %.2f%%</title>"
         "<rect x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\" rx=\"2\" "
         "fill=\"%s\"/>",
-        Esc(n.name), n.samples, depth, Esc(n.name), n.samples,
+        Esc(n.name), n.samples, depth, Esc(n.name), n.samples, Esc(unit_),
         total_ > 0 ? n.samples / total_ * 100 : 0.0, x, static_cast<int>(y), w,
         o_.row_height - 1, FrameColour(n.name));
     const size_t chars = static_cast<size_t>((w - 6) / kCharPx);
@@ -132,6 +137,8 @@ class Drawer {
   double total_;
   const FlameGraphOptions& o_;
   int height_;
+  // "samples", or a simulated profile's event and its label.
+  const std::string unit_;
   std::string svg_;
   size_t drawn_ = 0, hidden_ = 0;
 };
@@ -152,7 +159,13 @@ std::string FlameGraphSvg(const BenchmarkProfile& profile,
                           const FlameGraphOptions& options) {
   const std::vector<Node> nodes = BuildTree(profile);
   const int height = Depth(nodes, 0) * options.row_height + 2 * kMargin;
-  Drawer drawer(nodes, profile.samples, options, height);
+  // A simulated profile counts its event (docs/profiles.md).
+  Drawer drawer(
+      nodes, profile.samples, options, height,
+      profile.simulated
+          ? absl::StrCat(profile.event.empty() ? "events" : profile.event,
+                         " [simulated]")
+          : std::string("samples"));
   drawer.Draw(0, 0, kMargin);
   return absl::StrFormat(
       "<svg class=\"flamegraph\" "

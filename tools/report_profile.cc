@@ -64,7 +64,15 @@ std::string Caption(const BenchmarkProfile& p) {
   std::string text = p.event.empty() ? "event not written" : p.event;
   if (p.period) absl::StrAppendFormat(&text, ", period %.17g", *p.period);
   if (p.frequency) absl::StrAppendFormat(&text, ", %.17g Hz", *p.frequency);
-  absl::StrAppendFormat(&text, ": %.17g samples", p.samples);
+  if (p.simulated) {
+    // Counted by the simulator: every event of the timed region.
+    absl::StrAppendFormat(&text,
+                          " [simulated]: %.17g counted (callgrind, every "
+                          "event, not sampled)",
+                          p.samples);
+  } else {
+    absl::StrAppendFormat(&text, ": %.17g samples", p.samples);
+  }
   if (p.lost) absl::StrAppendFormat(&text, ", %.17g lost", *p.lost);
   if (p.callchains_broken) {
     absl::StrAppendFormat(

@@ -264,9 +264,9 @@ int BenchmarkMain(int argc, char** argv) {
   }
   const bool child = bench_internal::IsSimulatorChild();
   if (!child && source->source != bench_internal::Source::kPmu) {
-    std::optional<int> rc =
-        bench_internal::MaybeSimulate(*source, flags->events.value_or(""),
-                                      !profile_flags->event.empty(), args);
+    std::optional<int> rc = bench_internal::MaybeSimulate(
+        *source, flags->events.value_or(""), profile_flags->event,
+        profile_flags->period || profile_flags->frequency, args);
     if (rc.has_value()) return *rc;
   }
   const OutFileFlags out = FindOutFile(argc, argv);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -180,6 +181,29 @@ std::string ProfileJson(const ProfileSummary& s) {
   absl::StrAppend(
       &out, "], \"stacks_truncated\": ",
       s.stacks.size() > kJsonStacks ? s.stacks.size() - kJsonStacks : 0, "}");
+  return out;
+}
+
+std::string HotLine(const ShownProfile& p, int top) {
+  if (!p.simulated) return HotLine(p.summary, top);
+  // The event and the source, as compare and report tag simulated values.
+  const std::string tag = absl::StrCat("(", p.summary.event, " [simulated])");
+  if (p.summary.samples == 0) {
+    return absl::StrCat("hot: none counted ", tag);
+  }
+  return absl::StrCat(HotLine(p.summary, top), " ", tag);
+}
+
+std::string ProfileJson(const ShownProfile& p) {
+  std::string out = ProfileJson(p.summary);
+  if (!p.simulated) return out;
+  // {"event": ..., then the source: the counts are callgrind's, not samples.
+  const size_t after_event = out.find(", \"samples\"");
+  out.insert(
+      after_event,
+      absl::StrCat(", \"source\": \"simulated\", \"sampled\": false, "
+                   "\"excluded\": ",
+                   p.excluded, ", \"stack_depth\": ", kSimProfileCallers + 1));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_FORMAT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,21 @@ std::string ConsoleFunctionName(const std::string& name);
 std::string HotLine(const ProfileSummary& s, int top);
 // The JSON object (docs/profiles.md), on one line.
 std::string ProfileJson(const ProfileSummary& s);
+
+// A benchmark's profile as shown: sampled (perf_event's samples), or
+// simulated (callgrind's costs of the timed region, every event counted:
+// labelled "[simulated]" on the hot: line, "source": "simulated" and
+// "sampled": false in the JSON member).
+struct ShownProfile {
+  ProfileSummary summary;
+  bool simulated = false;
+  // Simulated: the event's count in the bracket's and gbench's loop code,
+  // left out of the profile (docs/simulate.md).
+  uint64_t excluded = 0;
+};
+std::string HotLine(const ShownProfile& p, int top);
+std::string ProfileJson(const ShownProfile& p);
+
 // A file name for `benchmark`: letters, digits, '.', '-', '_' kept, every
 // other byte '_', at most 120 of them, then '.' and 8 hex digits of a hash
 // of the whole name (so that names differing only in replaced bytes do not
@@ -47,7 +63,7 @@ std::string InsertProfileMembers(
     const std::string& text, const std::map<std::string, std::string>& members);
 
 // Summaries by benchmark name (gbench's benchmark_name()).
-using Summaries = std::map<std::string, ProfileSummary>;
+using Summaries = std::map<std::string, ShownProfile>;
 
 // Wraps a reporter: after the inner one reports a benchmark's rows, prints
 // its hot: line (console), or inserts the profile member into each of its

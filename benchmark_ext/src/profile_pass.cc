@@ -34,6 +34,8 @@
 #include "profile_format.h"
 #include "profiler_pass.h"
 #include "rows.h"
+#include "simulate.h"
+#include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -108,9 +110,16 @@ absl::Status WriteWhole(const std::string& dir, const std::string& name,
 // prints nothing.
 class Collector : public benchmark::BenchmarkReporter {
  public:
-  explicit Collector(Summaries* out) : out_(out) {}
+  // `simulated`: the simulator's child, profiling `event` (`inputs`).
+  Collector(Summaries* out, const std::vector<SimEvent>* simulated,
+            std::string event)
+      : out_(out), simulated_(simulated), event_(std::move(event)) {}
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
+    if (simulated_ != nullptr) {
+      ReportSimulated(runs);
+      return;
+    }
     Profile p;
     absl::Status error;
     {
@@ -130,13 +139,7 @@ class Collector : public benchmark::BenchmarkReporter {
       if (Skipped(run) || p.event.empty()) {
         // No profile of its timed region: said (once per reason, after the
         // profile pass), never left out silently.
-        Note(run.benchmark_name(),
-             Skipped(run) ? "it skipped its run (SkipWithError)"
-             : ProfilerPassAvailable()
-                 ? "its timed loop did not run"
-                 : "it does not use perfcounters::Measure, and this Google "
-                   "Benchmark (older than 1.9) has no ProfilerManager to "
-                   "sample a plain `for (auto _ : state)` loop in");
+        NoteNoProfile(run, "sample");
         return;
       }
       if (!symbolizer_.has_value()) {
@@ -148,7 +151,30 @@ class Collector : public benchmark::BenchmarkReporter {
         }
         symbolizer_ = std::move(*s);
       }
-      (*out_)[run.benchmark_name()] = SummarizeProfile(p, *symbolizer_);
+      (*out_)[run.benchmark_name()].summary = SummarizeProfile(p, *symbolizer_);
+      return;
+    }
+  }
+
+  // The simulator's child: callgrind's costs of the benchmark's region.
+  void ReportSimulated(const std::vector<Run>& runs) {
+    absl::StatusOr<SimProfileResult> r = TakeSimProfile(event_, *simulated_);
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      if (!r.ok()) {
+        std::fprintf(stderr, "perfcounters: warning: %s: no profile: %s\n",
+                     run.benchmark_name().c_str(),
+                     std::string(r.status().message()).c_str());
+        return;
+      }
+      if (Skipped(run) || r->empty) {
+        NoteNoProfile(run, "count");
+        return;
+      }
+      ShownProfile& shown = (*out_)[run.benchmark_name()];
+      shown.summary = std::move(r->summary);
+      shown.simulated = true;
+      shown.excluded = r->excluded;
       return;
     }
   }
@@ -162,6 +188,21 @@ class Collector : public benchmark::BenchmarkReporter {
   }
 
  private:
+  // Why `run` has no profile (`how`: "sample" or "count").
+  void NoteNoProfile(const Run& run, const char* how) {
+    Note(run.benchmark_name(),
+         Skipped(run) ? "it skipped its run (SkipWithError)"
+         : ProfilerPassAvailable()
+             ? "its timed loop did not run"
+             : absl::StrCat("it does not use perfcounters::"
+                            "Measure, and this Google Benchmark "
+                            "(older than 1.9) has no "
+                            "ProfilerManager to ",
+                            how,
+                            " a plain `for (auto _ : state)` "
+                            "loop in"));
+  }
+
   void Note(const std::string& name, const std::string& why) {
     for (auto& [w, names] : notes_) {
       if (w != why) continue;
@@ -174,6 +215,8 @@ class Collector : public benchmark::BenchmarkReporter {
   }
 
   Summaries* out_;
+  const std::vector<SimEvent>* simulated_;
+  const std::string event_;
   std::optional<Symbolizer> symbolizer_;
   std::vector<std::pair<std::string, std::vector<std::string>>> notes_;
 };
@@ -212,7 +255,8 @@ class PassSampler : public PassClient {
 // judged them), with what to change.
 void NoteBrokenCallChains(const Summaries& summaries) {
   std::vector<std::string> broken;
-  for (const auto& [name, s] : summaries) {
+  for (const auto& [name, shown] : summaries) {
+    const ProfileSummary& s = shown.summary;
     if (s.callchains || s.callchains_broken == 0 || s.samples == 0) continue;
     broken.push_back(absl::StrCat(
         name, " (",
@@ -232,6 +276,24 @@ void NoteBrokenCallChains(const Summaries& summaries) {
       "the JSON says \"callchains\": false\n",
       absl::StrJoin(broken, ", ").c_str());
 }
+
+// One folded-stack file per profiled benchmark (--perf_profile_out).
+void WriteFoldedFiles(const ProfileFlags& flags, const Summaries& summaries) {
+  for (const auto& [name, s] : summaries) {
+    if (flags.out_dir.empty()) break;
+    absl::Status st = WriteWhole(flags.out_dir, FoldedFileName(name),
+                                 FoldedStacks(s.summary));
+    if (!st.ok()) {
+      std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
+                   std::string(st.message()).c_str());
+    }
+  }
+}
+
+void RunSampledProfilePass(const ProfileFlags& flags, bool file,
+                           Summaries* out);
+void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
+                             Summaries* out);
 
 }  // namespace
 
@@ -360,6 +422,9 @@ std::string ProfileFlagsHelp() {
         unless :k/:uk); auto = cycles where they count, else cpu-clock.
         The measured pass is unchanged. Each row gets a hot: line; the
         --benchmark_out JSON rows a "perfcounters_profile" member.
+        With --perf_counters_source=simulate: callgrind's exact counts
+        of EVENT (instructions = auto, L1-dcache-load-misses, branches,
+        ... any simulated event), not samples, labelled [simulated].
   --perf_profile_period=N / --perf_profile_freq=HZ
         Sample every N events (ns for the clocks), or HZ times a second
         (default: 250000 ns for the clocks, else 4000 Hz).
@@ -384,6 +449,26 @@ void RunWithProfiles(const ProfileFlags& flags,
     }
     return;
   }
+  Summaries summaries;
+  if (IsSimulatorChild()) {
+    RunSimulatedProfilePass(flags, file != nullptr, &summaries);
+  } else {
+    RunSampledProfilePass(flags, file != nullptr, &summaries);
+  }
+  ProfileReporter shown(display, &summaries, console, display_json, flags.top);
+  if (file == nullptr) {
+    benchmark::RunSpecifiedBenchmarks(&shown);
+    return;
+  }
+  ProfileReporter to_file(file, &summaries, false, file_json, flags.top);
+  benchmark::RunSpecifiedBenchmarks(&shown, &to_file);
+}
+
+namespace {
+
+void RunSampledProfilePass(const ProfileFlags& flags, bool file,
+                           Summaries* out) {
+  Summaries& summaries = *out;
   ProfileOptions o;
   o.period = flags.period;
   o.frequency = flags.frequency;
@@ -394,7 +479,6 @@ void RunWithProfiles(const ProfileFlags& flags,
     o.event = "cpu-clock";
     probe = Profiler::Open(o);
   }
-  Summaries summaries;
   if (!probe.ok()) {
     // An event that cannot be sampled here (cycles without a PMU): say
     // what can, where the CPU clock can.
@@ -421,9 +505,9 @@ void RunWithProfiles(const ProfileFlags& flags,
     static const bool pass_added = AddPassClient(&pass_sampler);
     (void)pass_added;
     g_profiling.store(true);
-    Collector collector(&summaries);
+    Collector collector(&summaries, nullptr, "");
     Silent quiet_file;
-    if (file == nullptr) {
+    if (!file) {
       benchmark::RunSpecifiedBenchmarks(&collector);
     } else {
       benchmark::RunSpecifiedBenchmarks(&collector, &quiet_file);
@@ -435,23 +519,34 @@ void RunWithProfiles(const ProfileFlags& flags,
     // reported row: the measured pass's rows take only their own.
     (void)TakePassResults();
     NoteBrokenCallChains(summaries);
-    for (const auto& [name, s] : summaries) {
-      if (flags.out_dir.empty()) break;
-      absl::Status st =
-          WriteWhole(flags.out_dir, FoldedFileName(name), FoldedStacks(s));
-      if (!st.ok()) {
-        std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                     std::string(st.message()).c_str());
-      }
-    }
+    WriteFoldedFiles(flags, summaries);
   }
-  ProfileReporter shown(display, &summaries, console, display_json, flags.top);
-  if (file == nullptr) {
-    benchmark::RunSpecifiedBenchmarks(&shown);
-    return;
-  }
-  ProfileReporter to_file(file, &summaries, false, file_json, flags.top);
-  benchmark::RunSpecifiedBenchmarks(&shown, &to_file);
 }
 
+void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
+                             Summaries* out) {
+  // The parent checked the event (simulate_run.cc): an error here is one
+  // line, and no profiles.
+  absl::StatusOr<std::vector<SimEvent>> inputs = SimProfileInputs(flags.event);
+  if (!inputs.ok()) {
+    std::fprintf(stderr, "perfcounters: warning: no profiles: %s\n",
+                 std::string(inputs.status().message()).c_str());
+    return;
+  }
+  Collector collector(out, &*inputs,
+                      flags.event == "auto" ? "instructions" : flags.event);
+  Silent quiet_file;
+  SimProfileStart();
+  if (!file) {
+    benchmark::RunSpecifiedBenchmarks(&collector);
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&collector, &quiet_file);
+  }
+  SimProfileStop();
+  collector.PrintNotes();
+  (void)TakePassResults();
+  WriteFoldedFiles(flags, *out);
+}
+
+}  // namespace
 }  // namespace perfcounters::bench_internal

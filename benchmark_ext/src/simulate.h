@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -86,10 +87,14 @@ void AddSimulatedCountingContext(bool pass);
 // The main's choice for --perf_counters_source=simulate|auto outside the
 // child: the exit status when it ran the simulator's child (or refused),
 // nullopt when the PMU counts (auto, and the PMU counts every requested
-// event the simulator would; or nothing to simulate). `profiling`:
-// --perf_profile was given (not simulated yet).
+// event the simulator would; or nothing to simulate). `profile_event`:
+// --perf_profile's event ("" without it; auto then leaves the PMU to
+// count and sample), `profile_rate`: a sampling period or frequency was
+// given (refused: the simulated profile counts every event).
 std::optional<int> MaybeSimulate(const SourceFlag& source,
-                                 std::string_view list, bool profiling,
+                                 std::string_view list,
+                                 const std::string& profile_event,
+                                 bool profile_rate,
                                  const std::vector<std::string>& args);
 
 // On the PMU: a note naming the events the PMU cannot count here that
@@ -100,7 +105,8 @@ void NoteSimulatable(std::string_view list, const Plan& plan);
 // callgrind, the child counting, and returns the exit status for main.
 // `user_min_time`: the user gave --benchmark_min_time (flag or
 // environment), which is then left as it is.
-int RunUnderSimulator(const std::vector<std::string>& args);
+// `profiling`: the child also profiles (simulate_profile.h's options).
+int RunUnderSimulator(const std::vector<std::string>& args, bool profiling);
 
 // The child's per-thread simulator state (a Measure's brackets).
 struct SimThread {
@@ -151,6 +157,15 @@ absl::StatusOr<std::string> SimDumpText();
 // (State::StartKeepRunning, FinishKeepRunning, PauseTiming,
 // ResumeTiming). An error when the dump has no such call.
 absl::StatusOr<SimCosts> BenchmarkCallCosts(absl::string_view dump);
+
+// Reading callgrind's dumps (simulate_calls.cc): the value of a name line
+// (`fn=`, `cfn=`, `ob=`, ...) with callgrind's name compression ("(12)
+// name" defines id 12 in `ids`, one map per kind of name; "(12)" refers to
+// it), and the SimEvent of each column of an `events:` line's value (-1
+// for an event that is not one of ours).
+absl::StatusOr<std::string> CallgrindName(
+    absl::string_view value, absl::flat_hash_map<int64_t, std::string>& ids);
+std::vector<int> CallgrindEventColumns(absl::string_view events);
 
 // Measures the brackets (`batch`: an empty Measure loop; `pause`: a
 // ResumeTiming()/PauseTiming() pair) and keeps them in `t`.

@@ -1,5 +1,6 @@
-// simulate_calls.cc: the part of a callgrind dump of gbench's extra run
-// that is the benchmark's own (simulate.h, BenchmarkCallCosts).
+// simulate_calls.cc: reading callgrind's dumps (simulate.h: CallgrindName,
+// CallgrindEventColumns) and the part of a dump of gbench's extra run that
+// is the benchmark's own (BenchmarkCallCosts).
 //
 // The dump lists, per function (`fn=`), its calls (`cfn=`, `calls=`), each
 // followed by one cost line: the call's inclusive cost. The benchmark's own
@@ -51,9 +52,18 @@ bool IsBenchmarkCall(absl::string_view caller, absl::string_view callee) {
          absl::EndsWith(callee, "::Run(benchmark::State&)");
 }
 
-// The name of a `fn=`/`cfn=` value, with callgrind's name compression:
-// "(12) name" defines id 12, "(12)" refers to it.
-absl::StatusOr<std::string> FunctionName(
+// A function's name without the callers that --separate-callers (the
+// simulated profile, simulate_profile.h) appends: "f'caller'caller2".
+std::string WithoutCallers(std::string name) {
+  if (const size_t quote = name.find('\''); quote != std::string::npos) {
+    name.resize(quote);
+  }
+  return name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CallgrindName(
     absl::string_view value, absl::flat_hash_map<int64_t, std::string>& ids) {
   if (!absl::ConsumePrefix(&value, "(")) return std::string(value);
   const size_t close = value.find(')');
@@ -61,7 +71,7 @@ absl::StatusOr<std::string> FunctionName(
   if (close == absl::string_view::npos ||
       !absl::SimpleAtoi(value.substr(0, close), &id)) {
     return absl::DataLossError(absl::StrCat(
-        "malformed function id in the callgrind dump: (", value.substr(0, 40)));
+        "malformed name id in the callgrind dump: (", value.substr(0, 40)));
   }
   absl::string_view name =
       absl::StripLeadingAsciiWhitespace(value.substr(close + 1));
@@ -72,12 +82,23 @@ absl::StatusOr<std::string> FunctionName(
   const auto it = ids.find(id);
   if (it == ids.end()) {
     return absl::DataLossError(absl::StrCat(
-        "the callgrind dump refers to function (", id, ") before naming it"));
+        "the callgrind dump refers to name (", id, ") before naming it"));
   }
   return it->second;
 }
 
-}  // namespace
+std::vector<int> CallgrindEventColumns(absl::string_view events) {
+  std::vector<int> order;
+  for (absl::string_view name :
+       absl::StrSplit(events, ' ', absl::SkipEmpty())) {
+    int index = -1;
+    for (int e = 0; e < kSimEventCount; ++e) {
+      if (kSimCallEventNames[e] == name) index = e;
+    }
+    order.push_back(index);
+  }
+  return order;
+}
 
 absl::StatusOr<SimCosts> BenchmarkCallCosts(absl::string_view dump) {
   std::vector<int> order;
@@ -107,27 +128,19 @@ absl::StatusOr<SimCosts> BenchmarkCallCosts(absl::string_view dump) {
         if (e >= 0) (benchmark ? in : out)[e] += v;
       }
     } else if (absl::ConsumePrefix(&line, "events:")) {
-      order.clear();
-      for (absl::string_view name :
-           absl::StrSplit(line, ' ', absl::SkipEmpty())) {
-        int index = -1;
-        for (int e = 0; e < kSimEventCount; ++e) {
-          if (kSimCallEventNames[e] == name) index = e;
-        }
-        order.push_back(index);
-      }
+      order = CallgrindEventColumns(line);
     } else if (absl::ConsumePrefix(&line, "positions:")) {
       positions = std::vector<absl::string_view>(
                       absl::StrSplit(line, ' ', absl::SkipEmpty()))
                       .size();
     } else if (absl::ConsumePrefix(&line, "fn=")) {
-      absl::StatusOr<std::string> name = FunctionName(line, ids);
+      absl::StatusOr<std::string> name = CallgrindName(line, ids);
       if (!name.ok()) return name.status();
-      fn = *std::move(name);
+      fn = WithoutCallers(*std::move(name));
     } else if (absl::ConsumePrefix(&line, "cfn=")) {
-      absl::StatusOr<std::string> name = FunctionName(line, ids);
+      absl::StatusOr<std::string> name = CallgrindName(line, ids);
       if (!name.ok()) return name.status();
-      cfn = *std::move(name);
+      cfn = WithoutCallers(*std::move(name));
     } else if (absl::StartsWith(line, "calls=")) {
       cost_of_call = true;
     }

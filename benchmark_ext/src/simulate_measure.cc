@@ -45,6 +45,7 @@
 #include "measure_internal.h"
 #include "registry.h"
 #include "simulate.h"
+#include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -229,7 +230,11 @@ void SimCalibrate(SimThread* t, const std::function<void()>& batch,
 
 void PublishSimulated(SimThread* t, const Config& config,
                       benchmark::IterationCount iterations) {
-  absl::StatusOr<SimCosts> dump = SimDump();
+  absl::StatusOr<std::string> text = SimDumpText();
+  // The profile pass's region, by function (simulate_profile.h).
+  if (text.ok() && SimProfiling()) SimProfileAdd(*text);
+  absl::StatusOr<SimCosts> dump =
+      text.ok() ? ParseCallgrindTotals(*text) : text.status();
   RunRecord& run = Registry::Get().run();
   std::lock_guard<std::mutex> lock(run.mu);
   if (run.config != &config) return;

@@ -14,6 +14,7 @@
 #include "perfcounters/plan.h"
 #include "profiler_pass.h"
 #include "simulate.h"
+#include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -38,6 +39,8 @@ class SimulatedPassCounter : public PassCountingClient {
       return;
     }
     absl::StatusOr<std::string> text = SimDumpText();
+    // The profile pass's region, by function (simulate_profile.h).
+    if (text.ok() && SimProfiling()) SimProfileAdd(*text);
     absl::StatusOr<SimCosts> dump =
         text.ok() ? BenchmarkCallCosts(*text) : text.status();
     std::lock_guard<std::mutex> lock(mu_);

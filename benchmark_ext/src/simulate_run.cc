@@ -36,6 +36,7 @@
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
 #include "simulate.h"
+#include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
@@ -174,8 +175,11 @@ void AddSimulatedCountingContext(bool pass) {
 }
 
 std::optional<int> MaybeSimulate(const SourceFlag& source,
-                                 std::string_view list, bool profiling,
+                                 std::string_view list,
+                                 const std::string& profile_event,
+                                 bool profile_rate,
                                  const std::vector<std::string>& args) {
+  const bool profiling = !profile_event.empty();
   if (source.source == Source::kAuto) {
     if (profiling || list.empty()) return std::nullopt;
     absl::StatusOr<Plan> plan = SetBenchmarkEvents(list);
@@ -191,7 +195,7 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
                  "every event is counted by the simulator (Valgrind's "
                  "callgrind)\n",
                  source.origin.c_str(), absl::StrJoin(missing, ", ").c_str());
-    return RunUnderSimulator(args);
+    return RunUnderSimulator(args, false);
   }
   if (list.empty()) {
     std::fprintf(stderr,
@@ -202,19 +206,26 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
     return std::nullopt;
   }
   if (profiling) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_profile is not supported with "
-                 "%s=simulate yet; profile with the PMU "
-                 "(--perf_counters_source=pmu) or run callgrind itself\n",
-                 source.origin.c_str());
-    return 1;
+    // The simulated profile counts every event of the region: no rate.
+    absl::StatusOr<std::vector<SimEvent>> inputs =
+        SimProfileInputs(profile_event);
+    if (!inputs.ok() || profile_rate) {
+      std::fprintf(stderr, "perfcounters: error: %s=simulate: %s\n",
+                   source.origin.c_str(),
+                   inputs.ok()
+                       ? "--perf_profile_period and --perf_profile_freq are "
+                         "for sampling; the simulated profile counts every "
+                         "event, leave them out"
+                       : std::string(inputs.status().message()).c_str());
+      return 1;
+    }
   }
   ParseOptions parse_options;
   parse_options.default_user_only = true;
   if (absl::StatusOr<Request> r = ParseRequest(list, parse_options); !r.ok()) {
     return std::nullopt;  // the main reports it
   }
-  return RunUnderSimulator(args);
+  return RunUnderSimulator(args, profiling);
 }
 
 void NoteSimulatable(std::string_view list, const Plan& plan) {
@@ -232,7 +243,7 @@ void NoteSimulatable(std::string_view list, const Plan& plan) {
                absl::StrJoin(keys, ", ").c_str());
 }
 
-int RunUnderSimulator(const std::vector<std::string>& args) {
+int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
 #ifndef PERFCOUNTERS_HAVE_VALGRIND_H
   std::fprintf(stderr,
                "perfcounters: error: --perf_counters_source=simulate: this "
@@ -278,6 +289,9 @@ int RunUnderSimulator(const std::vector<std::string>& args) {
                                    "--branch-sim=yes",
                                    "--separate-threads=yes"};
   for (const char* o : kCacheOptions) argv.emplace_back(o);
+  if (profiling) {
+    for (std::string& o : SimProfileOptions()) argv.push_back(std::move(o));
+  }
   argv.push_back(absl::StrCat("--callgrind-out-file=", dir, "/callgrind.out"));
   argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));
   argv.emplace_back(exe);

@@ -28,6 +28,16 @@
 //   BM_Chase/iterations:4         kChaseSteps steps of a random cycle
 //                                 through 64 MiB, one 64-byte line per node,
 //                                 the simulated LL flushed before the loop
+//   BM_ProfileSplit/iterations:20 ThreeParts() and OnePart() per iteration
+//                                 (straight-line asm, 3:1 instructions),
+//                                 SetupOnly() before and after the loop,
+//                                 PausedOnly() between PauseTiming() and
+//                                 ResumeTiming(): the simulated profile's
+//                                 (benchmark_ext_simulate_profile_test)
+//   BM_PlainProfileSplit/iterations:20  the same without Measure or pause
+//   BM_ProfileMisses/iterations:2 StreamBig(): one pass over kStreamBytes
+//                                 (misses every line of the simulated D1);
+//                                 HotSmall(): 64 loads of one warm line
 #include <time.h>
 
 #include <algorithm>
@@ -221,6 +231,73 @@ void BM_UntilKilled(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_UntilKilled)->Iterations(1);
+
+// The simulated profile's functions: naked, so that each is exactly its
+// asm (the test counts them from the disassembly).
+__attribute__((naked, noinline)) void ThreeParts() {
+  __asm__ volatile(".rept 2999\n nop\n .endr\n ret\n");
+}
+__attribute__((naked, noinline)) void OnePart() {
+  __asm__ volatile(".rept 999\n nop\n .endr\n ret\n");
+}
+__attribute__((naked, noinline)) void SetupOnly() {
+  __asm__ volatile(".rept 500\n nop\n .endr\n ret\n");
+}
+__attribute__((naked, noinline)) void PausedOnly() {
+  __asm__ volatile(".rept 500\n nop\n .endr\n ret\n");
+}
+
+void BM_ProfileSplit(benchmark::State& state) {
+  SetupOnly();
+  for (auto _ : perfcounters::Measure(state)) {
+    ThreeParts();
+    OnePart();
+    perfcounters::PauseTiming(state);
+    PausedOnly();
+    perfcounters::ResumeTiming(state);
+  }
+  SetupOnly();
+}
+BENCHMARK(BM_ProfileSplit)->Iterations(20);
+
+void BM_PlainProfileSplit(benchmark::State& state) {
+  SetupOnly();
+  for (auto _ : state) {
+    ThreeParts();
+    OnePart();
+  }
+  SetupOnly();
+}
+BENCHMARK(BM_PlainProfileSplit)->Iterations(20);
+
+constexpr size_t kStreamBytes = 256 * 1024;
+
+__attribute__((noinline)) uint64_t StreamBig(const uint64_t* p) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < kStreamBytes / sizeof(uint64_t); ++i) sum += p[i];
+  return sum;
+}
+
+__attribute__((noinline)) uint64_t HotSmall(const uint64_t* p) {
+  uint64_t sum = 0;
+  for (int round = 0; round < 8; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      sum += p[i];
+      benchmark::DoNotOptimize(sum);
+    }
+  }
+  return sum;
+}
+
+void BM_ProfileMisses(benchmark::State& state) {
+  std::vector<uint64_t> big(kStreamBytes / sizeof(uint64_t), 1);
+  alignas(64) uint64_t small[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  for (auto _ : perfcounters::Measure(state)) {
+    benchmark::DoNotOptimize(StreamBig(big.data()));
+    benchmark::DoNotOptimize(HotSmall(small));
+  }
+}
+BENCHMARK(BM_ProfileMisses)->Iterations(2);
 
 }  // namespace
 
