@@ -111,6 +111,9 @@ TEST(HistoryStoreTest, NoErrorPrintsThePassword) {
       "postgresql://ci:Pw%2D7kz9Q@[::1/case_a",
       // A raw '/' or '@' in the password, malformed after it.
       absl::StrCat("postgresql://ci:", kPassword, "/x@[::1/db"),
+      // A raw '@' inside the password of a well-formed URL: libpq ends the
+      // password at the first '@' and would name the rest as the host.
+      absl::StrCat("postgresql://ci:Zq@", kPassword, "@127.0.0.1:1/db"),
       // Unreachable: no socket, a refused port, a bad port.
       absl::StrCat("postgresql://ci:", kPassword,
                    "@/db?host=", ScratchPath("nosuchdir")),
@@ -146,10 +149,15 @@ TEST(HistoryStoreTest, NoErrorPrintsThePassword) {
         EXPECT_THAT(r.err, Not(HasSubstr("\\n"))) << line;
         EXPECT_THAT(r.err, Not(HasSubstr("\\t"))) << line;
         EXPECT_FALSE(r.err.empty()) << line;
+        if (absl::StrContains(url, "Zq@")) {
+          EXPECT_THAT(r.err, HasSubstr("write an '@' inside the user name, "
+                                       "password or database name as %40"))
+              << line;
+        }
       }
     }
   }
-  EXPECT_GE(commands, 9u * 6 * 2);
+  EXPECT_GE(commands, 10u * 6 * 2);
   if (!pg.ok()) GTEST_SKIP() << "SKIPPED (PostgreSQL): " << pg.why();
   // The right password, a database that does not exist.
   const RunResult r = RunTool(absl::StrCat(

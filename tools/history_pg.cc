@@ -333,6 +333,17 @@ absl::Status ConnectError(PGconn* conn, const std::string& url,
 absl::StatusOr<std::unique_ptr<HistoryStore>> OpenPostgresStore(
     const std::string& url) {
   const std::string name = RedactUrl(url);
+  // libpq ends the user information at the first '@', so a raw '@' in a
+  // password would make the rest of it the host name, which libpq's errors
+  // quote: refused before libpq sees the URL.
+  if (const auto [start, length] = UserInfo(url);
+      start != absl::string_view::npos &&
+      url.substr(start, length).find('@') != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "malformed PostgreSQL URL ", name,
+        ": more than one '@' before its query; write an '@' inside the user "
+        "name, password or database name as %40"));
+  }
   char* parse_error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &parse_error);
   if (options == nullptr) {
