@@ -141,10 +141,11 @@ struct MdItem {
   std::string gate_cell;
 };
 
-// Rows by section: gate violations, regressions, improvements, other
+// Rows by section: gate violations, regressions, improvements, drift, other
 // changes, unchanged; and the benchmarks not compared.
 struct MdRows {
-  std::vector<MdItem> violated, regressions, improvements, other, unchanged;
+  std::vector<MdItem> violated, regressions, improvements, drift, other,
+      unchanged;
   std::vector<const BenchmarkComparison*> not_compared;
 };
 
@@ -175,9 +176,10 @@ MdRows SortMdRows(const Comparison& c, const MarkIndex& marks,
         continue;
       }
       const int d = ChangeDirection(m);
-      (d > 0   ? rows.regressions
-       : d < 0 ? rows.improvements
-               : rows.other)
+      (d > 0           ? rows.regressions
+       : d < 0         ? rows.improvements
+       : m.common_mode ? rows.drift
+                       : rows.other)
           .push_back(std::move(item));
     }
   }
@@ -322,6 +324,8 @@ std::string RenderMarkdown(const Comparison& c,
       {"Gate violations", &rows.violated},
       {"Regressions", &rows.regressions},
       {"Improvements", &rows.improvements},
+      {"Common-mode drift (the machine; not improvements or regressions)",
+       &rows.drift},
       {"Other changes (no better direction known)", &rows.other},
       {"No significant change", &rows.unchanged}};
   if (WriteMdSections(w, c, sections)) {

@@ -133,8 +133,12 @@ std::vector<DriftMetric> DetectDrift(const Comparison& comparison, double alpha,
 void MarkCommonMode(const std::vector<DriftMetric>& drifts,
                     Comparison* comparison) {
   for (const DriftMetric& d : drifts) {
-    const absl::flat_hash_set<std::string> members(d.members.begin(),
-                                                   d.members.end());
+    // The exceptions' times too: their raw change is mostly the drift's,
+    // so it is no headline either way; DriftText gives their change
+    // against the drift, and their instruction change is headlined.
+    absl::flat_hash_set<std::string> members(d.members.begin(),
+                                             d.members.end());
+    for (const DriftException& e : d.exceptions) members.insert(e.benchmark);
     for (BenchmarkComparison& bc : comparison->benchmarks) {
       if (!members.contains(bc.name)) continue;
       for (MetricComparison& m : bc.metrics) {
@@ -176,7 +180,9 @@ std::string DriftText(const std::vector<DriftMetric>& drifts, bool markdown) {
                       e.instructions_metric, " ",
                       Pct(e.instructions_change_pct), ", ", d.metric, " ",
                       Pct(e.time_change_pct), " (", Pct(e.against_drift_pct),
-                      " against the drift): the code changed\n");
+                      " against the drift): the code changed; its ", d.metric,
+                      " change counts only against the drift, not as an "
+                      "improvement or regression\n");
     }
     out += "\n";
   }

@@ -66,7 +66,10 @@ inline constexpr size_t kMinDriftBenchmarks = 3;
 std::vector<DriftMetric> DetectDrift(const Comparison& comparison, double alpha,
                                      SameBinary binary = SameBinary::kUnknown);
 
-// Sets MetricComparison::common_mode on the drifts' members' metrics.
+// Sets MetricComparison::common_mode on the drifts' members' and
+// exceptions' metrics: neither is headlined by its raw change (an
+// exception's instruction change is, and DriftText gives its time change
+// against the drift).
 void MarkCommonMode(const std::vector<DriftMetric>& drifts,
                     Comparison* comparison);
 

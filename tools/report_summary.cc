@@ -126,7 +126,9 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
         Plural(count(ChangeClass::kCommonMode), "common-mode change",
                "common-mode changes"),
         by_class[static_cast<int>(ChangeClass::kCommonMode)],
-        " (most benchmarks' times moved alike: the machine, not the code)");
+        " (most benchmarks' times moved alike: the machine, not the code; "
+        "a drift's exceptions, whose instructions changed, count only "
+        "against the drift, as its statement says)");
   }
   absl::StrAppend(
       &html, "<li class=\"unchanged\" data-count=\"",
