@@ -3,8 +3,8 @@
 // failing command, the connect timeout the user set, another program's
 // SQLite file refused, readers that work without write access (as
 // nobody), a mistyped --db, --metric or --benchmark that is said to be
-// one, and a machine identity that does not move with the CPU's clock;
-// and the CSV export read by Apache Otava's rules.
+// one, and a machine identity that does not move with the CPU's clock.
+// The CSV export read by Apache Otava's rules: tools_history_export_test.
 // The PostgreSQL cases start the throwaway server of support/pg_server.h;
 // they skip with its reason where there is none. Natively only, as
 // tools_history_test.
@@ -15,12 +15,9 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,7 +27,6 @@
 #include "history.h"
 #include "history_store.h"
 #include "nlohmann/json.hpp"
-#include "re2/re2.h"
 #include "support/as_nobody.h"
 #include "support/pg_server.h"
 #include "support/tool_runner.h"
@@ -451,220 +447,5 @@ TEST(HistoryStoreTest, ChangesTableColumnsFitTheirEntries) {
   ASSERT_NE(branch, std::string::npos);
   EXPECT_EQ(lines[1].find(" main "), branch - 1) << r.out;
 }
-
-// ---- The CSV export, read as Apache Otava 0.8 reads it.
-
-// Apache Otava 0.8's CSV reader (otava/importer.py, CsvImporter.fetch_data,
-// tag 0.8.0-incubating), its rules as code:
-// 1. Python's csv.reader, delimiter ',' and quotechar '"' (its defaults,
-//    otava/csv_options.py): the excel dialect, a quoted field may hold ','
-//    '"' (doubled) and newlines.
-// 2. The first row is the header; the time column ("time"), each
-//    attribute column ("commit") and each metric column must be in it, or
-//    "Column not found".
-// 3. Every row has at least as many fields as the header.
-// 4. With a "branch" column and no --branch, rows of more than one branch
-//    are refused ("contains data from multiple branches"); with --branch,
-//    rows of other branches are skipped.
-// 5. The time is parsed by dateparser (util.parse_datetime): ISO 8601.
-// 6. Every metric cell is Python's float(cell): optional whitespace, a
-//    decimal or exponent number, or nan/inf/infinity; anything else, the
-//    empty cell included, stops the import ("Could not convert value in
-//    column ...: could not convert string to float: ''").
-// `Read` returns the error as Otava would say it, or the columns' values.
-struct OtavaSeries {
-  OtavaSeries() = default;
-  // What Otava says when it stops (`return {"..."}` in Read).
-  OtavaSeries(std::string e) : error(std::move(e)) {}  // NOLINT: implicit
-  std::string error;
-  std::vector<std::string> times;
-  std::map<std::string, std::vector<double>> metrics;
-};
-
-std::vector<std::vector<std::string>> PythonCsvRows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, in_quotes = false, any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        in_quotes = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"' && field.empty() && !quoted) {
-      in_quotes = quoted = any = true;
-    } else if (c == ',') {
-      row.push_back(field);
-      field.clear();
-      quoted = false;
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !field.empty()) row.push_back(field);
-      if (!row.empty()) rows.push_back(row);
-      row.clear();
-      field.clear();
-      quoted = any = false;
-    } else {
-      field += c;
-      any = true;
-    }
-  }
-  if (any || !field.empty()) row.push_back(field);
-  if (!row.empty()) rows.push_back(row);
-  return rows;
-}
-
-// Python's float() of a string.
-bool PythonFloat(const std::string& cell, double* out) {
-  const std::string s(absl::StripAsciiWhitespace(cell));
-  static const re2::RE2 number(
-      R"([+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|(?i:nan|inf|infinity)))");
-  if (!re2::RE2::FullMatch(s, number)) return false;
-  *out = std::strtod(s.c_str(), nullptr);
-  return true;
-}
-
-OtavaSeries Read(const std::string& csv, const std::vector<std::string>& cols,
-                 const std::string& branch = "") {
-  OtavaSeries out;
-  const auto rows = PythonCsvRows(csv);
-  if (rows.empty()) return {"no header"};
-  const std::vector<std::string>& h = rows[0];
-  auto index = [&](const std::string& c) -> int {
-    for (size_t i = 0; i < h.size(); ++i) {
-      if (h[i] == c) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  const int time = index("time"), commit = index("commit"),
-            branch_col = index("branch");
-  if (time < 0 || commit < 0) return {"Column not found time/commit"};
-  for (const std::string& c : cols) {
-    if (index(c) < 0) return {"Column not found " + c};
-  }
-  std::set<std::string> branches;
-  for (size_t r = 1; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    if (row.size() < h.size()) return {"Number of values in the row"};
-    if (branch_col >= 0) {
-      branches.insert(row[branch_col]);
-      if (!branch.empty() && row[branch_col] != branch) continue;
-    }
-    static const re2::RE2 iso(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
-    if (!re2::RE2::FullMatch(row[time], iso)) {
-      return {"Invalid datetime value: " + row[time]};
-    }
-    out.times.push_back(row[time]);
-    for (const std::string& c : cols) {
-      double v = 0;
-      if (!PythonFloat(row[index(c)], &v)) {
-        return {absl::StrCat("Could not convert value in column ", c,
-                             ": could not convert string to float: '",
-                             row[index(c)], "'")};
-      }
-      out.metrics[c].push_back(v);
-    }
-  }
-  if (branch_col >= 0 && branch.empty() && branches.size() > 1) {
-    return {"CSV file contains data from multiple branches"};
-  }
-  return out;
-}
-
-class HistoryExportTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql") {
-      if (!PgServer::Get().ok()) {
-        GTEST_SKIP() << "SKIPPED (PostgreSQL): " << PgServer::Get().why();
-      }
-      db_ = PgServer::Get().NewDatabase();
-    } else {
-      db_ = ScratchPath(absl::StrCat("export", ++count_, ".db"));
-    }
-    ASSERT_FALSE(db_.empty()) << PgServer::Get().why();
-  }
-  std::string db_;
-  static inline int count_ = 0;
-};
-
-// Runs 1-4 of BM_a (instructions, cycles not counted in run 2), BM_b from
-// run 3 on: the export of everything, and of one series, each read by
-// Otava's rules; a value not counted is never a number in it.
-TEST_P(HistoryExportTest, OtavaReadsTheCsv) {
-  for (int i = 1; i <= 4; ++i) {
-    nlohmann::ordered_json root = nlohmann::json::parse(RunJson(1000 + i, i));
-    auto& a = root["benchmarks"][0];
-    if (i == 2) {
-      a["cycles.not_counted"] = 1;
-    } else {
-      a["cycles"] = 500 + i;
-    }
-    if (i >= 3) {
-      auto b = a;
-      b["name"] = b["run_name"] = "BM_b";
-      b["instructions"] = 2000 + i;
-      root["benchmarks"].push_back(b);
-    }
-    const std::string f = Write(absl::StrCat("exp", i, ".json"), root.dump());
-    ASSERT_EQ(RunTool(absl::StrCat("history add --db ", Quote(db_),
-                                   " --branch main --commit c", i,
-                                   " --time "
-                                   "2026-11-30T10:0",
-                                   i, ":00Z ", Quote(f)))
-                  .code,
-              0);
-  }
-  RunResult r =
-      RunTool(absl::StrCat("history export --format csv --db ", Quote(db_)));
-  ASSERT_EQ(r.code, 0) << r.err;
-  OtavaSeries s = Read(r.out, {"BM_a.instructions", "BM_a.cycles",
-                               "BM_b.instructions", "BM_a.task-clock"});
-  ASSERT_EQ(s.error, "") << r.out;
-  // Runs 3 and 4 have every series; 1 (no BM_b) and 2 (cycles not
-  // counted) are left out, and said to be.
-  EXPECT_THAT(s.times, ::testing::ElementsAre("2026-11-30T10:03:00Z",
-                                              "2026-11-30T10:04:00Z"));
-  EXPECT_THAT(s.metrics["BM_a.cycles"], ::testing::ElementsAre(503, 504));
-  EXPECT_THAT(s.metrics["BM_b.instructions"],
-              ::testing::ElementsAre(2003, 2004));
-  EXPECT_THAT(r.err, HasSubstr("left out 2 of 4 runs"));
-  EXPECT_THAT(r.err, HasSubstr("BM_a.cycles (1 runs)"));
-  EXPECT_THAT(r.err, HasSubstr("BM_b.instructions (2 runs)"));
-  // One series: every run it has a value in.
-  r =
-      RunTool(absl::StrCat("history export --format csv --benchmark '^BM_a$' "
-                           "--metric instructions --db ",
-                           Quote(db_)));
-  ASSERT_EQ(r.code, 0) << r.err;
-  s = Read(r.out, {"BM_a.instructions"});
-  ASSERT_EQ(s.error, "") << r.out;
-  EXPECT_THAT(s.metrics["BM_a.instructions"],
-              ::testing::ElementsAre(1001, 1002, 1003, 1004));
-  EXPECT_EQ(r.err, "");
-  // cycles: runs 1, 3, 4 (2 was not counted: no point, no number).
-  r =
-      RunTool(absl::StrCat("history export --format csv --benchmark '^BM_a$' "
-                           "--metric cycles --db ",
-                           Quote(db_)));
-  ASSERT_EQ(r.code, 0) << r.err;
-  s = Read(r.out, {"BM_a.cycles"});
-  ASSERT_EQ(s.error, "") << r.out;
-  EXPECT_THAT(s.metrics["BM_a.cycles"], ::testing::ElementsAre(501, 503, 504));
-  EXPECT_THAT(s.times, Not(::testing::Contains("2026-11-30T10:02:00Z")));
-  // The reader itself: an empty cell is what Otava stops on.
-  EXPECT_THAT(Read("time,commit,m\n2026-11-30T10:00:00Z,c,\n", {"m"}).error,
-              HasSubstr("could not convert string to float: ''"));
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, HistoryExportTest,
-                         ::testing::Values("sqlite", "postgresql"));
 
 }  // namespace

@@ -38,6 +38,69 @@ std::string ShortestDouble(double v) {
   return absl::StrFormat("%.17g", v);
 }
 
+// Which runs to keep so that every kept column has a value in every kept
+// run and the most values are kept (ties: more runs). `present[c][r]`:
+// column c has a value in run r. The candidates are each column's own runs
+// (a run set kept whole by some column; the most common 512 patterns),
+// each keeping every column valued in all of them.
+std::vector<bool> CsvKeepMostCells(
+    const std::vector<std::vector<bool>>& present, size_t run_count) {
+  // No column has a value: every run, with no metric column.
+  if (present.empty()) return std::vector<bool>(run_count, true);
+  std::map<std::vector<bool>, size_t> patterns;
+  for (const auto& p : present) ++patterns[p];
+  std::vector<std::pair<std::vector<bool>, size_t>> by_count(patterns.begin(),
+                                                             patterns.end());
+  std::stable_sort(
+      by_count.begin(), by_count.end(),
+      [](const auto& x, const auto& y) { return x.second > y.second; });
+  if (by_count.size() > 512) by_count.resize(512);
+  std::vector<bool> best(run_count, false);
+  size_t best_cells = 0, best_runs = 0;
+  for (const auto& candidate : by_count) {
+    const std::vector<bool>& rows = candidate.first;
+    const size_t n =
+        static_cast<size_t>(std::count(rows.begin(), rows.end(), true));
+    size_t columns = 0;
+    for (const auto& [other, count] : patterns) {
+      bool covers = true;
+      for (size_t r = 0; r < run_count && covers; ++r) {
+        covers = !rows[r] || other[r];
+      }
+      if (covers) columns += count;
+    }
+    const size_t cells = n * columns;
+    if (cells > best_cells || (cells == best_cells && n > best_runs)) {
+      best = rows;
+      best_cells = cells;
+      best_runs = n;
+    }
+  }
+  // A run with a value in every kept column is kept too.
+  std::vector<const std::vector<bool>*> kept_columns;
+  for (const auto& p : present) {
+    bool kept = true;
+    for (size_t q = 0; q < run_count && kept; ++q) kept = !best[q] || p[q];
+    if (kept) kept_columns.push_back(&p);
+  }
+  std::vector<bool> extended = best;
+  for (size_t r = 0; r < run_count; ++r) {
+    extended[r] =
+        std::all_of(kept_columns.begin(), kept_columns.end(),
+                    [r](const std::vector<bool>* p) { return (*p)[r]; });
+  }
+  return extended;
+}
+
+// The first 10 of `items`, joined, and how many more.
+std::string CsvJoinSome(const std::vector<std::string>& items) {
+  constexpr size_t kShown = 10;
+  if (items.size() <= kShown) return absl::StrJoin(items, ", ");
+  return absl::StrCat(
+      absl::StrJoin(items.begin(), items.begin() + kShown, ", "), " and ",
+      items.size() - kShown, " more");
+}
+
 }  // namespace
 
 std::string ExportBmf(const std::vector<Series>& series) {
@@ -92,31 +155,59 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   }
   // Otava's CSV reader needs a number in every cell of its metric columns
   // (float(''): "could not convert string to float"), and a number is what
-  // a not-counted value never is: a column with no value in any run is
-  // left out, and so is a run with no value in some column; both said.
-  std::vector<std::string> empty_columns, kept;
-  std::map<std::string, size_t> gaps;  // column -> runs without a value
+  // a not-counted value never is. A column with no value in any run is
+  // left out; of the others, the runs and columns kept are those that keep
+  // the most values (CsvKeepMostCells): a benchmark added in the last run
+  // leaves out its columns, not the older runs. Both said.
+  std::vector<std::string> empty_columns, valued_columns;
+  std::vector<std::vector<bool>> present;  // per valued column, per run
   for (const std::string& c : columns) {
+    std::vector<bool> in_run;
+    in_run.reserve(runs.size());
     size_t valued = 0;
-    for (const auto& [key, attrs] : runs) valued += cells.count({key, c});
+    for (const auto& [key, attrs] : runs) {
+      in_run.push_back(cells.count({key, c}) > 0);
+      valued += in_run.back();
+    }
     if (valued == 0) {
       empty_columns.push_back(c);
     } else {
-      kept.push_back(c);
-      if (valued < runs.size()) gaps[c] = runs.size() - valued;
+      valued_columns.push_back(c);
+      present.push_back(std::move(in_run));
+    }
+  }
+  const std::vector<bool> keep_run = CsvKeepMostCells(present, runs.size());
+  std::vector<std::string> kept, sparse;  // sparse: "c (n of N runs)"
+  for (size_t i = 0; i < valued_columns.size(); ++i) {
+    bool whole = true;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (keep_run[r] && !present[i][r]) whole = false;
+    }
+    if (whole) {
+      kept.push_back(valued_columns[i]);
+    } else {
+      sparse.push_back(
+          absl::StrCat(valued_columns[i], " (",
+                       std::count(present[i].begin(), present[i].end(), true),
+                       " of ", runs.size(), " runs)"));
+    }
+  }
+  std::map<std::string, size_t>
+      gaps;  // kept column -> left-out runs lacking it
+  {
+    size_t r = 0;
+    for (const auto& [key, attrs] : runs) {
+      if (!keep_run[r++]) {
+        for (const std::string& c : kept) gaps[c] += cells.count({key, c}) == 0;
+      }
     }
   }
   std::string out = "time,commit,machine,branch";
   for (const std::string& c : kept) absl::StrAppend(&out, ",", CsvField(c));
   out += "\n";
-  size_t left_out = 0;
+  size_t left_out = 0, run_index = 0;
   for (const auto& [key, attrs] : runs) {
-    // A copy: clang 14 cannot capture a structured binding.
-    const auto& run_key = key;
-    const bool whole = std::all_of(kept.begin(), kept.end(), [&](auto& c) {
-      return cells.count({run_key, c}) > 0;
-    });
-    if (!whole) {
+    if (!keep_run[run_index++]) {
       ++left_out;
       continue;
     }
@@ -135,19 +226,30 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
                       " column(s) never counted in the exported runs: ",
                       absl::StrJoin(empty_columns, ", "), ". ");
     }
+    if (!sparse.empty()) {
+      absl::StrAppend(note, "left out ", sparse.size(),
+                      " column(s) with a value in only some runs, to keep "
+                      "the most values: ",
+                      CsvJoinSome(sparse), ". ");
+    }
     if (left_out > 0) {
       std::vector<std::string> why;
       for (const auto& [c, n] : gaps) {
-        why.push_back(absl::StrCat(c, " (", n, " runs)"));
+        if (n > 0) why.push_back(absl::StrCat(c, " (", n, " runs)"));
       }
       absl::StrAppend(
           note, "left out ", left_out, " of ", runs.size(),
           " runs that have no value (not counted, or absent) in some "
           "column: ",
-          absl::StrJoin(why, ", "),
+          CsvJoinSome(why),
           "; a CSV cell for Otava must be a number. Export those series on "
           "their own (--benchmark, --metric) to keep the other series' "
           "points of these runs.");
+    }
+    if (!sparse.empty() && left_out == 0) {
+      absl::StrAppend(note,
+                      "Export those series on their own (--benchmark, "
+                      "--metric) to keep their points.");
     }
   }
   return out;

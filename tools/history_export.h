@@ -23,8 +23,10 @@ std::string ExportBmf(const std::vector<Series>& series);
 // benchmark.metric (and benchmark.metric.coverage for a series with a
 // multiplexed point: 1 where not multiplexed); a row per run. A value
 // that was not counted is never written as a number: a column with no
-// value is left out, and so is a run without a value in every column;
-// `note` (when given) says which, empty when nothing was left out.
+// value is left out, and of the rest the runs and columns that keep the
+// most values, every kept cell a number (a benchmark added later leaves
+// out its columns, not the older runs); `note` (when given) says what was
+// left out, empty when nothing was.
 std::string ExportCsv(const std::vector<Series>& series,
                       std::string* note = nullptr);
 
