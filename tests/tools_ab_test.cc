@@ -333,6 +333,55 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
   }
 }
 
+// The geometric mean of ab's paired files is the rows' paired change:
+// rounds 0-5 are 2 % faster, rounds 6-9 (the slowest base rounds) 30 %
+// slower, so the paired median ratio is 0.98 while the ratio of the two
+// sides' medians is 7.49 / 5.5 (+36 %).
+TEST_F(AbCommand, CompareGeomeanOfAbFilesIsThePairedChange) {
+  const auto write = [&](const std::string& path, const std::string& side,
+                         bool slower) {
+    nlohmann::ordered_json root;
+    root["context"] = {{"date", "now"},
+                       {"perfcounters.ab.id", "5-6"},
+                       {"perfcounters.ab.side", side}};
+    root["benchmarks"] = nlohmann::ordered_json::array();
+    for (int r = 0; r < 10; ++r) {
+      const double f = !slower ? 1.0 : r < 6 ? 0.98 : 1.3;
+      const double t = 1000.0 * (1 + r) * f;
+      root["benchmarks"].push_back({{"name", "BM_x"},
+                                    {"run_name", "BM_x"},
+                                    {"run_type", "iteration"},
+                                    {"repetitions", 10},
+                                    {"repetition_index", r},
+                                    {"iterations", 10},
+                                    {"time_unit", "ns"},
+                                    {"real_time", t},
+                                    {"cpu_time", t}});
+    }
+    std::ofstream(dir_ + "/" + path) << root.dump(2);
+  };
+  write("b.json", "base", false);
+  write("n.json", "new", true);
+  RunResult r = testing::RunTool(
+      QuoteAll({"compare", "b.json", "n.json", "--format", "json"}), dir_);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& m = j["benchmarks"][0]["metrics"][1];
+  ASSERT_EQ(m["metric"], "cpu_time");
+  ASSERT_EQ(m["evidence"], "paired_sign_test");
+  EXPECT_NEAR(m["change_pct"].get<double>(), -2.0, 1e-9);
+  ASSERT_EQ(j["geomean"][1]["metric"], "cpu_time");
+  EXPECT_NEAR(j["geomean"][1]["change_pct"].get<double>(), -2.0, 1e-9);
+  // The table says so; an @geomean gate reads the same mean.
+  r = testing::RunTool(QuoteAll({"compare", "b.json", "n.json"}), dir_);
+  EXPECT_THAT(r.out, HasSubstr("the geometric mean uses these changes"));
+  EXPECT_THAT(r.out, Not(HasSubstr("+36.")));
+  r = testing::RunTool(QuoteAll({"compare", "b.json", "n.json", "--fail-on",
+                                 "@geomean:cpu_time>+10%"}),
+                       dir_);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 // Each bad input: exit 2, a message naming the binary and what is wrong,
 // and the output files as they were (here: absent, and one kept).
 class AbBadInput : public AbCommand {

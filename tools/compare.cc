@@ -415,13 +415,22 @@ std::vector<GeomeanSummary> Geomeans(
   for (const BenchmarkComparison& bc : benchmarks) {
     if (bc.pairing != Pairing::kBoth) continue;
     for (const MetricComparison& m : bc.metrics) {
-      if (!m.base.median || !m.next.median || *m.base.median <= 0 ||
-          *m.next.median <= 0) {
+      double log_ratio = 0;
+      if (m.evidence == Evidence::kPaired && m.change_pct &&
+          std::isfinite(*m.change_pct) && *m.change_pct > -100) {
+        // ab's rounds: the row's paired change (the median of the
+        // rounds' ratios), not the ratio of the unpaired medians, which
+        // the drift between rounds moves.
+        log_ratio = std::log1p(*m.change_pct / 100);
+      } else if (m.evidence != Evidence::kPaired && m.base.median &&
+                 m.next.median && *m.base.median > 0 && *m.next.median > 0) {
+        log_ratio = std::log(*m.next.median / *m.base.median);
+      } else {
         continue;
       }
       auto [it, inserted] = sums.try_emplace(m.metric, 0.0, 0);
       if (inserted) order.push_back(m.metric);
-      it->second.first += std::log(*m.next.median / *m.base.median);
+      it->second.first += log_ratio;
       ++it->second.second;
     }
   }

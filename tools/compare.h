@@ -176,7 +176,9 @@ struct BenchmarkComparison {
 };
 
 // Geometric mean of next/base over the benchmarks where a metric has a
-// positive median on both sides.
+// positive median on both sides; for a change paired by round
+// (Evidence::kPaired, ab's files) the factor is the row's paired change,
+// so that the mean of one benchmark is its row's change.
 struct GeomeanSummary {
   std::string metric;
   size_t benchmarks = 0;

@@ -187,7 +187,8 @@ std::string PairedNote(const Comparison& c) {
       n,
       " comparison(s) are paired by round (perfcounters ab): their change "
       "is the median of the rounds' new/base ratios and p the sign test's "
-      "on them; --format json has each 95 % interval");
+      "on them, and the geometric mean uses these changes; --format json "
+      "has each 95 % interval");
 }
 
 }  // namespace compare_internal
