@@ -223,6 +223,28 @@ TEST_F(CompareGates, FilterThatMatchesNothingIsAnError) {
   EXPECT_THAT(global.err, HasSubstr("--filter 'BM_Typo' matches no benchmark"));
 }
 
+// Files without benchmarks (an empty "benchmarks" array) are no
+// comparison: exit 2 naming them, with or without a gate, and a gate
+// without a filter never speaks of one. Before: an empty table, exit 0;
+// with the gate "its filter '' matches no benchmark".
+TEST_F(CompareGates, FilesWithoutBenchmarksAreAnError) {
+  Write("base.json", {});
+  Write("new.json", {});
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{},
+        std::vector<std::string>{"--fail-on", "cpu_time>5%"}}) {
+    const RunResult r = Run(args);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_THAT(
+        r.err, HasSubstr("no benchmarks in either file (base.json, new.json)"));
+    EXPECT_THAT(r.out + r.err, Not(HasSubstr("filter")));
+  }
+  Write("new.json", {Reps("BM_a", {100, 101, 102})});
+  const RunResult one = Run({});
+  EXPECT_EQ(one.code, 2) << one.out;
+  EXPECT_THAT(one.err, HasSubstr("no benchmarks in base.json"));
+}
+
 // ---- Any benchmark name can be gated.
 
 TEST_F(CompareGates, TemplateAndRegexCharactersInNames) {

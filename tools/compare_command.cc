@@ -78,7 +78,7 @@ bool CompareRenderOptions(const CompareArgs& args, RenderOptions* render) {
 }
 
 // Reads BASE and NEW, in parallel; false (said on stderr) when one cannot
-// be read or they mix simulated and measured counts.
+// be read, has no benchmarks, or they mix simulated and measured counts.
 bool LoadCompareInputs(const CompareArgs& args,
                        absl::StatusOr<BenchmarkFile>& base,
                        absl::StatusOr<BenchmarkFile>& next) {
@@ -114,6 +114,24 @@ bool LoadCompareInputs(const CompareArgs& args,
                    EscapeControlBytes(f->status().message()).c_str());
       return false;
     }
+  }
+  // Nothing to compare is no comparison (an empty table, exit 0, read as
+  // "no change"): a run that crashed, or selected no benchmark, writes an
+  // empty "benchmarks" array.
+  const bool base_empty = base->entries.empty(),
+             next_empty = next->entries.empty();
+  if (base_empty || next_empty) {
+    const std::string which =
+        base_empty && next_empty && args.base != args.next
+            ? absl::StrCat("either file (", args.base, ", ", args.next, ")")
+            : (base_empty ? args.base : args.next);
+    std::fprintf(
+        stderr,
+        "perfcounters compare: no benchmarks in %s: the "
+        "\"benchmarks\" array is empty (did the run fail, or select no "
+        "benchmark?)\n",
+        EscapeControlBytes(which).c_str());
+    return false;
   }
   if (const std::string mixed = MixedSourcesError(*base, *next);
       !mixed.empty()) {

@@ -382,10 +382,16 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
     // The status, from the most severe finding.
     if (r.matched == 0) {
       r.status = GateStatus::kNoMatch;
-      r.message = absl::StrCat(
-          "its filter '", ShortForMessage(gate.filter_text),
-          "' matches no benchmark in either file",
-          gate.exact_name ? "" : " (a regular expression; =NAME is exact)");
+      r.message =
+          gate.filter_text.empty()
+              ? std::string(
+                    "no benchmark of these files is compared, so "
+                    "none can be gated")
+              : absl::StrCat("its filter '", ShortForMessage(gate.filter_text),
+                             "' matches no benchmark in either file",
+                             gate.exact_name
+                                 ? ""
+                                 : " (a regular expression; =NAME is exact)");
     } else if (r.checked == 0 && !options.allow_unchecked &&
                !(options.fail_on_missing && !r.not_evaluated.empty())) {
       r.status = GateStatus::kUnchecked;
