@@ -333,6 +333,32 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
   }
 }
 
+// report on ab's files: the legend names the paired test the values
+// came from, and says the runs were paired; on plain runs, the U test.
+TEST_F(AbCommand, ReportLegendNamesThePairedTest) {
+  std::ofstream(dir_ + "/b.json") << PairedJson("1-2", "base", 1.0);
+  std::ofstream(dir_ + "/n.json") << PairedJson("1-2", "new", 1.03);
+  RunResult r = testing::RunTool(
+      QuoteAll({"report", "b.json", "n.json", "-o", "r.html"}), dir_);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::string html = testing::Slurp(dir_ + "/r.html");
+  EXPECT_THAT(html, HasSubstr("these runs are the two sides of one "
+                              "perfcounters ab run, paired by round: for 2 "
+                              "comparison(s)"));
+  EXPECT_THAT(html, HasSubstr("p the paired sign test's on them"));
+  EXPECT_THAT(html, Not(HasSubstr("; p is the two-sided Mann–Whitney U")));
+  // The paired p (2/1024) is the one shown.
+  EXPECT_THAT(html, HasSubstr("<td>0.002</td>"));
+  std::ofstream(dir_ + "/b.json") << PairedJson("", "base", 1.0);
+  std::ofstream(dir_ + "/n.json") << PairedJson("", "new", 1.03);
+  r = testing::RunTool(QuoteAll({"report", "b.json", "n.json", "-o", "r.html"}),
+                       dir_);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  html = testing::Slurp(dir_ + "/r.html");
+  EXPECT_THAT(html, HasSubstr("; p is the two-sided Mann–Whitney U"));
+  EXPECT_THAT(html, Not(HasSubstr("paired")));
+}
+
 // The geometric mean of ab's paired files is the rows' paired change:
 // rounds 0-5 are 2 % faster, rounds 6-9 (the slowest base rounds) 30 %
 // slower, so the paired median ratio is 0.98 while the ratio of the two

@@ -276,7 +276,15 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   if (!options.gates.empty()) {
     page.Gates(options.gates, labels.front(), labels.back());
   }
-  page.RunsTable(runs, d.summaries);
+  size_t paired = 0;
+  for (const Comparison& c : d.comparisons) {
+    for (const BenchmarkComparison& bc : c.benchmarks) {
+      for (const MetricComparison& mc : bc.metrics) {
+        paired += mc.evidence == Evidence::kPaired;
+      }
+    }
+  }
+  page.RunsTable(runs, d.summaries, paired);
   // report_command.cc refuses runs of different sources.
   const bool simulated = CountingSource(runs.front()) == "simulate";
   if (simulated) page.Append(SimulatedSourceNoteHtml(runs.front()));

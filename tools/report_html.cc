@@ -127,7 +127,8 @@ Page::Page(const std::string& title, std::vector<std::string> labels,
 
 void Page::RunsTable(
     const std::vector<BenchmarkFile>& runs,
-    const std::vector<std::vector<BenchmarkMetrics>>& summaries) {
+    const std::vector<std::vector<BenchmarkMetrics>>& summaries,
+    size_t paired) {
   html_ +=
       "<table class=\"runs\"><tr><th>Run</th><th>File</th><th>Date</th>"
       "<th>Host</th><th>Benchmarks</th><th>Input warnings</th></tr>\n";
@@ -152,9 +153,19 @@ void Page::RunsTable(
     absl::StrAppend(
         &html_, "Each metric lists every benchmark, largest change of ",
         Esc(labels_.back()), " against ", Esc(labels_.front()),
-        " first. Values are medians over repetitions with ± half their range; "
-        "Δ is the change of the median; p is the two-sided Mann–Whitney U "
-        "test (“exact”: an exact counter whose repetitions agree within "
+        " first. Values are medians over repetitions with ± half their range; ",
+        paired == 0
+            ? "Δ is the change of the median; p is the two-sided "
+              "Mann–Whitney U test"
+            : absl::StrCat(
+                  "these runs are the two sides of one perfcounters ab run, "
+                  "paired by round: for ",
+                  paired,
+                  " comparison(s), those counted in every round, Δ is the "
+                  "median of the rounds' new/base ratios and p the paired "
+                  "sign test's on them (the others: Δ is the change of the "
+                  "median, p the two-sided Mann–Whitney U test)"),
+        " (“exact”: an exact counter whose repetitions agree within "
         "0.01 %; “n=1”: one sample a side, no test). Bars show each run's "
         "change against ",
         Esc(labels_.front()),

@@ -38,8 +38,11 @@ class Page {
  public:
   Page(const std::string& title, std::vector<std::string> labels, double alpha);
 
+  // `paired`: how many comparisons are paired by round (ab's files,
+  // Evidence::kPaired); the legend names the test they used.
   void RunsTable(const std::vector<BenchmarkFile>& runs,
-                 const std::vector<std::vector<BenchmarkMetrics>>& summaries);
+                 const std::vector<std::vector<BenchmarkMetrics>>& summaries,
+                 size_t paired = 0);
   void Gates(const std::vector<GateResult>& gates, const std::string& base,
              const std::string& next);
   void Nav(const std::vector<std::string>& metrics, bool not_counted,
