@@ -333,6 +333,65 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
   }
 }
 
+// A counter counted as 0 in every round on both sides is a counted value:
+// its pairs are the rounds, verdict "0 on both sides: unchanged"; 0 on one
+// side only has no ratio. ab_bench's JSON gets a "zeros" counter of
+// `value` from a wrapper.
+TEST_F(AbCommand, ZeroOnBothSidesIsCountedAndUnchanged) {
+  const auto zeros =
+      [&](const std::string& name, const std::string& value) {
+        const std::string path = dir_ + "/" + name;
+        std::ofstream(path)
+            << "#!/bin/sh\n"
+            << testing::Quote(bench_) << " \"$@\" || exit $?\n"
+            << "for a in \"$@\"; do case \"$a\" in --benchmark_out=*)\n"
+            << "  sed -i 's/\"steps\": /\"zeros\": " << value
+            << ", \"steps\": /' \"${a#--benchmark_out=}\" || exit 1;;\n"
+            << "esac; done\n";
+        chmod(path.c_str(), 0755);
+        return path;
+      };
+  const std::vector<std::string> flags = {"--min-rounds",
+                                          "6",
+                                          "--max-rounds",
+                                          "6",
+                                          "-q",
+                                          "--format",
+                                          "json",
+                                          "--",
+                                          "--benchmark_filter=BM_Chain/2000$",
+                                          "--benchmark_min_time=0.001"};
+  std::vector<std::string> args = {zeros("b0", "0"), zeros("n0", "0")};
+  args.insert(args.end(), flags.begin(), flags.end());
+  RunResult r = Ab(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const auto find = [](const nlohmann::json& metrics) {
+    for (const nlohmann::json& m : metrics) {
+      if (m["metric"] == "zeros") return m;
+    }
+    return nlohmann::json();
+  };
+  nlohmann::json m = find(j["benchmarks"][0]["metrics"]);
+  ASSERT_FALSE(m.is_null()) << r.out;
+  EXPECT_EQ(m["pairs"], 6);
+  EXPECT_EQ(m["zero_both"], 6);
+  EXPECT_EQ(m["base"], nlohmann::json(std::vector<double>(6, 0.0)));
+  EXPECT_EQ(m["new"], nlohmann::json(std::vector<double>(6, 0.0)));
+  EXPECT_EQ(m["verdict"], "0 on both sides: unchanged");
+  EXPECT_FALSE(m.contains("ratio"));
+  // 0 against 1: no ratio, and never "unchanged".
+  args = {zeros("b0", "0"), zeros("n1", "1")};
+  args.insert(args.end(), flags.begin(), flags.end());
+  r = Ab(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  m = find(nlohmann::json::parse(r.out)["benchmarks"][0]["metrics"]);
+  ASSERT_FALSE(m.is_null()) << r.out;
+  EXPECT_EQ(m["pairs"], 6);
+  EXPECT_EQ(m["no_ratio"], 6);
+  EXPECT_EQ(m["verdict"], "no ratio: 0 or below on one side");
+}
+
 // report on ab's files: the legend names the paired test the values
 // came from, and says the runs were paired; on plain runs, the U test.
 TEST_F(AbCommand, ReportLegendNamesThePairedTest) {

@@ -49,9 +49,16 @@ struct AbOptions {
 // One metric of one benchmark.
 struct AbMetric {
   std::string metric;
-  std::vector<double> base;  // per paired round
+  // Per round counted on both sides (0 is a counted value; a round not
+  // counted on a side is no pair).
+  std::vector<double> base;
   std::vector<double> next;
-  PairedInterval interval;  // of log(next / base)
+  // Rounds counted as 0 on both sides (no ratio: left out of the interval,
+  // unchanged), and rounds with no ratio otherwise (0 on one side, or a
+  // negative value).
+  size_t zero_both = 0;
+  size_t no_ratio = 0;
+  PairedInterval interval;  // of log(next / base) over the other rounds
 };
 
 // One benchmark.

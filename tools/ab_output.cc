@@ -14,8 +14,11 @@ namespace {
 
 // "higher", "lower", "no difference" (the interval contains 1), or why
 // there is no interval.
-std::string Verdict(const PairedInterval& in) {
-  if (in.n == 0) return "no pairs";
+std::string Verdict(const AbMetric& m) {
+  const PairedInterval& in = m.interval;
+  if (m.base.empty()) return "not counted";
+  if (m.no_ratio > 0) return "no ratio: 0 or below on one side";
+  if (m.zero_both == m.base.size()) return "0 on both sides: unchanged";
   if (!in.valid) return "too few pairs";
   if (in.low > 0) return "higher";
   if (in.high < 0) return "lower";
@@ -52,7 +55,7 @@ std::string AbTable(const AbResult& result) {
           absl::StrFormat("%-*s  %-16s %6d  %8s  %-19s %s\n", width,
                           EscapeControlBytes(ShortForMessage(b.name, 60)),
                           EscapeControlBytes(ShortForMessage(m.metric, 16)),
-                          in.n, ratio, interval, Verdict(in)));
+                          m.base.size(), ratio, interval, Verdict(m)));
     }
   }
   for (const AbBenchmark& b : result.benchmarks) {
@@ -85,7 +88,9 @@ std::string AbJson(const AbResult& result) {
       const PairedInterval& in = m.interval;
       nlohmann::json jm = nlohmann::json::object();
       jm["metric"] = m.metric;
-      jm["pairs"] = in.n;
+      jm["pairs"] = m.base.size();
+      jm["zero_both"] = m.zero_both;
+      jm["no_ratio"] = m.no_ratio;
       jm["base"] = m.base;
       jm["new"] = m.next;
       if (in.n) jm["ratio"] = std::exp(in.median);
@@ -95,7 +100,7 @@ std::string AbJson(const AbResult& result) {
         jm["coverage"] = in.coverage;
       }
       jm["p"] = in.p;
-      jm["verdict"] = Verdict(in);
+      jm["verdict"] = Verdict(m);
       metrics.push_back(std::move(jm));
     }
     jb["metrics"] = std::move(metrics);

@@ -315,14 +315,22 @@ void EndRound(std::vector<AbSeries>& series) {
 AbMetric Interval(const AbSeries& s, size_t i, double confidence) {
   AbMetric m;
   m.metric = s.metrics[i];
+  std::vector<double> base, next;  // the rounds with a ratio
   for (size_t r = 0; r < s.rounds; ++r) {
     const double b = s.base[i][r], n = s.next[i][r];
-    if (b > 0 && n > 0 && std::isfinite(b) && std::isfinite(n)) {
-      m.base.push_back(b);
-      m.next.push_back(n);
+    if (!std::isfinite(b) || !std::isfinite(n)) continue;  // not counted
+    m.base.push_back(b);
+    m.next.push_back(n);
+    if (b == 0 && n == 0) {
+      ++m.zero_both;
+    } else if (b > 0 && n > 0) {
+      base.push_back(b);
+      next.push_back(n);
+    } else {
+      ++m.no_ratio;
     }
   }
-  m.interval = SignTestInterval(LogRatios(m.base, m.next), confidence);
+  m.interval = SignTestInterval(LogRatios(base, next), confidence);
   return m;
 }
 
