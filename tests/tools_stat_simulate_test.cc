@@ -223,6 +223,17 @@ TEST(StatSimulate, Errors) {
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("valgrind was not found on PATH"));
   EXPECT_THAT(r.err, HasSubstr("apt-get install valgrind"));
+  // A `valgrind` that answers --version with nothing: said so, nothing runs.
+  const std::string fake = ScratchPath("fakebin");
+  r = perfcounters::testing::RunShellLine(absl::StrCat(
+      "mkdir -p ", Quote(fake), " && printf '#!/bin/sh\\nexit 0\\n' >",
+      Quote(fake + "/valgrind"), " && chmod +x ", Quote(fake + "/valgrind"),
+      " && PATH=", Quote(fake), ":$PATH ", Quote(ToolPath()),
+      " stat --source simulate -e instructions /bin/true"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--version` printed nothing where Valgrind "
+                               "prints its version"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("failed ()")));
   r = perfcounters::testing::RunShellLine(
       absl::StrCat(Quote(ToolPath()), " stat --source bogus true"));
   EXPECT_EQ(r.code, 2);

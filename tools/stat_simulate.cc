@@ -73,8 +73,12 @@ absl::StatusOr<std::string> ValgrindRelease(const std::string& valgrind) {
   out = std::string(absl::StripAsciiWhitespace(out));
   if (status != 0 || !absl::StartsWith(out, "valgrind-")) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "--source simulate: `", valgrind, " --version` failed (",
-        out.substr(0, 200), "); reinstall Debian's package valgrind"));
+        "--source simulate: `", valgrind, " --version` ",
+        out.empty() ? std::string("printed nothing")
+                    : absl::StrCat("printed '", out.substr(0, 200), "'"),
+        status == 0 ? "" : absl::StrCat(" and failed (status ", status, ")"),
+        " where Valgrind prints its version (valgrind-3.19.0): it is not "
+        "Valgrind, or is broken; reinstall Debian's package valgrind"));
   }
   return out;
 }

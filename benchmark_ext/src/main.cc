@@ -229,6 +229,9 @@ void NoteRepeatedEvents(const Plan& plan) {
 }
 
 void PrintHelp() {
+  // gbench exits 0 after the help: the simulator's parent must not take
+  // that for a child that never ran.
+  bench_internal::MarkSimulatorChild("finished");
   std::fputs(bench::FlagsHelp().c_str(), stdout);
   std::fputs(bench_internal::SourceFlagHelp().c_str(), stdout);
   std::fputs(bench_internal::ProfileFlagsHelp().c_str(), stdout);
@@ -263,6 +266,7 @@ int BenchmarkMain(int argc, char** argv) {
     return 1;
   }
   const bool child = bench_internal::IsSimulatorChild();
+  if (child) bench_internal::MarkSimulatorChild("started");
   if (!child && source->source != bench_internal::Source::kPmu) {
     std::optional<int> rc = bench_internal::MaybeSimulate(
         *source, flags->events.value_or(""), profile_flags->event,
@@ -382,6 +386,7 @@ int BenchmarkMain(int argc, char** argv) {
                  "above)\n");
     return 1;
   }
+  if (child) bench_internal::MarkSimulatorChild("finished");
   return 0;
 }
 

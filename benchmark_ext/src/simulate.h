@@ -76,6 +76,11 @@ std::vector<std::string> SimulatableKeys(std::string_view list);
 // True in the child that the parent runs under callgrind.
 bool IsSimulatorChild();
 
+// The child's handshake with the parent: `stage` "started" when its main
+// begins, "finished" when it ends normally (or printed --help). The parent
+// refuses a run that exited 0 without both (a `valgrind` that ran nothing).
+void MarkSimulatorChild(const char* stage);
+
 // The child's check that it really runs under callgrind, and the JSON
 // context (perfcounters.source). False after an error message.
 bool DescribeSimulatorChild();

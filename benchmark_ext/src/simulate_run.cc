@@ -29,6 +29,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
@@ -48,6 +49,18 @@ constexpr const char* kGeometry = kSimGeometry;
 // Iterations per benchmark when the user gives no --benchmark_min_time
 // (gbench 1.8 and newer take "<N>x"; 1.7 runs one, see below).
 [[maybe_unused]] constexpr int kIterations = 100;
+
+// The valgrind that execvp() runs: the first on PATH ("valgrind" when none).
+std::string ValgrindPath() {
+  const char* path = std::getenv("PATH");
+  for (absl::string_view d : absl::StrSplit(path != nullptr ? path : "", ':')) {
+    const std::string file = absl::StrCat(d.empty() ? "." : d, "/valgrind");
+    if (access(file.c_str(), X_OK) == 0) return file;
+  }
+  return "valgrind";
+}
+
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 // `valgrind --version`'s output ("valgrind-3.19.0"), or an error message
 // when it cannot be run.
@@ -83,13 +96,26 @@ bool ValgrindVersion(std::string* version, std::string* error) {
         "(--perf_counters_source=pmu)";
     return false;
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      !absl::StartsWith(*version, "valgrind-")) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     *error =
         absl::StrCat("`valgrind --version` failed (",
                      WIFEXITED(status) ? "exit status " : "signal ",
                      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
                      "); reinstall Debian's package valgrind");
+    return false;
+  }
+  if (!absl::StartsWith(*version, "valgrind-")) {
+    const std::string said =
+        version->empty() ? std::string("printed nothing")
+                         : absl::StrCat("printed '", version->substr(0, 40),
+                                        version->size() > 40 ? "...'" : "'");
+    *error = absl::StrCat(
+        "`valgrind --version` ", said,
+        " where Valgrind prints its version (valgrind-3.19.0): the valgrind "
+        "on PATH (",
+        ValgrindPath(),
+        ") is not Valgrind; put Debian's package valgrind "
+        "first on PATH");
     return false;
   }
   return true;
@@ -138,6 +164,14 @@ void RemoveDir(const std::string& dir) {
 }
 
 }  // namespace
+
+void MarkSimulatorChild(const char* stage) {
+  const char* dir = std::getenv(kChildEnvVar);
+  if (dir == nullptr) return;
+  const int fd = open(absl::StrCat(dir, "/", stage).c_str(),
+                      O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) close(fd);
+}
 
 bool DescribeSimulatorChild() {
   if (RUNNING_ON_VALGRIND == 0) {
@@ -360,6 +394,8 @@ int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
   unsetenv(kChildEnvVar);
   unsetenv(kDescriptionEnvVar);
   PrintValgrindLog(dir + "/valgrind.log");
+  const bool started = Exists(dir + "/started");
+  const bool finished = Exists(dir + "/finished");
   RemoveDir(dir);
   if (rc != 0) return rc;
   if (WIFSIGNALED(status)) {
@@ -376,6 +412,26 @@ int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
                  "benchmark exited with status %d under valgrind (%s)\n",
                  WEXITSTATUS(status), exe);
     return WEXITSTATUS(status);
+  }
+  if (!started) {
+    // A `valgrind` that exits 0 without running anything (a stub, a
+    // wrapper) must not pass for a run with no results.
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: %s "
+                 "exited with status 0 without running the benchmark (%s): "
+                 "nothing was counted and no results were written; is it "
+                 "Debian's package valgrind?\n",
+                 ValgrindPath().c_str(), exe);
+    return 1;
+  }
+  if (!finished) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark exited with status 0 under valgrind before its "
+                 "main() finished (exit() in a benchmark?); its results are "
+                 "incomplete (%s)\n",
+                 exe);
+    return 1;
   }
   return 0;
 }
