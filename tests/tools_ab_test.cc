@@ -248,8 +248,34 @@ TEST_F(AbCommand, TableSaysWhenTheMostRoundsCameFirst) {
             "rounds that give a sign-test interval at 95 % confidence: no "
             "interval will exclude 1.0; use --max-rounds 6 or more\n");
   EXPECT_THAT(r.out, HasSubstr("too few pairs"));
-  EXPECT_THAT(r.out,
-              HasSubstr("note: BM_Chain/2000 reached the most rounds (2)"));
+  // No interval, so none "wider than" the precision.
+  EXPECT_THAT(r.out, HasSubstr("note: BM_Chain/2000 reached the most rounds "
+                               "(2) without a cpu_time interval (too few "
+                               "pairs)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("interval wider than")));
+  // The progress line: no "widest interval -" where there is none.
+  args = {base,
+          base,
+          "--min-rounds",
+          "2",
+          "--max-rounds",
+          "2",
+          "--",
+          "--benchmark_filter=BM_Chain/2000$",
+          "--benchmark_min_time=0.001"};
+  r = Ab(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("2 of at most 2: 0 of 1 done; cpu_time: "
+                               "BM_Chain/2000 "));
+  EXPECT_THAT(r.err, HasSubstr(", too few rounds for an interval"));
+  EXPECT_THAT(r.err, Not(HasSubstr("interval -")));
+  // A filter that matches nothing is named as such.
+  args = {base, base, "--", "--benchmark_filter=NOMATCH"};
+  r = Ab(args);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("has no benchmark that "
+                               "--benchmark_filter='NOMATCH' matches"));
+  EXPECT_THAT(r.err, Not(HasSubstr("is it a Google Benchmark binary")));
   // At 99 % the fewest are 8; at 6 rounds, 95 % has no note.
   r = Ab({base, base, "--min-rounds", "1", "--max-rounds", "1", "-q",
           "--confidence", "99", "--", "--benchmark_filter=BM_Chain/2000$",

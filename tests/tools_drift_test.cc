@@ -159,6 +159,17 @@ TEST_F(DriftCommand, WithoutInstructionCountsTheCodeMayHaveChanged) {
   EXPECT_THAT(r.out, HasSubstr("13 of 13 benchmarks' real_time moved"));
   EXPECT_THAT(r.out, HasSubstr("without instruction counts (no PMU) nothing "
                                "tells the machine from the code"));
+  // A time gate's note does not advise gating instructions the machine
+  // cannot count: the simulated source instead.
+  r = Compare({"--fail-on", "real_time>+50%"});
+  EXPECT_THAT(r.err, HasSubstr("without a PMU, gate the simulated source's "
+                               "instruction counts "
+                               "(--perf_counters_source=simulate"));
+  EXPECT_THAT(r.err, Not(HasSubstr("; gate instructions,")));
+  // With instruction counts, instructions it is.
+  WritePair(Drifted());
+  r = Compare({"--fail-on", "real_time>+50%"});
+  EXPECT_THAT(r.err, HasSubstr("; gate instructions, or rerun both builds"));
 }
 
 // Without instruction counts the binaries' build-ids tell the machine from

@@ -190,6 +190,15 @@ TEST_F(EnvDiffCommand, CompilerChangeRefusesInstructionsGate) {
   // (and fails: +2 %).
   WritePair({{"cpu.microcode", "0x2007108"}}, 1.02);
   EXPECT_EQ(Compare({"--fail-on", "instructions>+1%"}).code, 1);
+  // The refusal names the metric once, not "instructions such as
+  // instructions"; a class other than the metric's name stays.
+  WritePair({{"build.compiler", "clang 16.0.6"}}, 1.02);
+  r = Compare({"--fail-on", "instructions>+1%"});
+  EXPECT_THAT(r.err, HasSubstr("which can move instructions; run both"));
+  EXPECT_THAT(r.err, Not(HasSubstr("such as instructions")));
+  r = Compare({"--fail-on", "cycles>+1%"});
+  EXPECT_THAT(r.err, HasSubstr("which can move hardware events such as "
+                               "cycles; run both"));
 }
 
 TEST_F(EnvDiffCommand, IdenticalFingerprintsPrintNoDiff) {
@@ -278,6 +287,12 @@ TEST_F(EnvDiffCommand, KernelChangeLeavesPlainInstructionsGated) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("refused"));
   EXPECT_THAT(r.err, HasSubstr("kernel.release"));
+  // The block says what was decided: kernel-mode instructions only, not
+  // the plain (user-space) instructions whose gate passed.
+  EXPECT_THAT(r.out, HasSubstr("kernel.release: 6.1.0-18-amd64 -> 6.19.0 "
+                               "(can move times, hardware events, "
+                               "kernel-mode instructions (:k), software "
+                               "events)"));
 }
 
 // A field this version does not know (a later perfcounters recorded it) is

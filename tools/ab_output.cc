@@ -60,11 +60,21 @@ std::string AbTable(const AbResult& result) {
   }
   for (const AbBenchmark& b : result.benchmarks) {
     if (b.stopped != "max-rounds") continue;
+    bool interval = false;
+    for (const AbMetric& m : b.metrics) {
+      if (m.metric == result.metric) interval = m.interval.valid;
+    }
     absl::StrAppend(
-        &out, absl::StrFormat("note: %s reached the most rounds (%d) with its "
+        &out,
+        interval
+            ? absl::StrFormat("note: %s reached the most rounds (%d) with its "
                               "%s interval wider than %.2g %%\n",
                               EscapeControlBytes(ShortForMessage(b.name, 60)),
-                              b.rounds, result.metric, result.precision * 100));
+                              b.rounds, result.metric, result.precision * 100)
+            : absl::StrFormat("note: %s reached the most rounds (%d) without "
+                              "a %s interval (too few pairs)\n",
+                              EscapeControlBytes(ShortForMessage(b.name, 60)),
+                              b.rounds, result.metric));
   }
   return out;
 }

@@ -126,6 +126,20 @@ absl::StatusOr<std::vector<std::string>> ListBenchmarks(
     if (!line.empty()) names.emplace_back(line);
   }
   if (names.empty()) {
+    std::string filter;  // the last --benchmark_filter= (gbench takes it)
+    for (const std::string& f : flags) {
+      if (absl::StartsWith(f, "--benchmark_filter=")) {
+        filter = f.substr(strlen("--benchmark_filter="));
+      }
+    }
+    if (!filter.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Named(side), " has no benchmark that --benchmark_filter='",
+          ShortForMessage(filter),
+          "' matches; give a regular expression "
+          "that matches some of its benchmarks (--benchmark_list_tests "
+          "lists them)"));
+    }
     return absl::InvalidArgumentError(
         absl::StrCat(Named(side), " lists no benchmarks",
                      flags.empty() ? "" : " with the flags given after --",
@@ -368,21 +382,25 @@ std::string Update(std::vector<AbSeries>& series, const AbOptions& options,
                     "%s %.4f [%.4f, %.4f]", ShortForMessage(s.name, 60),
                     std::exp(m.interval.median), std::exp(m.interval.low),
                     std::exp(m.interval.high))
-              : absl::StrFormat(
-                    "%s %.4f, too few rounds for an interval",
-                    ShortForMessage(s.name, 60),
-                    m.interval.n ? std::exp(m.interval.median) : std::nan(""));
+          : m.interval.n
+              ? absl::StrFormat("%s %.4f, too few rounds for an interval",
+                                ShortForMessage(s.name, 60),
+                                std::exp(m.interval.median))
+              : absl::StrCat(ShortForMessage(s.name, 60),
+                             " no ratio yet, so no interval");
     }
   }
   std::string line =
       absl::StrFormat("ab: round %d of at most %d: %d of %d done", round + 1,
                       options.max_rounds, done, series.size());
   if (done < series.size()) {
-    absl::StrAppend(&line, "; widest ", options.metric, " interval ",
-                    std::isfinite(widest)
-                        ? absl::StrFormat("%.2f %%", widest * 100)
-                        : std::string("-"),
-                    ": ", widest_text);
+    if (std::isfinite(widest)) {
+      absl::StrAppend(&line, "; widest ", options.metric, " interval ",
+                      absl::StrFormat("%.2f %%", widest * 100), ": ",
+                      widest_text);
+    } else {
+      absl::StrAppend(&line, "; ", options.metric, ": ", widest_text);
+    }
   }
   return line;
 }

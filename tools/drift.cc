@@ -233,7 +233,12 @@ std::vector<std::string> NoteDriftOnGates(
                       "without instruction counts)"
                     : " together (common-mode drift: the machine, not the "
                       "code)",
-          "; gate instructions, or rerun both builds interleaved");
+          d.unchecked == d.members.size()
+              ? "; without a PMU, gate the simulated source's instruction "
+                "counts (--perf_counters_source=simulate, docs/simulate.md), "
+                "or rerun both builds interleaved (perfcounters ab)"
+              : "; gate instructions, or rerun both builds interleaved "
+                "(perfcounters ab)");
       absl::StrAppend(&g.message, g.message.empty() ? "" : "; ", note);
       notes.push_back(
           absl::StrCat("gate ", ShortForMessage(g.gate), ": ", note));

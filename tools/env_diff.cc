@@ -134,7 +134,12 @@ std::vector<std::string> MovedClasses(absl::string_view field) {
   std::vector<std::string> names;
   for (MetricClass c : {MetricClass::kTime, MetricClass::kHardware,
                         MetricClass::kInstructions, MetricClass::kSoftware}) {
-    if (FieldMoves(field, c, false)) names.push_back(MetricClassName(c));
+    if (!FieldMoves(field, c, false)) continue;
+    // What RefuseGates decides: a plain name counts user space only.
+    names.push_back(c == MetricClass::kInstructions &&
+                            RuleOf(field).kernel_instructions
+                        ? "kernel-mode instructions (:k)"
+                        : MetricClassName(c));
   }
   return names;
 }
@@ -322,10 +327,15 @@ void RefuseGates(const EnvDiff& diff, absl::string_view events,
       names.push_back(f->field);
     }
     g.status = GateStatus::kRefused;
+    const std::string what_class =
+        MetricClassName(ClassifyMetric(g.metric, events));
     g.message = absl::StrCat(
         "refused: the runs' environments differ in ", absl::StrJoin(what, ", "),
-        ", which can move ", MetricClassName(ClassifyMetric(g.metric, events)),
-        " such as ", g.metric, "; run both on one setup, or --allow-env-diff ",
+        ", which can move ",
+        absl::EqualsIgnoreCase(what_class, StripModifiers(g.metric))
+            ? g.metric
+            : absl::StrCat(what_class, " such as ", g.metric),
+        "; run both on one setup, or --allow-env-diff ",
         absl::StrJoin(names, " "), " to gate anyway");
   }
 }
