@@ -369,6 +369,35 @@ TEST_F(ReportTrendsTest, MethodAndMinSigmasAsHistoryChangesHasThem) {
   EXPECT_THAT(runs_only.err, HasSubstr("--db"));
 }
 
+// --max-series that is no count of charts is refused, naming what is
+// right; 0 stays every series (as --help, docs/tools.md and the page's
+// own note say). Before: -3 charted every series, exit 0.
+TEST_F(ReportTrendsTest, MaxSeriesIsACount) {
+  std::vector<StoredRun> runs(3);
+  for (StoredRun& run : runs) {
+    run["BM_a"] = {{"cpu_time", 1000.0}};
+    run["BM_b"] = {{"cpu_time", 2000.0}};
+  }
+  const std::string db = Store("max-series", runs);
+  for (const char* bad : {"-3", "-1", "abc", "1.5", "''"}) {
+    const std::string html = ScratchPath("max-series-bad.html");
+    const RunResult r = RunTool(absl::StrCat(
+        "report --db ", Quote(db), " --max-series ", bad, " -o ", Quote(html)));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--max-series")) << bad;
+    EXPECT_FALSE(perfcounters::tools::testing::Exists(html)) << bad;
+  }
+  const RunResult minus =
+      RunTool(absl::StrCat("report --db ", Quote(db), " --max-series -3 -o ",
+                           Quote(ScratchPath("max-series-bad.html"))));
+  EXPECT_THAT(minus.err, HasSubstr("is no count of charts: a whole number, "
+                                   "1 or more (0: every series)"));
+  EXPECT_THAT(Slurp(Page(db, "max-series-0", "--max-series 0")),
+              HasSubstr("BM_b &mdash; cpu_time"));
+  EXPECT_THAT(Slurp(Page(db, "max-series-1", "--max-series 1")),
+              HasSubstr("1 of 2 series are not charted"));
+}
+
 // 5,000 benchmarks x 4 metrics x 8 runs: the page charts --max-series (200)
 // series, says how many it left out and how to see them, and stays small
 // (main's 2,000 charts were 2 MB here, 40 MB with 60-run series);

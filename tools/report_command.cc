@@ -159,7 +159,19 @@ Command AddReportCommand(CLI::App& app) {
              "with --db: charts on the page at most, series with change "
              "points first (the page says how many were left out); 0: "
              "every series")
-          ->capture_default_str();
+          ->capture_default_str()
+          ->check(CLI::Validator(
+              [](const std::string& v) -> std::string {
+                // CLI11 would read "-3" into a size_t as a huge count.
+                if (!v.empty() &&
+                    v.find_first_not_of("0123456789") == std::string::npos) {
+                  return "";
+                }
+                return "'" + v +
+                       "' is no count of charts: a whole number, 1 or more "
+                       "(0: every series)";
+              },
+              "N"));
   AddChangePointOptions(*rep, args->cp);
   for (const char* name : {"--method", "--cp-min-sigmas", "--cp-window",
                            "--cp-p-value", "--cp-min-change"}) {
