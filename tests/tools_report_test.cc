@@ -405,6 +405,49 @@ TEST_F(ReportTest, SummaryOpensThePageWithoutGates) {
   EXPECT_THAT(summary, HasSubstr("<li class=\"zero\" data-count=\"1\">"));
 }
 
+// 3 vs 3 repetitions cannot reach p < 0.05 (the U test's smallest p is
+// 0.1): a +30 % change, fully separated, is neither a regression nor
+// unchanged, and the summary says why. Before: "No regression ... 3
+// unchanged (no significant change of 1 % or more)".
+TEST_F(ReportTest, ChangesTooFewRepetitionsCannotTestAreNotUnchanged) {
+  for (const bool next : {false, true}) {
+    nlohmann::ordered_json root;
+    root["context"] = {{"date", "2026-11-30"}, {"host_name", "ci"}};
+    for (const char* name : {"BM_a", "BM_b"}) {
+      const double factor = next && name[3] == 'a' ? 1.3 : 1;
+      for (int r = 0; r < 3; ++r) {
+        const double t = 1000 * factor * (1 + 0.002 * r);
+        root["benchmarks"].push_back({{"name", name},
+                                      {"run_name", name},
+                                      {"run_type", "iteration"},
+                                      {"repetition_index", r},
+                                      {"iterations", 1000},
+                                      {"real_time", t},
+                                      {"cpu_time", t},
+                                      {"time_unit", "ns"}});
+      }
+    }
+    std::ofstream(*dir_ + (next ? "/three_new.json" : "/three_base.json"))
+        << root.dump();
+  }
+  const RunResult r =
+      Tool("report three_base.json three_new.json -o three.html", *dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string summary = Section(Slurp(*dir_ + "/three.html"), "summary");
+  EXPECT_THAT(summary,
+              HasSubstr("<p class=\"verdict unknown\">No significant "
+                        "regression, but 2 changes of 1 % or more that cannot "
+                        "be significant in three_new.json against "
+                        "three_base.json (3 vs 3 repetitions allow p 0.100 at "
+                        "best, never below 0.05"));
+  EXPECT_THAT(summary, HasSubstr("4 or more repetitions a side can tell"));
+  EXPECT_THAT(summary, HasSubstr("<li class=\"untestable\" data-count=\"2\">"));
+  EXPECT_THAT(summary, HasSubstr("BM_a cpu_time</a> +30.00% (p 0.100)"));
+  // BM_b's times, unchanged, are what is called unchanged.
+  EXPECT_THAT(summary, HasSubstr("<li class=\"unchanged\" data-count=\"2\">"));
+  EXPECT_THAT(summary, Not(HasSubstr("No regression in")));
+}
+
 // A user counter's change is not silently neither: tok_rate -87 % (p 0.008)
 // is a change of unknown direction, in the summary and in its table.
 TEST_F(ReportTest, UserCounterChangeIsClassified) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "compare_output.h"
 #include "report_html.h"
+#include "statistics.h"
 
 namespace perfcounters::tools::report_internal {
 namespace {
@@ -63,13 +64,47 @@ std::string ClassLine(const char* css, const std::string& what,
   return line + "</li>\n";
 }
 
+// Why the untestable items cannot be significant: "3 vs 3 repetitions
+// allow p 0.100 at best, never below 0.05; 4 or more a side can".
+std::string UntestableWhy(const std::vector<const SummaryItem*>& items,
+                          double alpha) {
+  size_t n1 = 0, n2 = 0;
+  bool same = true;
+  double best = 1;
+  for (const SummaryItem* item : items) {
+    const size_t a = item->change->base.samples.size(),
+                 b = item->change->next.samples.size();
+    if (item == items.front()) {
+      n1 = a;
+      n2 = b;
+    }
+    same = same && a == n1 && b == n2;
+    best = std::min(best, MinimumP(a, b));
+  }
+  size_t enough = 2;
+  while (enough < 64 && MinimumP(enough, enough) >= alpha) ++enough;
+  return absl::StrCat(" (",
+                      same ? absl::StrCat(n1, " vs ", n2, " repetitions allow")
+                           : std::string("these repetitions allow"),
+                      " p ", absl::StrFormat("%.3f", best),
+                      " at best, never below ", absl::StrFormat("%g", alpha),
+                      ": not tested, not unchanged; ", enough,
+                      " or more repetitions a side can tell)");
+}
+
 }  // namespace
 
 ChangeClass Classify(const MetricComparison* change, double alpha) {
   if (change == nullptr || !change->change_pct) {
     return ChangeClass::kNotCompared;
   }
-  if (!Changed(*change, alpha)) return ChangeClass::kUnchanged;
+  if (!Changed(*change, alpha)) {
+    const bool untestable = change->evidence == Evidence::kUTest &&
+                            std::fabs(*change->change_pct) >= 1.0 &&
+                            MinimumP(change->base.samples.size(),
+                                     change->next.samples.size()) >= alpha;
+    return untestable ? ChangeClass::kUntestable : ChangeClass::kUnchanged;
+  }
   if (change->common_mode) return ChangeClass::kCommonMode;
   const int d = ChangeDirection(*change);
   return d > 0   ? ChangeClass::kRegression
@@ -80,7 +115,7 @@ ChangeClass Classify(const MetricComparison* change, double alpha) {
 std::string SummaryHtml(const std::vector<SummaryItem>& items,
                         const std::string& base, const std::string& next,
                         double alpha, size_t not_counted, size_t all_zero) {
-  std::vector<const SummaryItem*> by_class[6];
+  std::vector<const SummaryItem*> by_class[7];
   for (const SummaryItem& item : items) {
     by_class[static_cast<int>(Classify(item.change, alpha))].push_back(&item);
   }
@@ -89,6 +124,12 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
   };
   const size_t regressions = count(ChangeClass::kRegression);
   const size_t unknown = count(ChangeClass::kUnknownDirection);
+  const auto& untestable = by_class[static_cast<int>(ChangeClass::kUntestable)];
+  const std::string untestable_what =
+      absl::StrCat(Plural(untestable.size(), "change", "changes"),
+                   " of 1 % or more that cannot be significant");
+  const std::string untestable_why =
+      untestable.empty() ? "" : UntestableWhy(untestable, alpha);
   std::string verdict;
   if (regressions > 0) {
     verdict = absl::StrCat(Plural(regressions, "regression", "regressions"),
@@ -98,15 +139,19 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
                            Plural(unknown, "change", "changes"),
                            " of unknown direction in ", Esc(next), " against ",
                            Esc(base));
+  } else if (!untestable.empty()) {
+    verdict =
+        absl::StrCat("No significant regression, but ", untestable_what, " in ",
+                     Esc(next), " against ", Esc(base), untestable_why);
   } else {
     verdict =
         absl::StrCat("No regression in ", Esc(next), " against ", Esc(base));
   }
   std::string html = absl::StrCat(
       "<section id=\"summary\"><h2>Summary</h2>\n<p class=\"verdict ",
-      regressions > 0 ? "fail"
-      : unknown > 0   ? "unknown"
-                      : "pass",
+      regressions > 0                      ? "fail"
+      : unknown > 0 || !untestable.empty() ? "unknown"
+                                           : "pass",
       "\">", verdict, "</p>\n<ul class=\"summary\">\n");
   html += ClassLine("worse", Plural(regressions, "regression", "regressions"),
                     by_class[static_cast<int>(ChangeClass::kRegression)], "");
@@ -129,6 +174,10 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
         " (most benchmarks' times moved alike: the machine, not the code; "
         "a drift's exceptions, whose instructions changed, count only "
         "against the drift, as its statement says)");
+  }
+  if (!untestable.empty()) {
+    html +=
+        ClassLine("untestable", untestable_what, untestable, untestable_why);
   }
   absl::StrAppend(
       &html, "<li class=\"unchanged\" data-count=\"",

@@ -25,6 +25,10 @@ enum class ChangeClass {
   kUnknownDirection,
   // Changed alike with most benchmarks' times (drift.h): not the code.
   kCommonMode,
+  // A change of 1 % or more that the U test cannot find significant with
+  // these repetitions at any size (MinimumP() >= alpha: 3 vs 3 allows
+  // p 0.1 at best): neither a change nor unchanged.
+  kUntestable,
   kUnchanged,
   // No change to tell: absent or not counted in one of the two runs.
   kNotCompared,
