@@ -172,6 +172,23 @@ TEST_F(CompareGates, NotCountedEverywhereIsAnErrorNotAPass) {
   EXPECT_THAT(r.out, HasSubstr("ERROR (exit 2)"));
 }
 
+// A gate on a metric counted in neither file says so, not "not counted in
+// new" (review-39 D8); a typo's error lists only what these files have.
+TEST_F(CompareGates, NotCountedInEitherFileIsSaidSo) {
+  for (const char* file : {"base.json", "new.json"}) {
+    Write(file, {Reps("BM_a", {100, 101, 102}, {{"cycles.not_counted", 1}})});
+  }
+  const RunResult r = Run({"--fail-on", "cycles>10%"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("BM_a: cycles not counted in either file"));
+  EXPECT_THAT(r.out + r.err, Not(HasSubstr("not counted in new")));
+  const RunResult typo = Run({"--fail-on", "cycels>10%"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("(did you mean 'cycles'?)"));
+  EXPECT_THAT(typo.err, Not(HasSubstr("branch-miss-rate")));
+  EXPECT_LT(typo.err.size(), 400u) << typo.err;
+}
+
 // A metric the new run lacks is a failed gate (exit 1) when the user said
 // it must be there (--fail-on-missing), and bad input (exit 2) otherwise.
 TEST_F(CompareGates, MetricMissingFromTheNewRunFailsTheGateWithFailOnMissing) {
@@ -404,7 +421,7 @@ TEST(CompareSameBinary, NotCountedReasonsReachCompareAndReport) {
       "compare run.json run.json --fail-on 'cycles>+1%' --fail-on-missing",
       dir);
   EXPECT_THAT(gate.out + gate.err,
-              HasSubstr("cycles not counted in new (cycles"));
+              HasSubstr("cycles not counted in either file (cycles"));
   const RunResult report =
       testing::RunTool("report run.json run.json -o report.html", dir);
   ASSERT_EQ(report.code, 0) << report.err;

@@ -68,13 +68,11 @@ std::string DerivedMetricsNote(absl::string_view name) {
                         InputLabel(t.metric->denominator, t.modifiers, ""),
                         " needs both counters in the files");
   }
-  std::vector<std::string> names;
-  for (const Metric& metric : Metrics()) {
-    names.push_back(CompareMetricName(metric, ""));
-  }
-  return absl::StrCat(
-      "derived metrics, where both inputs are counters of the files: ",
-      absl::StrJoin(names, ", "));
+  // The files' metrics (listed before this) hold every derived metric
+  // both of whose inputs they count; the table's others cannot be gated
+  // here, so listing them would only lengthen the error.
+  return "a derived metric (IPC, cpi, miss rates, ...) is among them where "
+         "the files count both its inputs";
 }
 
 constexpr absl::string_view kGateSyntax =
@@ -291,6 +289,14 @@ std::string SkipReason(const Gate& gate, const Comparison& comparison,
                : absl::StrCat(gate.metric, " absent from both files");
   }
   if (!m->next.median) {
+    // Not counted on either side: one statement, not "in new".
+    if (gate.relative && !m->base.median && m->base.present &&
+        m->next.present && bc.base_problem.empty() && bc.next_problem.empty()) {
+      const std::string why =
+          NotCountedReason(comparison.next_unavailable, gate.metric);
+      return absl::StrCat(gate.metric, " not counted in either file",
+                          why.empty() ? "" : absl::StrCat(" (", why, ")"));
+    }
     return side_reason(m->next, "new", bc.next_problem,
                        comparison.next_unavailable);
   }
