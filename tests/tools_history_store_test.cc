@@ -178,6 +178,28 @@ TEST(HistoryStoreTest, BadPortIsNamed) {
   EXPECT_THAT(r.err, HasSubstr("1 to 65535"));
 }
 
+// A parameter libpq refuses is named, not "check the host and port ...
+// and that the server runs" (review-39 D11). libpq checks it before it
+// connects: no server needed.
+TEST(HistoryStoreTest, BadUrlParameterIsNamed) {
+  const RunResult r = RunTool(
+      "history changes --db 'postgresql://ci@127.0.0.1:1/db?sslmode=bogus'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("invalid sslmode value"));
+  EXPECT_THAT(r.err, HasSubstr("(the URL's ?sslmode= has a value libpq does "
+                               "not accept: disable, allow, prefer, require, "
+                               "verify-ca or verify-full"));
+  EXPECT_THAT(r.err, Not(HasSubstr("server runs")));
+  const RunResult timeout = RunTool(
+      "history changes --db "
+      "'postgresql://ci@127.0.0.1:1/db?connect_timeout=abc'");
+  EXPECT_EQ(timeout.code, 2);
+  EXPECT_THAT(
+      timeout.err,
+      HasSubstr("(the URL's ?connect_timeout= must be a whole number)"));
+  EXPECT_THAT(timeout.err, Not(HasSubstr("a port is")));
+}
+
 double Now() {
   timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

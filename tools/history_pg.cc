@@ -295,12 +295,42 @@ absl::Status ConnectError(PGconn* conn, const std::string& url,
   if (absl::StrContains(why, "does not exist")) {
     return absl::NotFoundError(message);
   }
+  // 'invalid integer value "abc" for connection option "connect_timeout"'.
+  if (const size_t at = why.find("for connection option \"");
+      absl::StrContains(why, "invalid integer value") &&
+      at != std::string::npos) {
+    const size_t name_at = at + 23;
+    const std::string option =
+        why.substr(name_at, why.find('"', name_at) - name_at);
+    if (option != "port") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          message, " (the URL's ?", option, "= must be a whole number)"));
+    }
+  }
   if (absl::StrContains(why, "invalid port") ||
       absl::StrContains(why, "invalid integer value")) {
     return absl::InvalidArgumentError(absl::StrCat(
         message,
         " (a port is a number from 1 to 65535: postgresql://HOST:PORT/"
         "DATABASE)"));
+  }
+  // libpq: 'invalid sslmode value: "bogus"' (and so for gssencmode,
+  // channel_binding, target_session_attrs, ...): the URL's parameter.
+  if (const size_t at = why.find("invalid "); at != std::string::npos) {
+    const size_t name_at = at + 8;
+    const size_t end = why.find(" value", name_at);
+    const std::string param =
+        end == std::string::npos ? "" : why.substr(name_at, end - name_at);
+    if (!param.empty() && param.find(' ') == std::string::npos &&
+        param != "integer" && param != "port") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          message, " (the URL's ?", param,
+          "= has a value libpq does not accept",
+          param == "sslmode"
+              ? ": disable, allow, prefer, require, verify-ca or verify-full"
+              : "",
+          "; see libpq's connection parameters)"));
+    }
   }
   if (absl::StrContains(why, "timeout expired")) {
     return absl::UnavailableError(absl::StrCat(
