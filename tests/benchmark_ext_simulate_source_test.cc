@@ -1,9 +1,10 @@
 // benchmark_ext_simulate_source_test.cc: how the counting source is chosen
-// and checked (--perf_counters_source, PERFCOUNTERS_SOURCE) where no
-// benchmark needs to be simulated: a `valgrind` on PATH that is not
-// Valgrind (a stub that exits 0 without running anything must fail the
-// run, never pass for an empty one). Runs tests/e2e/simulate_bench.cc
-// (perfcounters_simulate_bench) with a fake valgrind first on PATH.
+// and checked (--perf_counters_source, PERFCOUNTERS_SOURCE): a `valgrind`
+// on PATH that is not Valgrind (a stub that exits 0 without running
+// anything must fail the run, never pass for an empty one; a fake valgrind
+// first on PATH), and `auto` with --perf_profile (the simulator counts and
+// profiles where the PMU cannot count; the PMU keeps both where it can).
+// Runs tests/e2e/simulate_bench.cc (perfcounters_simulate_bench).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,13 +15,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "support/bench_runner.h"
 #include "support/simulate_bench.h"
 
 namespace {
 
 using ::perfcounters::testing::Result;
+using ::perfcounters::testing::RunBench;
 using ::perfcounters::testing::WithEnv;
+using ::perfcounters::testing::simulate::kSimBench;
 using ::perfcounters::testing::simulate::Simulate;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -85,6 +89,62 @@ TEST(SimulateSource, AFailingVersionAnswerGivesItsStatus) {
                       WithEnv({{"PATH", fake.search_path()}}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("`valgrind --version` failed (exit status 5)"));
+}
+
+TEST(SimulateSource, AutoWithAProfileSimulatesBothWhereThePmuCannotCount) {
+  REQUIRE_VALGRIND();
+  const std::string filter = "--benchmark_filter=BM_ProfileSplit";
+  Result pmu = RunBench({"--perf_counters=instructions", filter},
+                        WithEnv({}, kSimBench));
+  ASSERT_EQ(pmu.exit_code, 0) << pmu.err;
+  const bool no_pmu =
+      pmu.err.find("instructions: not counted") != std::string::npos;
+  Result r =
+      RunBench({"--perf_counters=instructions", "--perf_counters_source=auto",
+                "--perf_profile=instructions", filter},
+               WithEnv({}, kSimBench));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.json.is_object()) << r.err;
+  const std::string source = r.json["context"].value("perfcounters.source", "");
+  const nlohmann::json& e = r.Entry("BM_ProfileSplit/iterations:20");
+  ASSERT_TRUE(e.is_object()) << r.json_text;
+  if (!no_pmu) {
+    // The PMU counts here: it keeps the counters and its sampled profile.
+    EXPECT_EQ(source, "pmu") << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("counted by the simulator")));
+    return;
+  }
+  EXPECT_THAT(r.err, HasSubstr("=auto: the PMU cannot count instructions "
+                               "here; every event and the profile is "
+                               "counted by the simulator"));
+  EXPECT_THAT(source, HasSubstr("simulate"));
+  EXPECT_THAT(r.err, Not(HasSubstr("no profiles")));
+  EXPECT_GT(e.value("instructions", 0.0), 4000);  // 3000 + 1000 + the loop
+  EXPECT_EQ(e["perfcounters_profile"].value("source", ""), "simulated")
+      << e.dump();
+}
+
+TEST(SimulateSource, AutoRefusesAProfileTheSimulatorCannotTake) {
+  REQUIRE_VALGRIND();
+  Result pmu = RunBench({"--perf_counters=instructions",
+                         "--benchmark_filter=BM_Nops37/iterations:10$"},
+                        WithEnv({}, kSimBench));
+  ASSERT_EQ(pmu.exit_code, 0) << pmu.err;
+  if (pmu.err.find("instructions: not counted") == std::string::npos) {
+    GTEST_SKIP() << "the PMU counts instructions here: auto keeps it";
+  }
+  Result r =
+      RunBench({"--perf_counters=instructions", "--perf_counters_source=auto",
+                "--perf_profile=cpu-clock",
+                "--benchmark_filter=BM_Nops37/iterations:10$"},
+               WithEnv({}, kSimBench));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--perf_counters_source=auto: the PMU cannot "
+                               "count instructions here, so the simulator "
+                               "would count and profile, but: "
+                               "--perf_profile=cpu-clock: the simulator "
+                               "cannot profile it"));
+  EXPECT_FALSE(r.json.is_object()) << r.json_text;
 }
 
 }  // namespace

@@ -92,10 +92,11 @@ void AddSimulatedCountingContext(bool pass);
 // The main's choice for --perf_counters_source=simulate|auto outside the
 // child: the exit status when it ran the simulator's child (or refused),
 // nullopt when the PMU counts (auto, and the PMU counts every requested
-// event the simulator would; or nothing to simulate). `profile_event`:
-// --perf_profile's event ("" without it; auto then leaves the PMU to
-// count and sample), `profile_rate`: a sampling period or frequency was
-// given (refused: the simulated profile counts every event).
+// event the simulator would and samples the profile's event; or nothing
+// to simulate). `profile_event`: --perf_profile's event ("" without it;
+// with auto the simulator then takes the profile too where the PMU cannot
+// count), `profile_rate`: a sampling period or frequency was given
+// (refused: the simulated profile counts every event).
 std::optional<int> MaybeSimulate(const SourceFlag& source,
                                  std::string_view list,
                                  const std::string& profile_event,

@@ -36,6 +36,7 @@
 #include "perfcounters/benchmark.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
+#include "perfcounters/profile.h"
 #include "simulate.h"
 #include "simulate_profile.h"
 
@@ -61,6 +62,28 @@ std::string ValgrindPath() {
 }
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+// Why the simulator cannot take --perf_profile=`event` ("" when it can):
+// an event it does not count, or a sampling rate (it counts every event).
+std::string SimProfileError(const std::string& event, bool rate) {
+  absl::StatusOr<std::vector<SimEvent>> inputs = SimProfileInputs(event);
+  if (!inputs.ok()) return std::string(inputs.status().message());
+  if (rate) {
+    return "--perf_profile_period and --perf_profile_freq are for sampling; "
+           "the simulated profile counts every event, leave them out";
+  }
+  return "";
+}
+
+// --perf_profile=`event` is one the simulator profiles and the PMU cannot
+// sample here (auto never: on the PMU it falls back to cpu-clock).
+bool PmuCannotSample(const std::string& event) {
+  if (event == "auto" || !SimProfileInputs(event).ok()) return false;
+  ProfileOptions o;
+  o.event = event;
+  o.callchain = true;
+  return !Profiler::Open(o).ok();
+}
 
 // `valgrind --version`'s output ("valgrind-3.19.0"), or an error message
 // when it cannot be run.
@@ -215,7 +238,9 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
                                  const std::vector<std::string>& args) {
   const bool profiling = !profile_event.empty();
   if (source.source == Source::kAuto) {
-    if (profiling || list.empty()) return std::nullopt;
+    // The simulator where the PMU cannot count the requested events: then
+    // it counts them all and takes the profile too (one source per run).
+    if (list.empty()) return std::nullopt;
     absl::StatusOr<Plan> plan = SetBenchmarkEvents(list);
     if (!plan.ok()) return std::nullopt;  // the main reports it
     const std::vector<std::string> simulatable = SimulatableKeys(list);
@@ -223,13 +248,29 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
     for (const Unavailable& u : plan->unavailable) {
       if (absl::c_linear_search(simulatable, u.key)) missing.push_back(u.key);
     }
+    if (profiling && missing.empty() && PmuCannotSample(profile_event)) {
+      missing.push_back(absl::StrCat("--perf_profile=", profile_event));
+    }
     if (missing.empty()) return std::nullopt;
+    if (profiling) {
+      if (std::string error = SimProfileError(profile_event, profile_rate);
+          !error.empty()) {
+        std::fprintf(stderr,
+                     "perfcounters: error: %s=auto: the PMU cannot count %s "
+                     "here, so the simulator would count and profile, but: "
+                     "%s\n",
+                     source.origin.c_str(),
+                     absl::StrJoin(missing, ", ").c_str(), error.c_str());
+        return 1;
+      }
+    }
     std::fprintf(stderr,
                  "perfcounters: note: %s=auto: the PMU cannot count %s here; "
-                 "every event is counted by the simulator (Valgrind's "
+                 "every event%s is counted by the simulator (Valgrind's "
                  "callgrind)\n",
-                 source.origin.c_str(), absl::StrJoin(missing, ", ").c_str());
-    return RunUnderSimulator(args, false);
+                 source.origin.c_str(), absl::StrJoin(missing, ", ").c_str(),
+                 profiling ? " and the profile" : "");
+    return RunUnderSimulator(args, profiling);
   }
   if (list.empty()) {
     std::fprintf(stderr,
@@ -240,17 +281,10 @@ std::optional<int> MaybeSimulate(const SourceFlag& source,
     return std::nullopt;
   }
   if (profiling) {
-    // The simulated profile counts every event of the region: no rate.
-    absl::StatusOr<std::vector<SimEvent>> inputs =
-        SimProfileInputs(profile_event);
-    if (!inputs.ok() || profile_rate) {
+    if (std::string error = SimProfileError(profile_event, profile_rate);
+        !error.empty()) {
       std::fprintf(stderr, "perfcounters: error: %s=simulate: %s\n",
-                   source.origin.c_str(),
-                   inputs.ok()
-                       ? "--perf_profile_period and --perf_profile_freq are "
-                         "for sampling; the simulated profile counts every "
-                         "event, leave them out"
-                       : std::string(inputs.status().message()).c_str());
+                   source.origin.c_str(), error.c_str());
       return 1;
     }
   }
