@@ -4,7 +4,9 @@
 // anything must fail the run, never pass for an empty one; a fake valgrind
 // first on PATH), and `auto` with --perf_profile (the simulator counts and
 // profiles where the PMU cannot count; the PMU keeps both where it can).
-// Runs tests/e2e/simulate_bench.cc (perfcounters_simulate_bench).
+// A program with its own main() says that it ignores the source. Runs
+// tests/e2e/simulate_bench.cc (perfcounters_simulate_bench) and
+// own_main_bench.cc.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 
 namespace {
 
+using ::perfcounters::testing::kOwnMainBench;
 using ::perfcounters::testing::Result;
 using ::perfcounters::testing::RunBench;
 using ::perfcounters::testing::WithEnv;
@@ -145,6 +148,34 @@ TEST(SimulateSource, AutoRefusesAProfileTheSimulatorCannotTake) {
                                "--perf_profile=cpu-clock: the simulator "
                                "cannot profile it"));
   EXPECT_FALSE(r.json.is_object()) << r.json_text;
+}
+
+// gbench's BENCHMARK_MAIN() with perfcounters::Measure: the source setting
+// is not honoured there, and one line says so (never a silent PMU run).
+TEST(SimulateSource, OwnMainSaysTheSourceIsIgnored) {
+  const std::string line =
+      "perfcounters: warning: PERFCOUNTERS_SOURCE=simulate is ignored: this "
+      "program has its own main(), which counts on the PMU; only "
+      "perfcounters' main re-runs the benchmarks under the simulator";
+  Result r = RunBench({"--benchmark_min_time=0"},
+                      WithEnv({{"PERFCOUNTERS_EVENTS", "page-faults"},
+                               {"PERFCOUNTERS_SOURCE", "simulate"}},
+                              kOwnMainBench));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(line)) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PERFCOUNTERS_BENCHMARK_MAIN()"));
+  // Once, not per benchmark or thread.
+  EXPECT_EQ(r.err.find(line), r.err.rfind(line)) << r.err;
+  EXPECT_TRUE(r.Entry("BM_TouchThreePages").is_object()) << r.json_text;
+  // pmu, or no source: nothing to say.
+  for (const char* source : {"pmu", ""}) {
+    Result quiet = RunBench({"--benchmark_min_time=0"},
+                            WithEnv({{"PERFCOUNTERS_EVENTS", "page-faults"},
+                                     {"PERFCOUNTERS_SOURCE", source}},
+                                    kOwnMainBench));
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_THAT(quiet.err, Not(HasSubstr("is ignored"))) << quiet.err;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // registry for every benchmark thread.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,12 +13,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/group.h"
 #include "perfcounters/internal/status_macros.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
+#include "simulate.h"
 
 namespace perfcounters {
 namespace bench_internal {
@@ -39,6 +43,35 @@ std::shared_ptr<const Config> MakeConfig(Plan plan,
   return config;
 }
 
+// A program with its own main() reads only PERFCOUNTERS_EVENTS: a source
+// asked for (PERFCOUNTERS_SOURCE, or --perf_counters_source in its
+// arguments) other than the PMU is not honoured there; one line says so
+// and what to do, rather than counting on the PMU without a word.
+void WarnSourceIgnoredByOwnMain() {
+  std::string asked;
+  if (const char* env = std::getenv(kSourceEnvVar);
+      env != nullptr && *env != '\0' && std::string_view(env) != "pmu") {
+    asked = absl::StrCat(kSourceEnvVar, "=", env);
+  }
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) {
+    absl::string_view a = arg;
+    if (!absl::ConsumePrefix(&a, "--")) absl::ConsumePrefix(&a, "-");
+    if (absl::ConsumePrefix(&a, "perf_counters_source=") && a != "pmu") {
+      asked = arg;  // the flag wins over the environment, as in our main
+    }
+  }
+  if (asked.empty()) return;
+  std::fprintf(stderr,
+               "perfcounters: warning: %s is ignored: this program has its "
+               "own main(), which counts on the PMU; only perfcounters' main "
+               "re-runs the benchmarks under the simulator (link "
+               "perfcounters::benchmark_main or use "
+               "PERFCOUNTERS_BENCHMARK_MAIN(); docs/simulate.md)\n",
+               asked.c_str());
+}
+
 }  // namespace
 
 // Once per process, even when the threads of a benchmark get here
@@ -47,6 +80,7 @@ absl::StatusOr<std::shared_ptr<const Config>> CurrentConfig() {
   Registry& registry = Registry::Get();
   std::call_once(registry.env_once, [&registry] {
     if (registry.configured()) return;
+    WarnSourceIgnoredByOwnMain();
     const char* env = std::getenv("PERFCOUNTERS_EVENTS");
     absl::StatusOr<Plan> plan = SetBenchmarkEvents(env == nullptr ? "" : env);
     if (!plan.ok()) {
