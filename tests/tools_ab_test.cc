@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -609,9 +610,12 @@ TEST_F(AbBadInput, CtrlCReachesTheBenchmark) {
   // setsid: ab leads a group of its own, as a terminal's job; env: SIGINT
   // as a terminal's job has it (a background job of sh ignores it). $! is
   // ab itself: a simple command is exec'd in the background child.
+  // TMPDIR: where ab's rounds' directory goes, to be removed by ab.
+  const std::string tmp = dir_ + "/tmp";
+  ASSERT_TRUE(testing::MakeDirectories(tmp));
   const RunResult r = testing::RunShell(
-      "cd " + testing::Quote(dir_) +
-      " || exit; setsid env --default-signal=INT " +
+      "cd " + testing::Quote(dir_) + " || exit; TMPDIR=" + testing::Quote(tmp) +
+      " setsid env --default-signal=INT " +
       testing::Quote(testing::ToolPath()) + " ab " + testing::Quote(bench_) +
       " " + testing::Quote(next) +
       " -q --timeout 60 -- --benchmark_min_time=0.001 & ab=$!; i=0; "
@@ -621,6 +625,13 @@ TEST_F(AbBadInput, CtrlCReachesTheBenchmark) {
   const pid_t hung = std::atoi(testing::Slurp(pid_file).c_str());
   ASSERT_GT(hung, 0);
   EXPECT_TRUE(Ends(hung)) << "the benchmark " << hung << " lives";
+  // ab removed its rounds' directory before it ended, and wrote nothing.
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(tmp)) {
+    left.push_back(e.path().string());
+  }
+  EXPECT_THAT(left, ::testing::IsEmpty());
+  EXPECT_EQ(r.err, "");
   // The helper, started in the background by sh, ignores SIGINT.
   const pid_t helper = std::atoi(testing::Slurp(dir_ + "/helper.pid").c_str());
   if (helper > 0) kill(helper, SIGKILL);

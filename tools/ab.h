@@ -11,6 +11,8 @@
 #ifndef PERFCOUNTERS_TOOLS_AB_H_
 #define PERFCOUNTERS_TOOLS_AB_H_
 
+#include <signal.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -97,14 +99,38 @@ struct ChildExit {
   // It ran past the timeout and was killed (SIGKILL).
   bool timed_out = false;
   double timeout_s = 0;
+  // A passed-on signal ab received (AbInterruptedBy) before it ended.
+  int interrupted = 0;
 };
+
+// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT (those ab does not
+// ignore, as SIGHUP under nohup) are passed on to the running child's
+// group and recorded instead of ending ab at once, so that ab can remove
+// its files first; a second one kills the child's group.
+class AbPassSignalsOn {
+ public:
+  AbPassSignalsOn();
+  ~AbPassSignalsOn();
+  AbPassSignalsOn(const AbPassSignalsOn&) = delete;
+  AbPassSignalsOn& operator=(const AbPassSignalsOn&) = delete;
+
+ private:
+  struct sigaction old_[4] = {};
+};
+
+// The first passed-on signal received (0: none).
+int AbInterruptedBy();
+// Ends ab as the signal AbInterruptedBy() names would have (default
+// action); returns when there was none.
+void AbEndAsInterrupted();
 
 // Runs `argv` (argv[0] a path) with stdout and stderr to the files given,
 // in a process group of its own, and waits for it: at most `timeout_s`
 // seconds of wall time (0: no limit), then kills its group (SIGKILL: what
 // it started too) and reaps it. Meanwhile SIGINT (a terminal's Ctrl-C,
 // which reaches ab's group only), SIGTERM, SIGHUP and SIGQUIT are passed on
-// to the child's group, and then end ab as they would have.
+// to the child's group (AbPassSignalsOn) and set `interrupted`; after one,
+// no child starts.
 ChildExit RunChild(const std::vector<std::string>& argv,
                    const std::string& stdout_path,
                    const std::string& stderr_path, double timeout_s = 0);

@@ -32,40 +32,51 @@ namespace {
 std::atomic<pid_t> running_group{0};
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 
-constexpr int kPassedOn[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// The first passed-on signal ab received (0: none): ab ends as it would
+// have once the child is reaped and the rounds' files are removed.
+std::atomic<int> interrupted{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
-// Passes `sig` on to the child's group, then ends ab as `sig` would have.
+constexpr int kPassedOn[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static_assert(std::size(kPassedOn) == 4, "AbPassSignalsOn::old_ in ab.h");
+
+// Passes `sig` on to the child's group and records it; a second one kills
+// the group (a benchmark that ignores the first).
 void PassOn(int sig) {
+  int none = 0;
+  const bool first = interrupted.compare_exchange_strong(none, sig);
   const pid_t group = running_group.load();
-  if (group > 0) kill(-group, sig);
-  signal(sig, SIG_DFL);
-  raise(sig);  // delivered when the handler returns
+  if (group > 0) kill(-group, first ? sig : SIGKILL);
 }
 
-// While it lives: kPassedOn's signals are passed on to the child's group
-// (those ab ignores, such as SIGHUP under nohup, stay ignored).
-class PassSignalsOn {
- public:
-  PassSignalsOn() {
-    struct sigaction on {};
-    on.sa_handler = PassOn;
-    sigemptyset(&on.sa_mask);
-    for (size_t i = 0; i < std::size(kPassedOn); ++i) {
-      sigaction(kPassedOn[i], nullptr, &old_[i]);
-      if (old_[i].sa_handler != SIG_IGN) sigaction(kPassedOn[i], &on, nullptr);
-    }
-  }
-  ~PassSignalsOn() {
-    for (size_t i = 0; i < std::size(kPassedOn); ++i) {
-      sigaction(kPassedOn[i], &old_[i], nullptr);
-    }
-  }
-  PassSignalsOn(const PassSignalsOn&) = delete;
-  PassSignalsOn& operator=(const PassSignalsOn&) = delete;
+}  // namespace
 
- private:
-  struct sigaction old_[std::size(kPassedOn)] = {};
-};
+AbPassSignalsOn::AbPassSignalsOn() {
+  struct sigaction on {};
+  on.sa_handler = PassOn;
+  sigemptyset(&on.sa_mask);
+  for (size_t i = 0; i < std::size(kPassedOn); ++i) {
+    sigaction(kPassedOn[i], nullptr, &old_[i]);
+    if (old_[i].sa_handler != SIG_IGN) sigaction(kPassedOn[i], &on, nullptr);
+  }
+}
+
+AbPassSignalsOn::~AbPassSignalsOn() {
+  for (size_t i = 0; i < std::size(kPassedOn); ++i) {
+    sigaction(kPassedOn[i], &old_[i], nullptr);
+  }
+}
+
+int AbInterruptedBy() { return interrupted.load(); }
+
+void AbEndAsInterrupted() {
+  const int sig = interrupted.load();
+  if (sig == 0) return;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+namespace {
 
 // kPassedOn's signals held back while it lives (from before the child
 // starts until its group is known), then delivered.
@@ -126,6 +137,10 @@ ChildExit RunChild(const std::vector<std::string>& argv,
                    const std::string& stdout_path,
                    const std::string& stderr_path, double timeout_s) {
   ChildExit out;
+  if ((out.interrupted = interrupted.load()) != 0) {
+    out.error = "not started: ab was interrupted";
+    return out;
+  }
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv)
@@ -153,7 +168,7 @@ ChildExit RunChild(const std::vector<std::string>& argv,
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
                                       POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);
-  const PassSignalsOn pass_on;
+  const AbPassSignalsOn pass_on;
   pid_t pid = 0;
   int err = 0;
   {
@@ -171,6 +186,7 @@ ChildExit RunChild(const std::vector<std::string>& argv,
   out.timeout_s = timeout_s;
   const int status = WaitWithin(pid, timeout_s, &out);
   running_group.store(0);
+  out.interrupted = interrupted.load();
   if (!out.error.empty()) return out;
   if (WIFEXITED(status)) {
     out.exit_code = WEXITSTATUS(status);

@@ -76,7 +76,14 @@ int RunAbCommand(AbArgs args) {
                  "--max-rounds %zu or more\n",
                  options.max_rounds, fewest, args.confidence_pct, fewest);
   }
-  absl::StatusOr<AbResult> result = RunAb(options);
+  absl::StatusOr<AbResult> result;
+  {
+    // A passed-on signal ends ab after RunAb has removed its rounds'
+    // directory, and before anything is written.
+    const AbPassSignalsOn pass_on;
+    result = RunAb(options);
+  }
+  AbEndAsInterrupted();
   if (!result.ok()) {
     std::fprintf(stderr, "perfcounters ab: %s\n",
                  EscapeControlBytes(result.status().message()).c_str());

@@ -104,6 +104,10 @@ absl::StatusOr<std::vector<std::string>> ListBenchmarks(
   const std::string out = absl::StrCat(dir, "/list.out");
   const std::string err = absl::StrCat(dir, "/list.err");
   const ChildExit exit = RunChild(argv, out, err, timeout_s);
+  if (exit.interrupted != 0) {
+    return absl::CancelledError(
+        absl::StrCat("interrupted by signal ", exit.interrupted));
+  }
   if (exit.signal != 0 || exit.exit_code != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(Named(side), " ", DescribeExit(exit),
@@ -259,6 +263,10 @@ absl::StatusOr<BenchmarkFile> RunOnce(const AbSide& side,
   const ChildExit exit =
       RunChild(argv, absl::StrCat(stem, ".out"), absl::StrCat(stem, ".err"),
                options.timeout_s);
+  if (exit.interrupted != 0) {
+    return absl::CancelledError(
+        absl::StrCat("interrupted by signal ", exit.interrupted));
+  }
   if (exit.signal != 0 || exit.exit_code != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         Named(side), " ", DescribeExit(exit), " in round ", round + 1,
