@@ -6,8 +6,10 @@
 // tests/e2e's ab_bench played as two builds through wrapper scripts: the
 // ABBA order, the pairing (a deterministic counter that is 3 % higher in
 // NEW), the early stop, the files it writes, and each bad input.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -603,25 +606,51 @@ TEST_F(AbBadInput, HangInOneRound) {
 }
 
 // A terminal's Ctrl-C goes to ab's process group, which the benchmark is
-// not in: ab passes it on, and ends as SIGINT ends a program.
+// not in: ab passes it on, and ends as SIGINT ends a program. ab runs as a
+// terminal's job would: leading a group of its own, SIGINT at its default
+// (a shell's background job would ignore it), TMPDIR where its rounds'
+// directory goes, to be removed by ab.
 TEST_F(AbBadInput, CtrlCReachesTheBenchmark) {
   const std::string next = Hanging();
   const std::string pid_file = dir_ + "/hung.pid";
-  // setsid: ab leads a group of its own, as a terminal's job; env: SIGINT
-  // as a terminal's job has it (a background job of sh ignores it). $! is
-  // ab itself: a simple command is exec'd in the background child.
-  // TMPDIR: where ab's rounds' directory goes, to be removed by ab.
   const std::string tmp = dir_ + "/tmp";
   ASSERT_TRUE(testing::MakeDirectories(tmp));
-  const RunResult r = testing::RunShell(
-      "cd " + testing::Quote(dir_) + " || exit; TMPDIR=" + testing::Quote(tmp) +
-      " setsid env --default-signal=INT " +
-      testing::Quote(testing::ToolPath()) + " ab " + testing::Quote(bench_) +
-      " " + testing::Quote(next) +
-      " -q --timeout 60 -- --benchmark_min_time=0.001 & ab=$!; i=0; "
-      "while [ ! -s hung.pid ] && [ $i -lt 1200 ]; do sleep 0.05; "
-      "i=$((i+1)); done; kill -INT -$ab; wait $ab; echo ab=$?");
-  EXPECT_THAT(r.out, HasSubstr("ab=130")) << r.out << r.err;
+  const std::string tool = testing::ToolPath();
+  const std::string err_file = dir_ + "/ab.err";
+  std::vector<std::string> args = {tool, "ab", bench_,
+                                   next, "-q", "--timeout",
+                                   "60", "--", "--benchmark_min_time=0.001"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).substr(0, 7) != "TMPDIR=")
+      env_strings.push_back(*e);
+  }
+  env_strings.push_back("TMPDIR=" + tmp);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t ab = fork();
+  ASSERT_GE(ab, 0);
+  if (ab == 0) {
+    signal(SIGINT, SIG_DFL);
+    setsid();
+    const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err < 0 || dup2(err, 2) < 0 || chdir(dir_.c_str()) != 0) _exit(127);
+    execve(tool.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  for (int i = 0; i < 1200 && testing::Slurp(pid_file).empty(); ++i) {
+    usleep(50'000);
+  }
+  kill(-ab, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(ab, &status, 0), ab);
+  EXPECT_TRUE((WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ||
+              (WIFEXITED(status) && WEXITSTATUS(status) == 130))
+      << "ab ended with status " << status;
   const pid_t hung = std::atoi(testing::Slurp(pid_file).c_str());
   ASSERT_GT(hung, 0);
   EXPECT_TRUE(Ends(hung)) << "the benchmark " << hung << " lives";
@@ -631,7 +660,7 @@ TEST_F(AbBadInput, CtrlCReachesTheBenchmark) {
     left.push_back(e.path().string());
   }
   EXPECT_THAT(left, ::testing::IsEmpty());
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(testing::Slurp(err_file), "");
   // The helper, started in the background by sh, ignores SIGINT.
   const pid_t helper = std::atoi(testing::Slurp(dir_ + "/helper.pid").c_str());
   if (helper > 0) kill(helper, SIGKILL);
