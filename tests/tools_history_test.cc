@@ -52,6 +52,7 @@ using perfcounters::tools::testing::ScratchPath;
 using perfcounters::tools::testing::Slurp;
 using perfcounters::tools::testing::Write;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // AddSeries() stores runs as `history add` of the same files does.
 TEST_P(HistoryTest, SeriesInProcessIsStoredAsTheCommandStoresIt) {
@@ -443,11 +444,32 @@ TEST_P(HistoryTest, SimulatedRunsAreASeriesOfTheirOwn) {
                 "", "env GITHUB_SHA=abc123 GITHUB_REF_NAME=main");
     ASSERT_EQ(r.code, 0) << r.err;
   }
-  RunResult r = RunTool(absl::StrCat(
-      "history export --format csv --metric instructions --db ", Quote(db_)));
+  const std::string q = absl::StrCat(
+      "history export --format csv --metric instructions --db ", Quote(db_));
+  // One CSV of both would put simulated and measured values in one column
+  // (or lose one kind's runs): refused, naming both machines.
+  RunResult r = RunTool(q);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("simulated values (machine ci / 2 CPUs "
+                               "[simulate]) and measured ones (machine ci / "
+                               "2 CPUs)"));
+  EXPECT_THAT(r.err, HasSubstr("--machine 'ci / 2 CPUs [simulate]'"));
+  r = RunTool(q + " --machine 'ci / 2 CPUs'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(",abc123,ci / 2 CPUs,main,1000"));
+  EXPECT_THAT(r.out, Not(HasSubstr("simulate")));
+  r = RunTool(q + " --machine 'ci / 2 CPUs [simulate]'");
+  ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(",abc123,ci / 2 CPUs [simulate],main,1000"));
+  // Its column says the values are simulated.
+  const std::string header = r.out.substr(0, r.out.find('\n'));
+  EXPECT_THAT(header, ::testing::EndsWith(".instructions [simulated]"));
+  // BMF keeps the two apart by the measure's name.
+  r = RunTool(absl::StrCat(
+      "history export --format bmf --metric instructions --db ", Quote(db_)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"instructions [simulated]\""));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryTest,

@@ -239,13 +239,65 @@ TEST_F(SimulatedHistoryTest, ExportNamesEstimatesAndSimulatedValues) {
       Quote(db_)));
   ASSERT_EQ(csv.code, 0) << csv.err;
   const std::string header = csv.out.substr(0, csv.out.find('\n'));
-  EXPECT_THAT(
-      header,
-      HasSubstr("BM_GateStartStop/iterations:200.est_cycles [estimate]"));
-  // A simulated row says so in its machine column.
-  EXPECT_THAT(header,
-              HasSubstr("BM_GateStartStop/iterations:200.instructions"));
+  // Every metric column of a simulated series says what its values are,
+  // and a simulated row says so in its machine column.
+  const std::vector<std::string> columns = absl::StrSplit(header, ',');
+  ASSERT_GT(columns.size(), 4u) << header;
+  EXPECT_EQ(columns[2], "machine");
+  for (size_t i = 4; i < columns.size(); ++i) {
+    const std::string& c = columns[i];
+    const bool tagged = absl::EndsWith(c, " [simulated]") ||
+                        absl::EndsWith(c, " [estimate]") ||
+                        absl::EndsWith(c, " [valgrind's time]");
+    EXPECT_TRUE(tagged) << c;
+  }
+  for (const char* column :
+       {"BM_GateStartStop/iterations:200.est_cycles [estimate]",
+        "BM_GateStartStop/iterations:200.est_ipc [estimate]",
+        "BM_GateStartStop/iterations:200.instructions [simulated]",
+        "BM_GateStartStop/iterations:200.cpu_time [valgrind's time]",
+        "BM_GateStartStop/iterations:200.real_time [valgrind's time]"}) {
+    EXPECT_THAT(columns, ::testing::Contains(column)) << header;
+  }
   EXPECT_THAT(csv.out, HasSubstr(",c11,vm / AMD EPYC [simulate],main,"));
+}
+
+// A measured run of the same host beside the simulated series: one CSV of
+// both would mix them (the runs' cpu_time are valgrind's and native
+// times), so the export refuses and names the --machine of each; each on
+// its own exports whole, measured columns untagged.
+TEST_F(SimulatedHistoryTest, CsvExportNeverMixesSimulatedAndMeasured) {
+  nlohmann::ordered_json measured =
+      nlohmann::ordered_json::parse(Slurp(kTestdata + "/simulated.json"));
+  measured["context"].erase("perfcounters.source");
+  measured["context"]["date"] = "2026-12-01T11:00:00+00:00";
+  const std::string f = Write("measured.json", measured.dump(2));
+  const RunResult add =
+      RunTool(absl::StrCat("history add --db ", Quote(db_), " ", Quote(f),
+                           " --commit m1 --branch main"));
+  ASSERT_EQ(add.code, 0) << add.err;
+  const std::string q = absl::StrCat(
+      "history export --format csv --metric cpu_time --benchmark "
+      "BM_GateStartStop --db ",
+      Quote(db_));
+  const RunResult mixed = RunTool(q);
+  EXPECT_EQ(mixed.code, 2) << mixed.out;
+  EXPECT_EQ(mixed.out, "");
+  EXPECT_THAT(mixed.err,
+              HasSubstr("simulated values (machine vm / AMD EPYC [simulate])"
+                        " and measured ones (machine vm / AMD EPYC)"));
+  const RunResult sim = RunTool(q + " --machine 'vm / AMD EPYC [simulate]'");
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr(".cpu_time [valgrind's time]"));
+  EXPECT_EQ(LinesWith(sim.out, "[simulate],main,").size(), 12u) << sim.out;
+  const RunResult native = RunTool(q + " --machine 'vm / AMD EPYC'");
+  ASSERT_EQ(native.code, 0) << native.err;
+  EXPECT_EQ(LinesWith(native.out, ",m1,vm / AMD EPYC,").size(), 1u)
+      << native.out;
+  EXPECT_THAT(native.out, Not(HasSubstr("valgrind")));
+  EXPECT_THAT(native.out, Not(HasSubstr("simulate")));
+  EXPECT_THAT(native.out,
+              HasSubstr("BM_GateStartStop/iterations:200.cpu_time"));
 }
 #endif  // PERFCOUNTERS_TOOL_HAS_HISTORY
 

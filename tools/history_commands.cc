@@ -259,6 +259,10 @@ int RunExport(const HistoryArgs& a) {
   }
   absl::StatusOr<std::vector<Series>> series = SelectSeries(a);
   if (!series.ok()) return Fail("export", series.status().message());
+  if (a.format == "csv") {
+    const std::string mixed = CsvMixedSourcesError(*series);
+    if (!mixed.empty()) return Fail("export", mixed);
+  }
   std::string note;
   const std::string text =
       a.format == "bmf" ? ExportBmf(*series) : ExportCsv(*series, &note);

@@ -124,6 +124,22 @@ std::string ExportBmf(const std::vector<Series>& series) {
   return out.dump(2) + "\n";
 }
 
+std::string CsvMixedSourcesError(const std::vector<Series>& series) {
+  std::set<std::string> simulated, measured;
+  for (const Series& s : series) {
+    (SimulatedMachine(s.machine) ? simulated : measured).insert(s.machine);
+  }
+  if (simulated.empty() || measured.empty()) return "";
+  return absl::StrCat(
+      "--format csv: the selected series hold simulated values (machine ",
+      absl::StrJoin(simulated, ", "), ") and measured ones (machine ",
+      absl::StrJoin(measured, ", "),
+      "); a run is either, so no CSV row has a number in both kinds of "
+      "column and one kind would be lost. Export each on its own: --machine "
+      "'",
+      *simulated.begin(), "' or --machine '", *measured.begin(), "'");
+}
+
 std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   // Runs in order (time, id), with their machine, branch and commit.
   using RunKey = std::tuple<std::string, int64_t>;
@@ -132,10 +148,13 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
   std::vector<std::string> columns;
   std::map<std::pair<RunKey, std::string>, double> cells;
   for (const Series& s : series) {
-    // An estimate says so in its column's name ("BM_A.est_cycles
-    // [estimate]"); a simulated row in its machine (" [simulate]").
+    // A value that is not measured says so in its column's name
+    // ("BM_A.est_cycles [estimate]", "BM_A.instructions [simulated]",
+    // "BM_A.cpu_time [valgrind's time]"), and a simulated row in its machine
+    // (" [simulate]"): a simulated value never shares a column with a
+    // measured one.
     const std::string column = absl::StrCat(
-        s.benchmark, ".", TaggedMetric(s.metric, /*simulated=*/false));
+        s.benchmark, ".", TaggedMetric(s.metric, SimulatedMachine(s.machine)));
     if (columns_set.insert(column).second) columns.push_back(column);
     const bool multiplexed = std::any_of(
         s.points.begin(), s.points.end(),

@@ -27,8 +27,17 @@ std::string ExportBmf(const std::vector<Series>& series);
 // most values, every kept cell a number (a benchmark added later leaves
 // out its columns, not the older runs); `note` (when given) says what was
 // left out, empty when nothing was.
+// A column of a simulated series (a " [simulate]" machine) carries the
+// value's tag (counting_source.h: "BM_A.instructions [simulated]",
+// "BM_A.cpu_time [valgrind's time]"); an estimate's always does
+// ("BM_A.est_cycles [estimate]").
 std::string ExportCsv(const std::vector<Series>& series,
                       std::string* note = nullptr);
+
+// Empty when `series` are all simulated or all measured; otherwise why
+// they cannot share one CSV (`history export` refuses, exit 2), naming the
+// machines and the --machine that exports each.
+std::string CsvMixedSourcesError(const std::vector<Series>& series);
 
 // One fingerprint field that differs between two runs.
 struct EnvFieldChange {
