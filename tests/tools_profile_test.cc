@@ -256,8 +256,12 @@ TEST_F(ProfileTest, CompareTableShowsTheLargestShareChanges) {
               HasSubstr("BM_Parse  ParseNumber 41% → 58% (+17 pp) · Tokenize "
                         "39% → 27% (-12 pp) · memchr 20% → 15% (-5.0 pp)  "
                         "(1000 → 1000 samples)"));
-  EXPECT_THAT(r.out, HasSubstr("BM_Copy   memcpy 80% → 75% (-5.0 pp)  (500 → "
-                               "400 samples)"));
+  // BM_Copy's lists are incomplete (90 % and 95 % of the samples): a
+  // function one side does not list is n/a there, its change a range.
+  EXPECT_THAT(r.out, HasSubstr("BM_Copy   CopyLoop n/a → 20% (+10 to +20 pp) "
+                               "· [unknown] 10% → n/a (-10 to -5.0 pp) · "
+                               "memcpy 80% → 75% (-5.0 pp)  (500 → 400 "
+                               "samples)"));
   EXPECT_THAT(r.out, HasSubstr("Note: profiles: 1 benchmark(s) profiled in "
                                "base only, e.g. BM_OnlyBaseProfiled."));
 }
@@ -369,48 +373,57 @@ TEST_F(ProfileTest, CompareMarkdownStaysWithinTheCommentLimit) {
           "the comment's size; `--format json` has every function)"));
 }
 
+// The tokenizer profiles: one function of 1000 samples, and a
+// file of BM_Tokenize/4096 with `functions`.
+nlohmann::ordered_json Fn(const std::string& name, int samples) {
+  return nlohmann::ordered_json{
+      {"name", name}, {"module", "/bench/tok"}, {"samples", samples}};
+}
+
+std::string TokenizeFile(const nlohmann::ordered_json& functions,
+                         int truncated) {
+  nlohmann::ordered_json row = {{"name", "BM_Tokenize/4096"},
+                                {"run_type", "iteration"},
+                                {"iterations", 10},
+                                {"real_time", 1},
+                                {"cpu_time", 1},
+                                {"time_unit", "ns"}};
+  row["perfcounters_profile"] = {{"event", "cpu-clock"},
+                                 {"samples", 1000},
+                                 {"callchains", true},
+                                 {"functions", functions},
+                                 {"functions_truncated", truncated}};
+  return nlohmann::ordered_json{{"benchmarks", {row}}}.dump();
+}
+
+// The new profile: strtod and its helpers appear.
+nlohmann::ordered_json TokenizeNext() {
+  return {Fn("strtod", 310),
+          Fn("____strtod_l_internal", 280),
+          Fn("Tokenize(char const*)", 190),
+          Fn("str_to_mpn", 120),
+          Fn("ScanNumber(char const*)", 46),
+          Fn("round_and_return", 44),
+          Fn("[unknown]", 10)};
+}
+
 // The case: a base profile from a build without frame pointers
 // whose 100-entry list is filled with [unknown] frames without self samples
 // (476 more left out), but whose listed self samples add up to all samples:
 // a function it does not list had no self samples, 0 %, and is ranked by
 // its change like any other (strtod 0 -> 31 %, str_to_mpn 0 -> 12 %).
 TEST_F(ProfileTest, AbsentFromACompleteListIsZeroAndRankedByItsChange) {
-  auto fn = [](const std::string& name, int samples) {
-    return nlohmann::ordered_json{
-        {"name", name}, {"module", "/bench/tok"}, {"samples", samples}};
-  };
-  auto file = [&](const nlohmann::ordered_json& functions, int truncated) {
-    nlohmann::ordered_json row = {{"name", "BM_Tokenize/4096"},
-                                  {"run_type", "iteration"},
-                                  {"iterations", 10},
-                                  {"real_time", 1},
-                                  {"cpu_time", 1},
-                                  {"time_unit", "ns"}};
-    row["perfcounters_profile"] = {{"event", "cpu-clock"},
-                                   {"samples", 1000},
-                                   {"callchains", true},
-                                   {"functions", functions},
-                                   {"functions_truncated", truncated}};
-    return nlohmann::ordered_json{{"benchmarks", {row}}}.dump();
-  };
-  nlohmann::ordered_json base = {fn("Tokenize(char const*)", 911),
-                                 fn("ScanNumber(char const*)", 89)};
+  nlohmann::ordered_json base = {Fn("Tokenize(char const*)", 911),
+                                 Fn("ScanNumber(char const*)", 89)};
   for (int i = 0; i < 98; ++i) {
-    nlohmann::ordered_json u = fn("[unknown]", 0);
+    nlohmann::ordered_json u = Fn("[unknown]", 0);
     u["offset"] = 0x1000 + i;
     base.push_back(u);
   }
-  const nlohmann::ordered_json next = {fn("strtod", 310),
-                                       fn("____strtod_l_internal", 280),
-                                       fn("Tokenize(char const*)", 190),
-                                       fn("str_to_mpn", 120),
-                                       fn("ScanNumber(char const*)", 46),
-                                       fn("round_and_return", 44),
-                                       fn("[unknown]", 10)};
   const std::string dir = testing::ScratchPath("profile_complete");
   ASSERT_EQ(testing::RunShell("mkdir -p " + dir).code, 0);
-  std::ofstream(dir + "/base.json") << file(base, 476);
-  std::ofstream(dir + "/new.json") << file(next, 0);
+  std::ofstream(dir + "/base.json") << TokenizeFile(base, 476);
+  std::ofstream(dir + "/new.json") << TokenizeFile(TokenizeNext(), 0);
   RunResult r = testing::RunTool("compare base.json new.json", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("BM_Tokenize/4096  Tokenize 91% → 19% (-72 pp) "
@@ -439,6 +452,54 @@ TEST_F(ProfileTest, AbsentFromACompleteListIsZeroAndRankedByItsChange) {
   ASSERT_NE(row, std::string::npos);
   EXPECT_THAT(html.substr(row, html.find("</tr>", row) - row),
               HasSubstr("data-change-pp=\"12.0000\""));
+}
+
+// A base list that truly is incomplete (it lists 900 of 1000 samples):
+// strtod, 31 % in new, has an unknown base share of at most 10 %. It is
+// shown, n/a -> 31 % with the range of its change, ranked by the largest
+// change it may be (so not hidden behind ScanNumber's -4.3 pp), and a note
+// says the base list is incomplete.
+TEST_F(ProfileTest, AbsentFromAnIncompleteListIsNotApplicableAndShown) {
+  const std::string dir = testing::ScratchPath("profile_incomplete");
+  ASSERT_EQ(testing::RunShell("mkdir -p " + dir).code, 0);
+  std::ofstream(dir + "/base.json") << TokenizeFile(
+      {Fn("Tokenize(char const*)", 811), Fn("ScanNumber(char const*)", 89)},
+      40);
+  std::ofstream(dir + "/new.json") << TokenizeFile(TokenizeNext(), 0);
+  const std::string changes =
+      "Tokenize 81% → 19% (-62 pp) · strtod n/a → 31% (+21 to +31 pp) · "
+      "____strtod_l_internal n/a → 28% (+18 to +28 pp)";
+  const std::string note =
+      "base's function list is incomplete for 1 benchmark(s), e.g. "
+      "BM_Tokenize/4096 lists 90% of its samples: a function it does not "
+      "list is n/a there, at most the 10% left out";
+  RunResult r = testing::RunTool("compare base.json new.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("BM_Tokenize/4096  " + changes));
+  EXPECT_THAT(r.out, HasSubstr(note));
+  r = testing::RunTool("compare base.json new.json --format markdown", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("`Tokenize` 81% → 19% (-62 pp) · `strtod` n/a "
+                               "→ 31% (+21 to +31 pp) · "
+                               "`____strtod_l_internal` n/a → 28% (+18 to "
+                               "+28 pp) |"));
+  EXPECT_THAT(r.out, HasSubstr(note));
+  r = testing::RunTool("compare base.json new.json --format json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json b =
+      nlohmann::json::parse(r.out)["profiles"]["benchmarks"][0];
+  EXPECT_NEAR(b["base_listed_pct"].get<double>(), 90, 1e-9);
+  EXPECT_NEAR(b["new_listed_pct"].get<double>(), 100, 1e-9);
+  bool saw_mpn = false;
+  for (const nlohmann::json& f : b["functions"]) {
+    if (f["name"] != "str_to_mpn") continue;
+    saw_mpn = true;
+    EXPECT_TRUE(f["base_pct"].is_null());
+    EXPECT_TRUE(f["change_pp"].is_null());
+    EXPECT_NEAR(f["change_min_pp"].get<double>(), 2, 1e-9);
+    EXPECT_NEAR(f["change_max_pp"].get<double>(), 12, 1e-9);
+  }
+  EXPECT_TRUE(saw_mpn);
 }
 
 // An unchanged profile has no largest changes to show: said, not filled

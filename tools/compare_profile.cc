@@ -12,11 +12,35 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "oom_safe_map.h"
 #include "profile_data.h"
 
 namespace perfcounters::tools {
 namespace {
+
+// The share of all samples `profile`'s list holds, 0..1 (1 when complete).
+double ListedShare(const BenchmarkProfile& profile,
+                   const std::vector<FunctionShare>& shares) {
+  if (profile.complete) return 1;
+  double listed = 0;
+  for (const FunctionShare& s : shares) listed += s.share;
+  return std::clamp(listed, 0.0, 1.0);
+}
+
+// The largest change a function may be: |change_pp|, else the far end of
+// its range (0 where neither is known).
+double Rank(const FunctionShareChange& f) {
+  if (f.change_pp) return std::fabs(*f.change_pp);
+  if (f.change_min_pp && f.change_max_pp) {
+    return std::max(std::fabs(*f.change_min_pp), std::fabs(*f.change_max_pp));
+  }
+  return 0;
+}
+
+bool Ranked(const FunctionShareChange& f) {
+  return f.change_pp.has_value() || f.change_min_pp.has_value();
+}
 
 BenchmarkProfileChange Pair(const std::string& name,
                             const BenchmarkProfile& base,
@@ -30,6 +54,10 @@ BenchmarkProfileChange Pair(const std::string& name,
   c.simulated = base.simulated && next.simulated;
   const std::vector<FunctionShare> bs = SharesByName(base);
   const std::vector<FunctionShare> ns = SharesByName(next);
+  const double base_listed = ListedShare(base, bs);
+  const double next_listed = ListedShare(next, ns);
+  c.base_listed_pct = base_listed * 100;
+  c.next_listed_pct = next_listed * 100;
   OomSafeSet<std::string> seen;
   auto add = [&](const std::string& fn) {
     if (!seen.insert(fn).second) return;
@@ -46,6 +74,13 @@ BenchmarkProfileChange Pair(const std::string& name,
                                : std::sqrt(*b * (1 - *b) / base.samples +
                                            *n * (1 - *n) / next.samples) *
                                      100;
+    } else if (n && base.samples > 0) {
+      // Not in base's incomplete list: its base share is 0 .. the unlisted.
+      f.change_min_pp = (*n - (1 - base_listed)) * 100;
+      f.change_max_pp = *n * 100;
+    } else if (b && next.samples > 0) {
+      f.change_min_pp = -*b * 100;
+      f.change_max_pp = ((1 - next_listed) - *b) * 100;
     }
     c.functions.push_back(std::move(f));
   };
@@ -54,18 +89,14 @@ BenchmarkProfileChange Pair(const std::string& name,
   std::stable_sort(
       c.functions.begin(), c.functions.end(),
       [](const FunctionShareChange& a, const FunctionShareChange& b) {
-        if (a.change_pp.has_value() != b.change_pp.has_value()) {
-          return a.change_pp.has_value();
-        }
-        return std::fabs(a.change_pp.value_or(0)) >
-               std::fabs(b.change_pp.value_or(0));
+        if (Ranked(a) != Ranked(b)) return Ranked(a);
+        return Rank(a) > Rank(b);
       });
   return c;
 }
 
 double LargestChange(const BenchmarkProfileChange& b) {
-  return b.functions.empty() ? 0
-                             : std::fabs(b.functions[0].change_pp.value_or(0));
+  return b.functions.empty() ? 0 : Rank(b.functions[0]);
 }
 
 // Benchmarks by their largest change (the most telling first).
@@ -85,9 +116,9 @@ std::string ChangesLine(const BenchmarkProfileChange& b, bool markdown) {
   std::vector<std::string> parts;
   bool compared = false;
   for (const FunctionShareChange& f : b.functions) {
-    if (parts.size() == kProfileChangesShown || !f.change_pp) break;
+    if (parts.size() == kProfileChangesShown || !Ranked(f)) break;
     compared = true;
-    if (std::fabs(*f.change_pp) < kProfileChangeShownPp) break;
+    if (Rank(f) < kProfileChangeShownPp) break;
     FunctionShareChange shown = f;
     shown.name = ShortFunctionName(f.name);
     if (markdown) {
@@ -109,9 +140,33 @@ std::string ChangesLine(const BenchmarkProfileChange& b, bool markdown) {
   return absl::StrJoin(parts, " · ");
 }
 
-// Notes: profiles on one side only, benchmarks profiled on one side.
+// A note for the benchmarks whose `side` list is incomplete: their n/a.
+void IncompleteListNote(const ProfileComparison& p, bool base,
+                        std::vector<std::string>& notes) {
+  const BenchmarkProfileChange* first = nullptr;
+  size_t count = 0;
+  for (const BenchmarkProfileChange& b : p.benchmarks) {
+    if ((base ? b.base_listed_pct : b.next_listed_pct) >= 100) continue;
+    if (first == nullptr) first = &b;
+    ++count;
+  }
+  if (first == nullptr) return;
+  const double listed = base ? first->base_listed_pct : first->next_listed_pct;
+  notes.push_back(absl::StrCat(
+      base ? "base" : "new", "'s function list is incomplete for ", count,
+      " benchmark(s), e.g. ", EscapeControlBytes(first->benchmark), " lists ",
+      FormatSharePct(listed),
+      " of its samples: a function it does not list is n/a there, at most "
+      "the ",
+      FormatSharePct(100 - listed), " left out, so its change is a range"));
+}
+
+// Notes: profiles on one side only, benchmarks profiled on one side,
+// incomplete function lists.
 std::vector<std::string> Notes(const ProfileComparison& p) {
   std::vector<std::string> notes;
+  IncompleteListNote(p, true, notes);
+  IncompleteListNote(p, false, notes);
   if (p.sides == ProfileSides::kBaseOnly || p.sides == ProfileSides::kNewOnly) {
     const bool base = p.sides == ProfileSides::kBaseOnly;
     notes.push_back(absl::StrCat(
@@ -183,12 +238,18 @@ ProfileComparison CompareProfiles(const BenchmarkFile& base,
 
 std::string FormatShareChange(const FunctionShareChange& f) {
   auto side = [](const std::optional<double>& v) {
-    return v ? FormatSharePct(*v) : std::string("not listed");
+    return v ? FormatSharePct(*v) : std::string("n/a");
   };
+  std::string change;
+  if (f.change_pp) {
+    change = absl::StrCat(" (", FormatPp(*f.change_pp), ")");
+  } else if (f.change_min_pp && f.change_max_pp) {
+    change =
+        absl::StrCat(" (", absl::StripSuffix(FormatPp(*f.change_min_pp), " pp"),
+                     " to ", FormatPp(*f.change_max_pp), ")");
+  }
   return absl::StrCat(f.name, " ", side(f.base_pct), " → ", side(f.next_pct),
-                      f.change_pp
-                          ? absl::StrCat(" (", FormatPp(*f.change_pp), ")")
-                          : std::string());
+                      change);
 }
 
 std::string ProfileTableText(const ProfileComparison& p) {
@@ -278,12 +339,16 @@ nlohmann::ordered_json ProfileJson(const ProfileComparison& p) {
     x["base_event"] = b.base_event;
     x["new_event"] = b.next_event;
     x["value_kind"] = b.simulated ? "simulated" : "sampled";
+    x["base_listed_pct"] = b.base_listed_pct;
+    x["new_listed_pct"] = b.next_listed_pct;
     json& fns = x["functions"] = json::array();
     for (const FunctionShareChange& f : b.functions) {
       fns.push_back({{"name", f.name},
                      {"base_pct", opt(f.base_pct)},
                      {"new_pct", opt(f.next_pct)},
                      {"change_pp", opt(f.change_pp)},
+                     {"change_min_pp", opt(f.change_min_pp)},
+                     {"change_max_pp", opt(f.change_max_pp)},
                      {"noise_pp", opt(f.noise_pp)}});
     }
     benchmarks.push_back(std::move(x));

@@ -26,6 +26,10 @@ struct FunctionShareChange {
   std::optional<double> next_pct;
   // next - base in percentage points, when both are known.
   std::optional<double> change_pp;
+  // Where one side is unknown (not listed in its incomplete list, whose
+  // unlisted samples bound its share): the range the change lies in, pp.
+  std::optional<double> change_min_pp;
+  std::optional<double> change_max_pp;
   // One standard error of the change from sampling alone (binomial), pp.
   std::optional<double> noise_pp;
 };
@@ -39,8 +43,15 @@ struct BenchmarkProfileChange {
   std::string next_event;
   // Both sides simulated (exact counts: no sampling noise).
   bool simulated = false;
-  // Every function of either side, largest |change_pp| first; functions
-  // without a change (not listed on a side) last.
+  // The share of all samples each side's function list holds, % (100 for
+  // a complete list; less where the writer left functions with self
+  // samples out).
+  double base_listed_pct = 100;
+  double next_listed_pct = 100;
+  // Every function of either side, by the largest change it may be:
+  // |change_pp| where both sides are known, else the largest end of its
+  // range (a function new at 31 % beside an incomplete base list ranks as
+  // a change of up to 31 pp, never below the known changes).
   std::vector<FunctionShareChange> functions;
 };
 
@@ -72,7 +83,8 @@ ProfileComparison CompareProfiles(const BenchmarkFile& base,
 inline constexpr size_t kProfileChangesShown = 3;
 inline constexpr double kProfileChangeShownPp = 0.05;
 
-// "ParseNumber 41% → 58% (+17 pp)".
+// "ParseNumber 41% → 58% (+17 pp)"; "strtod n/a → 31% (+21 to +31 pp)"
+// where a side's incomplete list does not have it.
 std::string FormatShareChange(const FunctionShareChange& f);
 
 // The table output's profile part ("" with no profiles anywhere).
