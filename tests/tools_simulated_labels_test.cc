@@ -152,6 +152,76 @@ TEST_F(SimulatedLabelsTest, MeasuredCompareHasNoTags) {
   }
 }
 
+// The summary section of a report page.
+std::string SummaryOf(const std::string& html) {
+  const size_t at = html.find("<section id=\"summary\">");
+  if (at == std::string::npos) return "(no summary)";
+  return html.substr(at, html.find("</section>", at) - at);
+}
+
+// The <li class="`css`"> line of `summary`, or "" when it has none.
+std::string SummaryLine(const std::string& summary, const std::string& css) {
+  const size_t at = summary.find(absl::StrCat("<li class=\"", css, "\""));
+  if (at == std::string::npos) return "";
+  return summary.substr(at, summary.find("</li>", at) - at);
+}
+
+// The report's summary names each changed estimate and simulated count
+// with its tag, and puts valgrind's times (here 20 % slower and 30 %
+// faster) on a line of their own, never among the regressions or
+// improvements; a measured page's summary has no tags.
+TEST_F(SimulatedLabelsTest, ReportSummaryTagsWhatIsNotMeasured) {
+  nlohmann::ordered_json next =
+      nlohmann::ordered_json::parse(Scaled(1.25, "2026-12-02"));
+  for (auto& b : next["benchmarks"]) {
+    b["real_time"] = b["real_time"].get<double>() * 1.2;
+    b["cpu_time"] = b["cpu_time"].get<double>() * 0.7;
+  }
+  const std::string base = Write("base.json", Scaled(1.0, "2026-12-01"));
+  const std::string next_file = Write("new.json", next.dump(2));
+  const std::string page = dir_ + "/sim.html";
+  const RunResult r = RunTool(absl::StrCat(
+      "report ", Quote(base), " ", Quote(next_file), " -o ", Quote(page)));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string summary = SummaryOf(Slurp(page));
+  const std::string worse = SummaryLine(summary, "worse");
+  // 5 benchmarks x (instructions, est_cycles) up, est_ipc unchanged.
+  EXPECT_THAT(worse, HasSubstr("data-count=\"10\"")) << summary;
+  EXPECT_THAT(worse, HasSubstr("instructions [simulated]</a> +25.00%"));
+  EXPECT_THAT(worse, HasSubstr("est_cycles [estimate]</a> +25.00%"));
+  // Every named item of the page's summary carries a tag.
+  size_t named = 0;
+  for (size_t at = summary.find("<a href=\"#m-"); at != std::string::npos;
+       at = summary.find("<a href=\"#m-", at + 1)) {
+    const std::string item = summary.substr(at, summary.find("</a>", at) - at);
+    EXPECT_THAT(item, HasSubstr(" [")) << item;
+    ++named;
+  }
+  EXPECT_GE(named, 10u) << summary;
+  for (const char* time : {"real_time", "cpu_time"}) {
+    EXPECT_THAT(worse, Not(HasSubstr(time)));
+    EXPECT_THAT(SummaryLine(summary, "better"), Not(HasSubstr(time)));
+  }
+  const std::string valgrind = SummaryLine(summary, "valgrind");
+  EXPECT_THAT(valgrind, HasSubstr("data-count=\"10\"")) << summary;
+  // 5 real_time and 5 cpu_time, the largest 5 named.
+  EXPECT_THAT(valgrind, HasSubstr("cpu_time [valgrind&#39;s time]</a> "
+                                  "-30.00%"));
+  EXPECT_THAT(summary, HasSubstr("<b>0 improvements</b>"));
+
+  // A measured page: no tags, its times are regressions as ever.
+  const std::string measured = dir_ + "/measured.html";
+  const RunResult m = RunTool(
+      absl::StrCat("report ", Quote(kTestdata + "/base.json"), " ",
+                   Quote(kTestdata + "/new.json"), " -o ", Quote(measured)));
+  ASSERT_EQ(m.code, 0) << m.err;
+  const std::string measured_summary = SummaryOf(Slurp(measured));
+  EXPECT_THAT(measured_summary, HasSubstr("<li class=\"worse\""));
+  for (const char* tag : {"[simulated]", "[estimate]", "valgrind"}) {
+    EXPECT_THAT(measured_summary, Not(HasSubstr(tag)));
+  }
+}
+
 #if PERFCOUNTERS_TOOL_HAS_HISTORY
 // Twelve simulated runs into a fresh SQLite store: six at the file's
 // values, six with instructions and est_cycles 10 % higher (a step).

@@ -237,6 +237,8 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   std::vector<report_internal::UncountedMetric> not_counted;
   std::vector<report_internal::SummaryItem> items;
   size_t zero = 0;
+  // report_command.cc refuses runs of different sources.
+  const bool simulated = CountingSource(runs.front()) == "simulate";
   for (size_t m = 0; m < d.metrics.size(); ++m) {
     bool counted = false;
     for (size_t r = 0; r < runs.size(); ++r) {
@@ -263,7 +265,8 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
                        [](const SideStats* s) { return s != nullptr; })) {
         continue;
       }
-      items.push_back({d.metrics[m], row.benchmark, row.changes.back()});
+      items.push_back({d.metrics[m], row.benchmark, row.changes.back(),
+                       KindOfValue(d.metrics[m], simulated)});
     }
   }
 
@@ -285,8 +288,6 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
     }
   }
   page.RunsTable(runs, d.summaries, paired);
-  // report_command.cc refuses runs of different sources.
-  const bool simulated = CountingSource(runs.front()) == "simulate";
   if (simulated) page.Append(SimulatedSourceNoteHtml(runs.front()));
   page.Append(options.notes_html);
   const std::string profiles = ReportProfileSection(runs, labels);

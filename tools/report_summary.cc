@@ -35,8 +35,10 @@ std::string ItemHtml(const SummaryItem& item) {
       : c.evidence == Evidence::kOneSample ? " (one sample a side)"
       : p.empty()                          ? ""
                                            : absl::StrCat(" (p ", Esc(p), ")");
+  const std::string tag = ValueKindTag(item.kind);
   return absl::StrCat("<a href=\"#m-", Esc(item.metric), "\">",
-                      Esc(item.benchmark), " ", Esc(item.metric), "</a> ",
+                      Esc(item.benchmark), " ", Esc(item.metric),
+                      tag.empty() ? "" : " ", Esc(tag), "</a> ",
                       Esc(FormatChange(c.change_pct)), evidence);
 }
 
@@ -116,8 +118,16 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
                         const std::string& base, const std::string& next,
                         double alpha, size_t not_counted, size_t all_zero) {
   std::vector<const SummaryItem*> by_class[7];
+  // Changes of valgrind's times: the simulator's speed, not the code's.
+  std::vector<const SummaryItem*> valgrind_times;
   for (const SummaryItem& item : items) {
-    by_class[static_cast<int>(Classify(item.change, alpha))].push_back(&item);
+    const ChangeClass c = Classify(item.change, alpha);
+    if (item.kind == ValueKind::kValgrindTime && c != ChangeClass::kUnchanged &&
+        c != ChangeClass::kNotCompared) {
+      valgrind_times.push_back(&item);
+      continue;
+    }
+    by_class[static_cast<int>(c)].push_back(&item);
   }
   const auto count = [&](ChangeClass c) {
     return by_class[static_cast<int>(c)].size();
@@ -178,6 +188,15 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
   if (!untestable.empty()) {
     html +=
         ClassLine("untestable", untestable_what, untestable, untestable_why);
+  }
+  if (!valgrind_times.empty()) {
+    html += ClassLine(
+        "valgrind",
+        absl::StrCat(Plural(valgrind_times.size(), "change", "changes"),
+                     " of valgrind&#39;s times"),
+        valgrind_times,
+        " (the time under the simulator, not the benchmark&#39;s: neither a "
+        "regression nor an improvement; judge the simulated counts)");
   }
   absl::StrAppend(
       &html, "<li class=\"unchanged\" data-count=\"",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "counting_source.h"
 #include "gbench_json.h"
 
 namespace perfcounters::tools::report_internal {
@@ -42,12 +43,19 @@ struct SummaryItem {
   std::string metric;
   std::string benchmark;
   const MetricComparison* change = nullptr;
+  // What kind of value it is (counting_source.h): the summary tags what is
+  // not measured ("est_cycles [estimate]", "instructions [simulated]") and
+  // lists changes of valgrind's times on their own line, never as
+  // regressions or improvements of the benchmark.
+  ValueKind kind = ValueKind::kMeasured;
 };
 
 // The summary section (id "summary"): a verdict line, the counts of each
 // class over `items` (the metrics shown on the page), the largest
 // regressions, improvements and changes of unknown direction by name, and
-// `not_counted` metrics (counted in no run) and `all_zero` ones.
+// `not_counted` metrics (counted in no run) and `all_zero` ones. Each
+// named item carries its kind's tag; a changed kValgrindTime item is
+// counted on a line of its own instead of its class's.
 std::string SummaryHtml(const std::vector<SummaryItem>& items,
                         const std::string& base, const std::string& next,
                         double alpha, size_t not_counted, size_t all_zero);
