@@ -2,7 +2,8 @@
 // a history store (SQLite), as issue 39 found them wanting. Change-point
 // labels laid out by headless Chromium (its text boxes, not the page's own
 // estimate) neither overlap nor leave the chart; runs that did not count a
-// metric are gaps with a marker; commits label the x axis, thinned to fit;
+// metric, or whose file has no value of it, are gaps with a marker (and
+// keep their place on the axis); commits label the x axis, thinned to fit;
 // the y axis has ticks in % of the level, with a least span so that noise
 // stays flat; an all-zero series has the axis 0; changed series come first
 // with an index; 20,000 series are no 40 MB page. The runs are put into
@@ -217,6 +218,23 @@ TEST_F(ReportTrendsTest, ChangePointLabelsNeitherOverprintNorLeaveTheChart) {
   ExpectApartAndInside(chart["xl"], chart["width"], "commit label");
 }
 
+// How often `what` occurs in `text`.
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos;
+       p = text.find(what, p + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// The d attribute of a chart's line (one M per piece).
+std::string TrendPath(const std::string& chart) {
+  const size_t path = chart.find("class=trend d=\"");
+  if (path == std::string::npos) return "";
+  return chart.substr(path + 15, chart.find('"', path + 15) - path - 15);
+}
+
 TEST_F(ReportTrendsTest, RunsNotCountedAreGapsWithAMarker) {
   std::vector<StoredRun> runs;
   for (int n = 1; n <= 60; ++n) {
@@ -227,20 +245,60 @@ TEST_F(ReportTrendsTest, RunsNotCountedAreGapsWithAMarker) {
   const std::string html = Slurp(Page(Store("gaps", runs), "gaps"));
   const std::string chart = Chart(html, "cycles");
   ASSERT_FALSE(chart.empty()) << html;
-  size_t markers = 0, segments = 0;
-  for (size_t p = chart.find("class=nc"); p != std::string::npos;
-       p = chart.find("class=nc", p + 1)) {
-    ++markers;
-  }
-  const size_t path = chart.find("class=trend d=\"");
-  ASSERT_NE(path, std::string::npos);
-  const std::string d = chart.substr(path, chart.find('"', path + 15) - path);
-  for (char c : d) segments += c == 'M';
+  const size_t markers = Occurrences(chart, "class=nc");
+  const std::string d = TrendPath(chart);
+  const size_t segments = Occurrences(d, "M");
   EXPECT_EQ(markers, 6u);
   EXPECT_EQ(segments, 7u) << d;  // the line breaks at each of them
   EXPECT_THAT(chart, HasSubstr("6 of 60 runs did not count cycles"));
   EXPECT_THAT(chart, HasSubstr("c0003 2026-11-30T10:03:00Z: cycles not "
                                "counted in this run"));
+}
+
+// The x of the point (class=pt) of `commit` in `chart`; NAN without one.
+double PointX(const std::string& chart, const std::string& commit) {
+  const size_t title = chart.find("class=pt><title>" + commit + " ");
+  if (title == std::string::npos) return NAN;
+  const size_t circle = chart.rfind("<circle cx=", title);
+  if (circle == std::string::npos) return NAN;
+  return std::atof(chart.c_str() + circle + 11);
+}
+
+// Review-39 D7: a run whose file has no cycles at all (no key, no
+// .not_counted) kept its place on the axis: a marker there, the line
+// broken, and the points after it where a run later (c0004 and c0006 two
+// runs apart, not one). A benchmark first run at c0031 gets no markers
+// for the runs before it.
+TEST_F(ReportTrendsTest, RunsWithoutTheMetricKeepTheirPlace) {
+  std::vector<StoredRun> runs;
+  for (int n = 1; n <= 60; ++n) {
+    StoredRun run = {{"BM_a", {{"cpu_time", 1000.0}}}};
+    if (n % 15 != 5) run["BM_a"]["cycles"] = 2000.0 + n % 3;  // 4 absent
+    if (n > 30) run["BM_late"] = {{"items", 10.0 + n % 2}, {"cpu_time", 9.0}};
+    runs.push_back(run);
+  }
+  const std::string html = Slurp(Page(Store("absent", runs), "absent"));
+  const std::string chart = Chart(html, "cycles");
+  ASSERT_FALSE(chart.empty()) << html;
+  const size_t markers = Occurrences(chart, "class=ab");
+  const std::string d = TrendPath(chart);
+  const size_t segments = Occurrences(d, "M");
+  EXPECT_EQ(markers, 4u);
+  EXPECT_EQ(segments, 5u) << d;
+  EXPECT_THAT(chart, HasSubstr("60 runs"));
+  EXPECT_THAT(chart, HasSubstr("4 of 60 runs have no cycles"));
+  EXPECT_THAT(chart, Not(HasSubstr("did not count")));
+  EXPECT_THAT(chart, HasSubstr("c0005 2026-11-30T10:05:00Z: no cycles in "
+                               "this run"));
+  // 60 runs evenly spaced (positions are rounded to 0.1 px).
+  const double step = (PointX(chart, "c0060") - PointX(chart, "c0001")) / 59;
+  ASSERT_GT(step, 0) << chart;
+  EXPECT_NEAR(PointX(chart, "c0002") - PointX(chart, "c0001"), step, 0.15);
+  EXPECT_NEAR(PointX(chart, "c0006") - PointX(chart, "c0004"), 2 * step, 0.15);
+  const std::string late = Chart(html, "items");
+  ASSERT_FALSE(late.empty()) << html;
+  EXPECT_THAT(late, Not(HasSubstr("class=ab")));
+  EXPECT_THAT(late, HasSubstr("30 runs"));
 }
 
 // Commit labels thinned to fit, more than two y ticks, the y axis in % of

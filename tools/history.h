@@ -100,8 +100,12 @@ struct SeriesPoint {
   int64_t run_id = 0;
   std::string commit;
   std::string time;
-  // Empty: not counted in this run.
+  // Empty: not counted in this run, or (absent) not stored at all.
   std::optional<double> value;
+  // The run stored no value of the metric for the benchmark (the metric
+  // or the benchmark was absent from its file): a point only
+  // AddAbsentRuns() makes, for charts that keep every run on their axis.
+  bool absent = false;
   // The range of the run's repetitions (value when there was one).
   double lo = 0;
   double hi = 0;
@@ -143,6 +147,12 @@ absl::Status ForEachSeries(
     HistoryStore& store, const SeriesQuery& query,
     const std::function<void(Series& series, const PointLabeler& label)>&
         visit);
+
+// Adds to each series a point without a value (absent) for each run of
+// its machine and branch between its first and last point that stored no
+// value of it, so that a chart's x axis keeps every run (with commit and
+// time). Change points are found on counted points only: unchanged.
+absl::Status AddAbsentRuns(HistoryStore& store, std::vector<Series>& series);
 
 // OK when each field of `query` that is set selects something stored;
 // else InvalidArgument naming the option, the nearest stored names ("did

@@ -388,6 +388,59 @@ absl::StatusOr<std::vector<Series>> ReadSeries(HistoryStore& store,
   return out;
 }
 
+absl::Status AddAbsentRuns(HistoryStore& store, std::vector<Series>& series) {
+  ASSIGN_OR_RETURN(RunMap runs, ReadRuns(store, "", "", "", 0));
+  // Each machine and branch's runs in run order.
+  struct Ranked {
+    int64_t rank;
+    int64_t id;
+    const RunInfo* run;
+    bool operator<(const Ranked& o) const { return rank < o.rank; }
+  };
+  absl::flat_hash_map<std::pair<std::string, std::string>, std::vector<Ranked>>
+      groups;
+  for (const auto& [id, run] : runs) {
+    groups[{run.machine, run.branch}].push_back({run.rank, id, &run});
+  }
+  for (auto& [key, group] : groups) std::sort(group.begin(), group.end());
+  auto rank_of = [&runs](const SeriesPoint& p) {
+    const auto it = runs.find(p.run_id);
+    return it == runs.end() ? int64_t{-1} : it->second.rank;
+  };
+  for (Series& s : series) {
+    const auto group = groups.find(std::pair{s.machine, s.branch});
+    if (s.points.empty() || group == groups.end()) continue;
+    const int64_t first = rank_of(s.points.front());
+    const int64_t last = rank_of(s.points.back());
+    if (first < 0 || last < 0 ||
+        static_cast<int64_t>(s.points.size()) > last - first) {
+      continue;  // every run of the span has its point
+    }
+    std::vector<SeriesPoint> all;
+    all.reserve(static_cast<size_t>(last - first + 1));
+    size_t next = 0;
+    for (const auto& [rank, id, run] : group->second) {
+      if (rank < first || rank > last) continue;
+      while (next < s.points.size() && rank_of(s.points[next]) < rank) {
+        all.push_back(std::move(s.points[next++]));
+      }
+      if (next < s.points.size() && rank_of(s.points[next]) == rank) {
+        all.push_back(std::move(s.points[next++]));
+        continue;
+      }
+      SeriesPoint p;
+      p.run_id = id;
+      p.absent = true;
+      p.commit = run->commit;
+      p.time = run->time;
+      all.push_back(std::move(p));
+    }
+    while (next < s.points.size()) all.push_back(std::move(s.points[next++]));
+    s.points = std::move(all);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ForEachRecentHistory(
     HistoryStore& store, const std::vector<std::string>& benchmarks,
     const std::vector<std::string>& metrics, const std::string& machine,

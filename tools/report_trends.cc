@@ -42,6 +42,7 @@ constexpr const char kTrendsCss[] =
     ".cpl.env{fill:#009E73}"
     ".yl,.xl{font-size:11px;fill:#59636e}.grid{stroke:#eef0f2}"
     ".tick{stroke:#8c959f}.nc{stroke:#cf222e;stroke-width:1.5}"
+    ".ab{fill:#fff;stroke:#6e7781;stroke-width:1.5}"
     "#index ol{columns:2;font-size:13px}.changed{color:#D55E00}";
 
 // Reads the series the arguments select; prints the error and returns
@@ -72,9 +73,11 @@ bool ReadSelected(const TrendsArgs& args, std::string* store_name,
     return false;
   }
   absl::StatusOr<std::vector<Series>> series = ReadSeries(**store, q);
-  if (!series.ok()) {
+  absl::Status absent =
+      series.ok() ? AddAbsentRuns(**store, *series) : series.status();
+  if (!absent.ok()) {
     std::fprintf(stderr, "perfcounters report: %s\n",
-                 EscapeControlBytes(series.status().message()).c_str());
+                 EscapeControlBytes(absent.message()).c_str());
     return false;
   }
   // Every machine's: a fingerprint change is a known boundary.
@@ -169,7 +172,7 @@ int RunReportTrends(const TrendsArgs& args) {
       "changed fingerprint (a new level that is the machine's, not the "
       "code's); hollow points were "
       "multiplexed (an estimate); × marks a run that did not count the "
-      "metric.</p>");
+      "metric, ◇ one whose file had no value of it.</p>");
   if (shown < series.size()) {
     size_t changed_left_out = 0;
     for (size_t k = shown; k < order.size(); ++k) {

@@ -182,6 +182,16 @@ std::string PointsSvg(const Series& s, const YScale& scale, double bottom,
   for (size_t i = 0; i < n; ++i) {
     const SeriesPoint& p = s.points[i];
     const double x = XOf(i, n);
+    if (!p.value && p.absent) {
+      // No value stored: a hollow diamond on the axis, the line broken.
+      pen_down = false;
+      absl::StrAppendFormat(
+          &svg,
+          "<path class=ab d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"><title>%s %s: no "
+          "%s in this run (absent from its file)</title></path>",
+          x, bottom - 14, Esc(p.commit), Esc(p.time), Esc(s.metric));
+      continue;
+    }
     if (!p.value) {
       pen_down = false;
       absl::StrAppendFormat(
@@ -213,10 +223,14 @@ std::string PointsSvg(const Series& s, const YScale& scale, double bottom,
   return absl::StrCat(svg, "<path class=trend d=\"", path, "\" />");
 }
 
-// The note under a chart: the level, runs not counted, estimates.
+// The note under a chart: the level, runs not counted or without a value,
+// estimates.
 std::string ChartNotes(const Series& s, const YScale& scale, size_t counted,
                        size_t multiplexed) {
   const size_t n = s.points.size();
+  const size_t absent = static_cast<size_t>(
+      std::count_if(s.points.begin(), s.points.end(),
+                    [](const SeriesPoint& p) { return p.absent; }));
   std::string notes;
   if (scale.mode == YScale::Mode::kRelative) {
     absl::StrAppend(&notes, "y: % of the level ",
@@ -225,9 +239,15 @@ std::string ChartNotes(const Series& s, const YScale& scale, size_t counted,
   } else if (scale.mode == YScale::Mode::kZero) {
     absl::StrAppend(&notes, "Every counted run is 0. ");
   }
-  if (counted < n) {
-    absl::StrAppend(&notes, n - counted, " of ", n, " runs did not count ",
-                    Esc(s.metric), " (× on the axis, a gap in the line). ");
+  if (counted + absent < n) {
+    absl::StrAppend(&notes, n - counted - absent, " of ", n,
+                    " runs did not count ", Esc(s.metric),
+                    " (× on the axis, a gap in the line). ");
+  }
+  if (absent > 0) {
+    absl::StrAppend(&notes, absent, " of ", n, " runs have no ", Esc(s.metric),
+                    " (absent from their files: ◇ on the axis, a gap in the "
+                    "line). ");
   }
   if (multiplexed > 0) {
     absl::StrAppend(&notes, multiplexed, " of ", counted,
@@ -246,9 +266,11 @@ std::string TrendChart(const Series& s,
     if (s.points[i].value) counted.push_back(i);
   }
   if (counted.empty()) {
-    return absl::StrCat("<p class=note>", Esc(s.metric),
-                        " was not counted in any of its ", s.points.size(),
-                        " runs.</p>");
+    return absl::StrCat(
+        "<p class=note>", Esc(s.metric), " was not counted in any of its ",
+        std::count_if(s.points.begin(), s.points.end(),
+                      [](const SeriesPoint& p) { return !p.absent; }),
+        " runs.</p>");
   }
   const size_t n = s.points.size();
   const YScale scale = MakeScale(s, counted);
