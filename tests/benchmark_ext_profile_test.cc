@@ -264,6 +264,57 @@ TEST(BenchmarkExtProfileTest, JsonOnStdoutCarriesTheProfiles) {
   EXPECT_EQ(profiled, 2) << r.out;
 }
 
+// A plain Threads(2) loop is sampled in gbench's extra run (1.9 and newer),
+// on its main thread alone: its profile holds thread 0's work only (no
+// OnePart, which the other thread runs) and says so on the hot: line, in
+// one note and in the JSON member. Measure's Threads(2) samples both
+// threads and is said to be nothing of the kind.
+TEST(BenchmarkExtProfileTest, PlainThreadsLoopIsSaidToBeProfiledOnOneThread) {
+  Result r = RunBench({"--perf_profile=cpu-clock",
+                       "--benchmark_filter=^BM_(Plain|Measured)Threads/",
+                       "--benchmark_min_time=0.1"},
+                      Profiled());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json& measured = r.Entry("BM_MeasuredThreads/threads:2");
+  ASSERT_TRUE(measured.contains("perfcounters_profile")) << r.json_text;
+  const nlohmann::json& mp = measured["perfcounters_profile"];
+  EXPECT_GT(Self(mp, "profiled::ThreeParts"), 0u) << mp.dump();
+  EXPECT_GT(Self(mp, "profiled::OnePart"), 0u) << mp.dump();
+  EXPECT_FALSE(mp.contains("threads_sampled")) << mp.dump();
+  EXPECT_THAT(r.err,
+              ::testing::Not(HasSubstr("BM_MeasuredThreads/threads:2: profiled "
+                                       "on one thread only")));
+  const nlohmann::json& plain = r.Entry("BM_PlainThreads/threads:2");
+  ASSERT_TRUE(plain.is_object()) << r.json_text;
+  const std::string note =
+      "perfcounters: note: BM_PlainThreads/threads:2: profiled on one thread "
+      "only: ";
+#ifdef PERFCOUNTERS_GBENCH_HAS_PROFILER_MANAGER
+  ASSERT_TRUE(plain.contains("perfcounters_profile")) << r.json_text;
+  const nlohmann::json& pp = plain["perfcounters_profile"];
+  // What is said is true: the other thread's work has no sample.
+  EXPECT_GT(Self(pp, "profiled::ThreeParts"), 0u) << pp.dump();
+  EXPECT_EQ(Self(pp, "profiled::OnePart"), 0u) << pp.dump();
+  EXPECT_EQ(pp.value("threads", 0), 2) << pp.dump();
+  EXPECT_EQ(pp.value("threads_sampled", 0), 1) << pp.dump();
+  const size_t first = r.err.find(note);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(note, first + 1), std::string::npos) << r.err;
+  // One hot: line says it: the plain row's.
+  const std::string said = "(1 of 2 threads sampled)";
+  const size_t hot = r.out.find(said);
+  EXPECT_NE(hot, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("threads sampled", hot + said.size()), std::string::npos)
+      << r.out;
+#else
+  EXPECT_FALSE(plain.contains("perfcounters_profile")) << r.json_text;
+  EXPECT_THAT(r.err, HasSubstr("BM_PlainThreads/threads:2: no profile: it "
+                               "does not use perfcounters::Measure"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr(note)));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("threads sampled")));
+#endif
+}
+
 // The member goes after the last member of exactly the iteration rows named
 // in the map, found by gbench's escaped name even when it holds braces,
 // quotes and backslashes; aggregate rows and other text stay as they were.

@@ -178,6 +178,23 @@ TEST_F(ProfileTest, BrokenCallChainsAreReadAndSaid) {
   EXPECT_THAT(html, HasSubstr("-fno-omit-frame-pointer"));
 }
 
+// benchmark_ext's writer says when a profile is one thread's of several
+// (a plain Threads(2) loop): read without a warning, said in the caption.
+TEST_F(ProfileTest, OneThreadOfSeveralIsReadAndSaid) {
+  const std::string text = WithProfile(
+      R"({"event": "cpu-clock", "threads": 2, "threads_sampled": 1,
+          "samples": 100, "callchains": true,
+          "functions": [{"name": "f", "samples": 100}],
+          "stacks": [{"stack": "f", "samples": 100}]})");
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(text, "t.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->warnings.empty()) << f->warnings[0];
+  EXPECT_EQ(f->entries[0].profile()->threads, 2);
+  EXPECT_EQ(f->entries[0].profile()->threads_sampled, 1);
+  EXPECT_THAT(RenderReport({*f}),
+              HasSubstr("sampled on 1 of its 2 threads: the other threads"));
+}
+
 TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
   const std::string at =
       "t.json: benchmarks[0] (\"BM_x\").perfcounters_profile";

@@ -228,6 +228,9 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
       r.Bool("callchains", p.callchains) &&
       r.Number("callchains_broken", p.callchains_broken,
                ObjectReader::Range::kShare) &&
+      r.Number("threads", p.threads, ObjectReader::Range::kWhole) &&
+      r.Number("threads_sampled", p.threads_sampled,
+               ObjectReader::Range::kWhole) &&
       r.Number("stacks_truncated", truncated, ObjectReader::Range::kWhole) &&
       r.Number("functions_truncated", functions_truncated,
                ObjectReader::Range::kWhole);
@@ -236,8 +239,8 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
   RETURN_IF_ERROR(r.status());
   r.Unknown({"event", "period", "frequency", "samples", "lost", "callchains",
              "callchains_broken", "functions", "functions_truncated", "stacks",
-             "stacks_truncated", "source", "sampled", "excluded",
-             "stack_depth"});
+             "stacks_truncated", "source", "sampled", "excluded", "stack_depth",
+             "threads", "threads_sampled"});
   p.simulated = source == "simulated" || !sampled;
   double function_sum = 0, stack_sum = 0;
   if (functions != nullptr) {

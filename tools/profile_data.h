@@ -80,6 +80,11 @@ struct BenchmarkProfile {
   // the measurement's own code (docs/simulate.md).
   bool simulated = false;
   std::optional<double> excluded;
+  // Written when fewer of the benchmark's threads were sampled than it ran
+  // (benchmark_ext: a plain Threads(N) loop, sampled in gbench's one-thread
+  // extra run): the benchmark's threads and those sampled.
+  std::optional<double> threads;
+  std::optional<double> threads_sampled;
   // Whether `functions` holds every function with self samples (their
   // samples add up to `samples`): a function it does not list then had no
   // self samples (0 %), even where the writer left functions out

@@ -86,6 +86,12 @@ std::string Caption(const BenchmarkProfile& p) {
                                         : ", no call chains (one frame a "
                                           "stack: self samples)");
   }
+  if (p.threads_sampled && p.threads && *p.threads_sampled < *p.threads) {
+    absl::StrAppendFormat(&text,
+                          "; sampled on %.17g of its %.17g threads: the "
+                          "other threads are not in it",
+                          *p.threads_sampled, *p.threads);
+  }
   if (p.stacks_truncated > 0) {
     double in_stacks = 0;
     for (const ProfileStack& s : p.stacks) in_stacks += s.samples;

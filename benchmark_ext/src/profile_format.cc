@@ -184,7 +184,23 @@ std::string ProfileJson(const ProfileSummary& s) {
   return out;
 }
 
+namespace {
+
+// ", \"threads\": 2, \"threads_sampled\": 1" where fewer threads were
+// sampled than the benchmark runs, else empty.
+std::string SampledThreadsJson(const ShownProfile& p) {
+  if (p.threads_sampled == 0) return "";
+  return absl::StrCat(", \"threads\": ", p.threads,
+                      ", \"threads_sampled\": ", p.threads_sampled);
+}
+
+}  // namespace
+
 std::string HotLine(const ShownProfile& p, int top) {
+  if (p.threads_sampled > 0 && !p.simulated) {
+    return absl::StrCat(HotLine(p.summary, top), " (", p.threads_sampled,
+                        " of ", p.threads, " threads sampled)");
+  }
   if (!p.simulated) return HotLine(p.summary, top);
   // The event and the source, as compare and report tag simulated values.
   const std::string tag = absl::StrCat("(", p.summary.event, " [simulated])");
@@ -196,12 +212,17 @@ std::string HotLine(const ShownProfile& p, int top) {
 
 std::string ProfileJson(const ShownProfile& p) {
   std::string out = ProfileJson(p.summary);
-  if (!p.simulated) return out;
-  // {"event": ..., then the source: the counts are callgrind's, not samples.
+  // {"event": ..., then the threads sampled and the source (the counts are
+  // callgrind's, not samples).
   const size_t after_event = out.find(", \"samples\"");
+  if (!p.simulated) {
+    out.insert(after_event, SampledThreadsJson(p));
+    return out;
+  }
   out.insert(
       after_event,
-      absl::StrCat(", \"source\": \"simulated\", \"sampled\": false, "
+      absl::StrCat(SampledThreadsJson(p),
+                   ", \"source\": \"simulated\", \"sampled\": false, "
                    "\"excluded\": ",
                    p.excluded, ", \"stack_depth\": ", kSimProfileCallers + 1));
   return out;

@@ -45,6 +45,13 @@ struct ShownProfile {
   // Simulated: the event's count in the bracket's and gbench's loop code,
   // left out of the profile (docs/simulate.md).
   uint64_t excluded = 0;
+  // When fewer of the benchmark's threads were sampled than it runs (a
+  // plain Threads(N) loop, sampled in gbench's one-thread extra run): the
+  // benchmark's threads and those sampled ("(1 of 2 threads sampled)" on
+  // the hot: line, "threads" and "threads_sampled" in the JSON member).
+  // 0: every thread was sampled.
+  int threads = 0;
+  int threads_sampled = 0;
 };
 std::string HotLine(const ShownProfile& p, int top);
 std::string ProfileJson(const ShownProfile& p);

@@ -49,6 +49,9 @@ std::atomic<bool> g_profiling{false};
 std::mutex g_mu;
 Profile g_profile;
 absl::Status g_error;
+// Whether g_profile holds samples of gbench's extra run (PassSampler: a
+// plain loop, sampled on one thread whatever its Threads(N)).
+bool g_from_pass = false;
 
 // This thread's sampler (opened at its first timed region) and whether it
 // is sampling the timed region now.
@@ -122,11 +125,13 @@ class Collector : public benchmark::BenchmarkReporter {
     }
     Profile p;
     absl::Status error;
+    bool from_pass = false;
     {
       std::lock_guard<std::mutex> lock(g_mu);
       p = std::move(g_profile);
       g_profile = Profile();
       error = std::exchange(g_error, absl::OkStatus());
+      from_pass = std::exchange(g_from_pass, false);
     }
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
@@ -151,7 +156,15 @@ class Collector : public benchmark::BenchmarkReporter {
         }
         symbolizer_ = std::move(*s);
       }
-      (*out_)[run.benchmark_name()].summary = SummarizeProfile(p, *symbolizer_);
+      ShownProfile& shown = (*out_)[run.benchmark_name()];
+      shown.summary = SummarizeProfile(p, *symbolizer_);
+      if (from_pass && run.threads > 1) {
+        // gbench's extra run has one thread: the profile is its main
+        // thread's, and says so.
+        shown.threads = run.threads;
+        shown.threads_sampled = 1;
+        one_thread_.push_back(run.benchmark_name());
+      }
       return;
     }
   }
@@ -179,12 +192,24 @@ class Collector : public benchmark::BenchmarkReporter {
     }
   }
 
-  // The notes of benchmarks without a profile: one line per reason.
+  // The notes of benchmarks without a profile: one line per reason; and
+  // one for the Threads(N) benchmarks sampled on one thread.
   void PrintNotes() {
     for (const auto& [why, names] : std::exchange(notes_, {})) {
       std::fprintf(stderr, "perfcounters: note: %s: no profile: %s\n",
                    absl::StrJoin(names, ", ").c_str(), why.c_str());
     }
+    const std::vector<std::string> one = std::exchange(one_thread_, {});
+    if (one.empty()) return;
+    std::fprintf(
+        stderr,
+        "perfcounters: note: %s: profiled on one thread only: a plain `for "
+        "(auto _ : state)` loop is sampled in gbench's extra run (its "
+        "ProfilerManager), which runs it on the main thread alone, so the "
+        "profile is gbench's thread 0's, not its other threads' (the JSON "
+        "says \"threads_sampled\": 1); use perfcounters::Measure to sample "
+        "every thread\n",
+        absl::StrJoin(one, ", ").c_str());
   }
 
  private:
@@ -219,6 +244,8 @@ class Collector : public benchmark::BenchmarkReporter {
   const std::string event_;
   std::optional<Symbolizer> symbolizer_;
   std::vector<std::pair<std::string, std::vector<std::string>>> notes_;
+  // Threads(N) benchmarks profiled in gbench's extra run (one thread).
+  std::vector<std::string> one_thread_;
 };
 
 void Merge(absl::StatusOr<Profile> p) {
@@ -248,7 +275,15 @@ class Silent : public benchmark::BenchmarkReporter {
 class PassSampler : public PassClient {
  public:
   void Start() override { ProfileBegin(); }
-  void Stop() override { ProfileEnd(); }
+  void Stop() override {
+    // Still in the region: no Measure loop discarded it, so these are a
+    // plain loop's samples.
+    if (t_in_region) {
+      std::lock_guard<std::mutex> lock(g_mu);
+      g_from_pass = true;
+    }
+    ProfileEnd();
+  }
 };
 
 // One note for every benchmark whose call chains broke (SummarizeProfile

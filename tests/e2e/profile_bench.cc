@@ -131,6 +131,32 @@ static void BM_PlainThreeToOne(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainThreeToOne);
 
+// Threads(2), thread 0 running ThreeParts and the other OnePart: a plain
+// loop is sampled in gbench's one-thread extra run (1.9 and newer), so its
+// profile has no OnePart and must say that it is one thread's; the same
+// with Measure samples both threads.
+static void BM_PlainThreads(benchmark::State& state) {
+  for (auto _ : state) {
+    if (state.thread_index() == 0) {
+      profiled::ThreeParts();
+    } else {
+      profiled::OnePart();
+    }
+  }
+}
+BENCHMARK(BM_PlainThreads)->Threads(2);
+
+static void BM_MeasuredThreads(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    if (state.thread_index() == 0) {
+      profiled::ThreeParts();
+    } else {
+      profiled::OnePart();
+    }
+  }
+}
+BENCHMARK(BM_MeasuredThreads)->Threads(2);
+
 namespace profiled {
 // profile_bench_nofp.cc: built without frame pointers.
 void NoFramePointerWork(uint64_t trips);
