@@ -1,0 +1,292 @@
+// pause_cost_bench.cc: what a perfcounters::PauseTiming/ResumeTiming pair
+// per iteration costs gbench's own Time and CPU columns, and what it leaves
+// in the counters (issue 38, item 3).
+//
+// Two bodies, each with one pause pair per iteration:
+//
+//   BM_Body240   ~240 ns of arithmetic; the pause pair pauses nothing
+//   BM_Sort/256  std::sort of 256 ints; the pause pair refills them
+//
+// each run several ways:
+//
+//   /gbench      `for (auto _ : state)` with state.PauseTiming() and
+//                state.ResumeTiming(): gbench's own pause, the yardstick
+//                of Time and CPU
+//   /measure     `for (auto _ : perfcounters::Measure(state))` with
+//                perfcounters::PauseTiming(state)/ResumeTiming(state), as
+//                the library orders them: the counters stop, then gbench's
+//                timer; gbench's timer restarts, then the counters
+//   /reordered   the other order (gbench's timer inside the counters'
+//                bracket, our reads outside gbench's timer), for comparison
+//                only: the library's calibration does not measure gbench's
+//                timer, so its counts keep what that timer costs
+//   /nopause     Measure without the pause (BM_Body240 only): the
+//                counters' yardstick
+//
+// under three event lists, each its own round through gbench: none,
+// task-clock, and three events in two groups
+// ({task-clock,page-faults},context-switches).
+//
+// The summary gives per list: each way's Time and CPU over /gbench's
+// (issue 38's target: <= 1.10), and per counter the value with the pause
+// against /nopause's (BM_Body240) or gbench's CPU (BM_Sort/256). Medians of
+// the repetitions (--benchmark_repetitions, default 5 here).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "perfcounters/benchmark.h"
+
+namespace pause_cost {
+
+// The library's own order: perfcounters::PauseTiming(benchmark::State&).
+struct AsIs {
+  benchmark::State& state;
+};
+
+// gbench's State with the pause halves in the other order (/reordered).
+struct Reordered {
+  benchmark::State& state;
+};
+
+}  // namespace pause_cost
+
+namespace perfcounters {
+
+// PauseTiming/ResumeTiming for Reordered: gbench's timer first on the way
+// in, last on the way out (Measure's friends, as every specialization is).
+template <>
+void PauseTiming<pause_cost::AsIs>(pause_cost::AsIs& a) {
+  PauseTiming(a.state);
+}
+
+template <>
+void ResumeTiming<pause_cost::AsIs>(pause_cost::AsIs& a) {
+  ResumeTiming(a.state);
+}
+
+template <>
+void PauseTiming<pause_cost::Reordered>(pause_cost::Reordered& r) {
+  r.state.PauseTiming();
+  Measure::PauseActive();
+}
+
+template <>
+void ResumeTiming<pause_cost::Reordered>(pause_cost::Reordered& r) {
+  Measure::ResumeActive();
+  r.state.ResumeTiming();
+}
+
+}  // namespace perfcounters
+
+namespace pause_cost {
+namespace {
+
+// ~240 ns of dependent multiply-adds on a current x86-64 core.
+constexpr int kBodySteps = 180;
+
+inline void Body240() {
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  for (int i = 0; i < kBodySteps; ++i) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    benchmark::DoNotOptimize(x);
+  }
+}
+
+void BM_Body240Gbench(benchmark::State& state) {
+  for (auto _ : state) {
+    Body240();
+    state.PauseTiming();
+    state.ResumeTiming();
+  }
+}
+
+template <typename Pausing>
+void BM_Body240Measure(benchmark::State& state) {
+  Pausing p{state};
+  for (auto _ : perfcounters::Measure(state)) {
+    Body240();
+    perfcounters::PauseTiming(p);
+    perfcounters::ResumeTiming(p);
+  }
+}
+
+void BM_Body240NoPause(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) Body240();
+}
+
+std::vector<int> Shuffled(size_t n) {
+  std::vector<int> v(n);
+  std::mt19937 rng(42);
+  for (int& x : v) x = static_cast<int>(rng());
+  return v;
+}
+
+void BM_SortGbench(benchmark::State& state) {
+  const std::vector<int> data = Shuffled(static_cast<size_t>(state.range(0)));
+  std::vector<int> v = data;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(data.begin(), data.end(), v.begin());
+    state.ResumeTiming();
+    std::sort(v.begin(), v.end());
+    benchmark::DoNotOptimize(v.data());
+  }
+}
+
+template <typename Pausing>
+void BM_SortMeasure(benchmark::State& state) {
+  const std::vector<int> data = Shuffled(static_cast<size_t>(state.range(0)));
+  std::vector<int> v = data;
+  Pausing p{state};
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::PauseTiming(p);
+    std::copy(data.begin(), data.end(), v.begin());
+    perfcounters::ResumeTiming(p);
+    std::sort(v.begin(), v.end());
+    benchmark::DoNotOptimize(v.data());
+  }
+}
+
+// One reported row: CPU and real time (ns per iteration) and counters.
+struct Row {
+  double cpu = 0, real = 0;
+  std::map<std::string, double> counters;
+};
+
+// Rows by name (median over the repetitions), printed as gbench does.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") {
+        continue;
+      }
+      Row row;
+      row.cpu = run.GetAdjustedCPUTime();
+      row.real = run.GetAdjustedRealTime();
+      for (const auto& [key, counter] : run.counters) {
+        row.counters[key] = counter.value;
+      }
+      std::string name = run.benchmark_name();
+      const size_t median = name.rfind("_median");
+      if (median != std::string::npos) name.resize(median);
+      rows[name] = row;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, Row> rows;
+};
+
+void Register() {
+  benchmark::RegisterBenchmark("BM_Body240/gbench", BM_Body240Gbench);
+  benchmark::RegisterBenchmark("BM_Body240/measure", BM_Body240Measure<AsIs>);
+  benchmark::RegisterBenchmark("BM_Body240/reordered",
+                               BM_Body240Measure<Reordered>);
+  benchmark::RegisterBenchmark("BM_Body240/nopause", BM_Body240NoPause);
+  benchmark::RegisterBenchmark("BM_Sort/gbench", BM_SortGbench)->Arg(256);
+  benchmark::RegisterBenchmark("BM_Sort/measure", BM_SortMeasure<AsIs>)
+      ->Arg(256);
+  benchmark::RegisterBenchmark("BM_Sort/reordered", BM_SortMeasure<Reordered>)
+      ->Arg(256);
+}
+
+std::string Ratio(double a, double b) {
+  if (b <= 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", a / b);
+  return text;
+}
+
+// One way's line: Time and CPU against gbench's pause; its counters against
+// the unpaused loop's (or task-clock against gbench's CPU).
+void PrintWay(const char* way, const Row& m, const Row& g, const Row* nopause) {
+  std::printf("  %-10s CPU %8.1f ns (%sx), Time %8.1f ns (%sx)\n", way, m.cpu,
+              Ratio(m.cpu, g.cpu).c_str(), m.real,
+              Ratio(m.real, g.real).c_str());
+  for (const auto& [key, value] : m.counters) {
+    if (key.find('.') != std::string::npos) continue;
+    if (nopause != nullptr) {
+      auto it = nopause->counters.find(key);
+      if (it == nopause->counters.end()) continue;
+      std::printf("  %-10s   %-16s %10.3f, without the pause %10.3f (%+.3f)\n",
+                  "", key.c_str(), value, it->second, value - it->second);
+    } else if (key == "task-clock") {
+      std::printf("  %-10s   %-16s %10.3f (%sx gbench's CPU)\n", "",
+                  key.c_str(), value, Ratio(value, g.cpu).c_str());
+    }
+  }
+}
+
+void PrintRound(const std::string& title,
+                const std::map<std::string, Row>& rows) {
+  auto find = [&](const std::string& name) -> const Row* {
+    auto it = rows.find(name);
+    return it == rows.end() ? nullptr : &it->second;
+  };
+  std::printf("\n%s:\n", title.c_str());
+  for (const std::string body : {"BM_Body240", "BM_Sort"}) {
+    const std::string arg = body == "BM_Sort" ? "/256" : "";
+    const Row* g = find(body + "/gbench" + arg);
+    if (g == nullptr) continue;
+    std::printf(" %s: gbench's pause CPU %8.1f ns, Time %8.1f ns\n",
+                body.c_str(), g->cpu, g->real);
+    const Row* n = find(body + "/nopause" + arg);
+    for (const char* way : {"measure", "reordered"}) {
+      if (const Row* m = find(body + "/" + way + arg)) PrintWay(way, *m, *g, n);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pause_cost
+
+int main(int argc, char** argv) {
+  pause_cost::Register();
+  std::vector<char*> args(argv, argv + argc);
+  std::string reps = "--benchmark_repetitions=5";
+  bool has_reps = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).rfind("--benchmark_repetitions", 0) == 0) {
+      has_reps = true;
+    }
+  }
+  if (!has_reps) args.insert(args.begin() + 1, reps.data());
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  const std::vector<std::pair<std::string, std::string>> rounds = {
+      {"no events", ""},
+      {"task-clock", "task-clock"},
+      {"three events in two groups",
+       "{task-clock,page-faults},context-switches"},
+  };
+  std::vector<std::pair<std::string, std::map<std::string, pause_cost::Row>>>
+      results;
+  for (const auto& [title, events] : rounds) {
+    absl::StatusOr<perfcounters::Plan> plan =
+        perfcounters::SetBenchmarkEvents(events);
+    if (!plan.ok()) {
+      std::fprintf(stderr, "pause_cost_bench: %s: %s\n", events.c_str(),
+                   std::string(plan.status().message()).c_str());
+      return 1;
+    }
+    std::printf("\n== %s ==\n", title.c_str());
+    std::fflush(stdout);
+    pause_cost::Collector collector;
+    benchmark::RunSpecifiedBenchmarks(&collector);
+    results.emplace_back(title, collector.rows);
+  }
+  benchmark::Shutdown();
+  std::printf(
+      "\nSummary (medians; Time/CPU over gbench's own pause, issue 38's "
+      "target <= 1.10):\n");
+  for (const auto& [title, rows] : results) pause_cost::PrintRound(title, rows);
+  return 0;
+}
