@@ -1,5 +1,6 @@
-// tools_events_test.cc: `perfcounters list`, `encode` and `stat` — the
-// built command on this machine's real kernel.
+// tools_events_test.cc: `perfcounters encode` and `stat`, and `list`'s
+// vendor events — the built command on this machine's real kernel (the
+// rest of `list`: tools_list_test.cc).
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -25,7 +25,6 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/capabilities.h"
-#include "perfcounters/tracepoint.h"
 #include "perfcounters/vendor_events.h"
 #include "support/as_nobody.h"
 #include "support/hw.h"
@@ -418,133 +417,6 @@ TEST(EncodeVsPerf, EveryDocumentedFormEncodesAsPerfOpensIt) {
   EXPECT_GE(compared, 30);
 }
 
-TEST(List, SoftwareAvailableHardwareExplained) {
-  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
-  const RunResult r = RunTool("list");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("page-faults"));
-  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
-    if (absl::StartsWith(line, "task-clock ") ||
-        absl::StartsWith(line, "page-faults ") ||
-        absl::StartsWith(line, "context-switches ")) {
-      EXPECT_THAT(std::string(line), HasSubstr("software    available"))
-          << line;
-    }
-    if (absl::StartsWith(line, "instructions ")) {
-      if (perfcounters::ProbeCapabilities().has_hardware_pmu()) {
-        EXPECT_THAT(std::string(line), HasSubstr("available")) << line;
-      } else {
-        // Grouped under the reason it shares with the other hardware
-        // events (below).
-        EXPECT_THAT(std::string(line), Not(HasSubstr("unavailable"))) << line;
-      }
-    }
-  }
-  if (!perfcounters::ProbeCapabilities().has_hardware_pmu()) {
-    EXPECT_THAT(r.out, HasSubstr("events): not supported by this machine's "
-                                 "PMU"));
-    EXPECT_THAT(r.out, HasSubstr("\n  instructions "));
-  }
-}
-
-// A reason shared by several events is said once, above them; no line is
-// longer than the reason itself needs; tracepoints asked for come first.
-TEST(List, SharedReasonsAreSaidOnceAndTracepointsComeFirst) {
-  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
-  RunResult r = RunTool("list");
-  ASSERT_EQ(r.code, 0) << r.err;
-  absl::flat_hash_map<std::string, int> reasons;
-  size_t longest = 0;
-  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
-    if (absl::StartsWith(line, "unavailable (")) {
-      ++reasons[std::string(line.substr(line.find(')')))];
-      continue;
-    }
-    if (absl::StartsWith(line, "vendor events")) break;  // the section after
-    longest = std::max(longest, line.size());
-    const size_t at = line.find("unavailable: ");
-    if (at != absl::string_view::npos) {
-      ++reasons[std::string(line.substr(at + 13))];
-    }
-  }
-  for (const auto& [reason, n] : reasons) EXPECT_EQ(n, 1) << reason;
-  EXPECT_LT(longest, 120u) << r.out;
-  const absl::StatusOr<std::string> tracefs = perfcounters::FindTracefs();
-  if (!tracefs.ok()) GTEST_SKIP() << "no tracefs: " << tracefs.status();
-  r = RunTool("list --tracepoints | head -3");
-  ASSERT_FALSE(r.out.empty()) << r.err;
-  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
-    if (line.empty()) continue;
-    EXPECT_THAT(std::string(line), HasSubstr("tracepoint")) << line;
-  }
-}
-
-TEST(List, SearchesNamesAliasesAndDescriptions) {
-  RunResult r = RunTool("list cs");  // perf's alias of context-switches
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("context-switches "));
-  r = RunTool("list 'cache misses'");  // a description
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("cache-misses "));
-  r = RunTool("list PERF_COUNT_SW_PAGE_FAULTS_MIN");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("minor-faults "));
-  r = RunTool("list duration");
-  EXPECT_THAT(r.out, StartsWith("duration_time "));
-}
-
-TEST(List, AnInvalidPatternIsAnError) {
-  const RunResult r = RunTool("list '['");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("invalid pattern '[': the '[' at offset 0 is "
-                               "never closed"));
-  EXPECT_EQ(r.out, "");
-}
-
-// Tracepoints are listed from tracefs without opening them (each close
-// costs the kernel tens of ms); --check opens them, with progress.
-TEST(List, TracepointsComeFromTracefsUnopenedUnlessChecked) {
-  const absl::StatusOr<std::string> tracefs = perfcounters::FindTracefs();
-  if (!tracefs.ok()) GTEST_SKIP() << tracefs.status();
-  const RunResult all = RunTool("list --json --tracepoints");
-  ASSERT_EQ(all.code, 0) << all.err;
-  const nlohmann::json j = nlohmann::json::parse(all.out);
-  size_t tracepoints = 0;
-  for (const nlohmann::json& e : j) {
-    if (e["kind"] != "tracepoint") continue;
-    ++tracepoints;
-    EXPECT_EQ(e["checked"], false) << e.dump();
-    EXPECT_FALSE(e.contains("available")) << e.dump();
-  }
-  size_t on_disk = 0;
-  absl::StatusOr<std::vector<std::string>> cats =
-      perfcounters::ListTracepointCategories();
-  ASSERT_TRUE(cats.ok()) << cats.status();
-  for (const std::string& c : *cats) {
-    on_disk += perfcounters::ListTracepoints(c)
-                   .value_or(std::vector<std::string>{})
-                   .size();
-  }
-  std::printf("%zu tracepoints listed (%zu in tracefs)\n", tracepoints,
-              on_disk);
-  EXPECT_EQ(tracepoints, on_disk);
-  EXPECT_GT(tracepoints, 0u);
-
-  const RunResult checked = RunTool("list --check 'sched:sched_switch'");
-  ASSERT_EQ(checked.code, 0) << checked.err;
-  EXPECT_THAT(checked.err, HasSubstr("opening tracepoint 1 of 1"));
-  EXPECT_THAT(checked.out, HasSubstr("sched:sched_switch"));
-  EXPECT_THAT(checked.out, Not(HasSubstr("not checked")));
-}
-
-TEST(List, GoldenJsonForAPattern) {
-  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
-  PERFCOUNTERS_REQUIRE_TESTDATA();
-  const RunResult r = RunTool("list --json faults");
-  EXPECT_EQ(r.code, 0) << r.err;
-  ExpectGolden(r.out, "list_faults.json");
-}
-
 // tracefs that an ordinary user may not read (mode 700): they are told so,
 // and perf's remedy, not that it is not mounted. A mounted tracefs is made
 // mode 700 for the test and given back its mode; an unmounted one is
@@ -582,24 +454,6 @@ TEST(Tracefs, UnreadableIsSaidAsSuchNotAsNotMounted) {
     EXPECT_THAT(r.err, HasSubstr("mount -o remount,mode=755")) << args;
     EXPECT_THAT(r.err, Not(HasSubstr("not mounted"))) << args;
   }
-}
-
-// A name found through its alias shows the alias, as perf list does.
-TEST(List, AliasIsShownInTextAndJson) {
-  PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
-  const RunResult text = RunTool("list cs");
-  ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_THAT(text.out, HasSubstr("context-switches OR cs "));
-  const RunResult json = RunTool("list --json cs");
-  ASSERT_EQ(json.code, 0) << json.err;
-  bool found = false;
-  for (const auto& e : nlohmann::json::parse(json.out)) {
-    if (e["name"] == "context-switches") {
-      found = true;
-      EXPECT_EQ(e.value("alias", ""), "cs");
-    }
-  }
-  EXPECT_TRUE(found) << json.out;
 }
 
 // --- Vendor events (libpfm4), with a table of this architecture chosen by

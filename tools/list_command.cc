@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "commands.h"
 #include "input_text.h"
 #include "nlohmann/json.hpp"
@@ -253,10 +254,63 @@ void PrintListedJson(const std::vector<Listed>& events) {
   std::printf("%s\n", out.dump(2).c_str());
 }
 
+// The columns `list` keeps its lines within (a reason longer than that
+// goes on indented lines of its own).
+constexpr size_t kListColumns = 100;
+
+// Whether `c` can be part of an event's name.
+bool NameByte(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         c == '-' || c == ':' || c == '.';
+}
+
+// `text` with each whole-word `name` replaced by `with`.
+std::string ReplaceName(const std::string& text, const std::string& name,
+                        const std::string& with) {
+  if (name.empty()) return text;
+  std::string out;
+  size_t from = 0;
+  for (size_t at = text.find(name); at != std::string::npos;
+       at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at > 0 && NameByte(text[at - 1])) ||
+        (end < text.size() && NameByte(text[end]))) {
+      continue;
+    }
+    absl::StrAppend(&out, text.substr(from, at - from), with);
+    from = end;
+  }
+  return out + text.substr(from);
+}
+
+// `text` broken at spaces so that no line passes kListColumns: the first
+// line starts after `used` columns, the others after `indent`.
+std::string Wrapped(const std::string& text, size_t used,
+                    const std::string& indent) {
+  std::string out;
+  size_t column = used;
+  bool first = true;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (!first && column + 1 + word.size() > kListColumns) {
+      absl::StrAppend(&out, "\n", indent);
+      column = indent.size();
+    } else if (!first) {
+      out += ' ';
+      ++column;
+    }
+    absl::StrAppend(&out, word);
+    column += word.size();
+    first = false;
+  }
+  return out;
+}
+
 // One line per event; events unavailable for a reason they share with
 // others are grouped under that reason, said once (45 hardware events
-// without a PMU: one reason, not 45 lines of it). Tracepoints come first
-// when they were asked for (`list --tracepoints | head` shows some).
+// without a PMU: one reason, not 45 lines of it; a reason that names its
+// event, "context-switches happens in the kernel", is shared as "the event
+// happens in the kernel"). No line passes kListColumns. Tracepoints come
+// first when they were asked for (`list --tracepoints | head` shows some).
 void PrintListedText(std::vector<Listed> events, bool tracepoints_first) {
   if (tracepoints_first) {
     std::stable_partition(events.begin(), events.end(), [](const Listed& e) {
@@ -269,51 +323,61 @@ void PrintListedText(std::vector<Listed> events, bool tracepoints_first) {
   };
   // The reason without the event's own name before it ("cycles: not
   // supported ..." and "instructions: not supported ..." are one reason).
-  for (Listed& e : events) {
+  // Its name elsewhere in it is "the event" when the reason is shared.
+  std::vector<std::string> shared_as(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    Listed& e = events[i];
     for (const std::string& name : {e.name, e.alias}) {
       const std::string prefix = absl::StrCat(name, ": ");
       if (!name.empty() && absl::StartsWith(e.reason, prefix)) {
         e.reason = e.reason.substr(prefix.size());
       }
     }
+    shared_as[i] = ReplaceName(ReplaceName(e.reason, e.name, "the event"),
+                               e.alias, "the event");
   }
   absl::flat_hash_map<std::string, size_t> sharing;
   std::vector<std::string> reasons;  // shared ones, in order
-  for (const Listed& e : events) {
-    if (e.tried && !e.available && sharing[e.reason]++ == 1) {
-      reasons.push_back(e.reason);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Listed& e = events[i];
+    if (e.tried && !e.available && sharing[shared_as[i]]++ == 1) {
+      reasons.push_back(shared_as[i]);
     }
   }
-  auto grouped = [&](const Listed& e) {
-    return e.tried && !e.available && sharing[e.reason] > 1;
+  auto grouped = [&](size_t i) {
+    return events[i].tried && !events[i].available && sharing[shared_as[i]] > 1;
   };
   size_t width = 0;
   for (const Listed& e : events) width = std::max(width, shown(e).size());
   std::string text;
-  auto line = [&](const Listed& e, const std::string& indent) {
-    absl::StrAppendFormat(&text, "%s%-*s  %-10s", indent, width, shown(e),
-                          e.kind);
+  auto line = [&](size_t i, const std::string& indent) {
+    const Listed& e = events[i];
+    std::string one =
+        absl::StrFormat("%s%-*s  %-10s", indent, width, shown(e), e.kind);
     if (!e.tried) {
-      text += "  not checked (--check opens it)";
+      one += "  not checked (--check opens it)";
     } else if (e.available) {
-      text += "  available";
-    } else if (!grouped(e)) {
-      absl::StrAppend(&text, "  unavailable: ", e.reason);
+      one += "  available";
+    } else if (!grouped(i)) {
+      const std::string why = absl::StrCat("unavailable: ", e.reason);
+      absl::StrAppend(&one, "  ", Wrapped(why, one.size() + 2, "    "));
     }
     if (!e.unit.empty() || e.scale != 1.0) {
-      absl::StrAppendFormat(&text, "  [scale %g %s]", e.scale, e.unit);
+      absl::StrAppendFormat(&one, "  [scale %g %s]", e.scale, e.unit);
     }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    text += '\n';
+    while (!one.empty() && one.back() == ' ') one.pop_back();
+    absl::StrAppend(&text, one, "\n");
   };
-  for (const Listed& e : events) {
-    if (!grouped(e)) line(e, "");
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!grouped(i)) line(i, "");
   }
   for (const std::string& reason : reasons) {
-    absl::StrAppend(&text, "\nunavailable (", sharing[reason],
-                    " events): ", reason, "\n");
-    for (const Listed& e : events) {
-      if (grouped(e) && e.reason == reason) line(e, "  ");
+    const std::string head =
+        absl::StrCat("unavailable (", sharing[reason], " events):");
+    absl::StrAppend(&text, "\n", head, " ",
+                    Wrapped(reason, head.size() + 1, "    "), "\n");
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (grouped(i) && shared_as[i] == reason) line(i, "  ");
     }
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
