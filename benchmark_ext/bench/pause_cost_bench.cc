@@ -27,19 +27,26 @@
 // task-clock, and three events in two groups
 // ({task-clock,page-faults},context-switches).
 //
+// (--pause_cost_events=LIST[;LIST...] runs these lists instead, e.g.
+// instructions:u in the emulated arm64 machine, where it is exact.)
+//
 // The summary gives per list: each way's Time and CPU over /gbench's
 // (issue 38's target: <= 1.10), and per counter the value with the pause
-// against /nopause's (BM_Body240) or gbench's CPU (BM_Sort/256). Medians of
-// the repetitions (--benchmark_repetitions, default 5 here).
+// [the least..the greatest repetition] against /nopause's (BM_Body240) or
+// task-clock against gbench's CPU (BM_Sort/256). Medians of the
+// repetitions (--benchmark_repetitions, default 5 here).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
 
@@ -154,16 +161,34 @@ void BM_SortMeasure(benchmark::State& state) {
   }
 }
 
-// One reported row: CPU and real time (ns per iteration) and counters.
+// A counter's least and greatest value over the repetitions.
+struct Spread {
+  double least = 0, most = 0;
+};
+
+// One reported row: CPU and real time (ns per iteration) and counters
+// (medians), and each counter's least and greatest repetition.
 struct Row {
   double cpu = 0, real = 0;
   std::map<std::string, double> counters;
+  std::map<std::string, Spread> range;
 };
 
 // Rows by name (median over the repetitions), printed as gbench does.
 class Collector : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
+    // gbench reports the repetitions and the aggregates in separate calls.
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      auto& range = ranges_[run.run_name.str()];
+      for (const auto& [key, counter] : run.counters) {
+        auto [it, added] =
+            range.try_emplace(key, Spread{counter.value, counter.value});
+        it->second.least = std::min(it->second.least, counter.value);
+        it->second.most = std::max(it->second.most, counter.value);
+      }
+    }
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") {
         continue;
@@ -174,6 +199,7 @@ class Collector : public benchmark::ConsoleReporter {
       for (const auto& [key, counter] : run.counters) {
         row.counters[key] = counter.value;
       }
+      row.range = ranges_[run.run_name.str()];
       std::string name = run.benchmark_name();
       const size_t median = name.rfind("_median");
       if (median != std::string::npos) name.resize(median);
@@ -182,6 +208,10 @@ class Collector : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
   }
   std::map<std::string, Row> rows;
+
+ private:
+  // Each counter's least and greatest repetition, by run name.
+  std::map<std::string, std::map<std::string, Spread>> ranges_;
 };
 
 void Register() {
@@ -215,8 +245,13 @@ void PrintWay(const char* way, const Row& m, const Row& g, const Row* nopause) {
     if (nopause != nullptr) {
       auto it = nopause->counters.find(key);
       if (it == nopause->counters.end()) continue;
-      std::printf("  %-10s   %-16s %10.3f, without the pause %10.3f (%+.3f)\n",
-                  "", key.c_str(), value, it->second, value - it->second);
+      const auto r = m.range.find(key);
+      std::printf(
+          "  %-10s   %-16s %10.3f [%.3f..%.3f], without the pause %10.3f "
+          "(%+.3f)\n",
+          "", key.c_str(), value, r == m.range.end() ? 0 : r->second.least,
+          r == m.range.end() ? 0 : r->second.most, it->second,
+          value - it->second);
     } else if (key == "task-clock") {
       std::printf("  %-10s   %-16s %10.3f (%sx gbench's CPU)\n", "",
                   key.c_str(), value, Ratio(value, g.cpu).c_str());
@@ -260,13 +295,30 @@ int main(int argc, char** argv) {
   if (!has_reps) args.insert(args.begin() + 1, reps.data());
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-  const std::vector<std::pair<std::string, std::string>> rounds = {
+  // --pause_cost_events=LIST[;LIST...]: these event lists instead (the
+  // emulated arm64 machine's exact instructions, for example).
+  std::vector<std::pair<std::string, std::string>> rounds = {
       {"no events", ""},
       {"task-clock", "task-clock"},
       {"three events in two groups",
        "{task-clock,page-faults},context-switches"},
   };
+  int kept = 1;
+  for (int i = 1; i < n; ++i) {
+    const std::string arg = args[i];
+    const std::string flag = "--pause_cost_events=";
+    if (arg.rfind(flag, 0) != 0) {
+      args[kept++] = args[i];
+      continue;
+    }
+    rounds.clear();
+    for (const absl::string_view list :
+         absl::StrSplit(arg.substr(flag.size()), ';')) {
+      rounds.emplace_back(std::string(list), std::string(list));
+    }
+  }
+  n = kept;
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
   std::vector<std::pair<std::string, std::map<std::string, pause_cost::Row>>>
       results;
   for (const auto& [title, events] : rounds) {
