@@ -133,6 +133,63 @@ TEST_F(SimulatedLabelsTest, CompareTagsEverySimulatedValue) {
   }
 }
 
+// One run a side: a simulated exact count (instructions) is "exact",
+// decided without repetitions, and neither the one-sample note nor the
+// gate line asks for more; the simulator's models, estimates and
+// valgrind's times keep the caveat, and so does a measured instructions
+// count of one sample.
+TEST_F(SimulatedLabelsTest, CompareCallsSimulatedExactCountsExact) {
+  const std::string base = Write("base.json", Scaled(1.0, "2026-12-01"));
+  const std::string next = Write("new.json", Scaled(1.01, "2026-12-02"));
+  const std::string gate = " --fail-on 'instructions>+0.5%'";
+  const RunResult json = RunTool(absl::StrCat(
+      "compare ", Quote(base), " ", Quote(next), " --format json", gate));
+  EXPECT_EQ(json.code, 1) << json.err;
+  size_t exact = 0, one_sample = 0;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  for (const auto& b : j["benchmarks"]) {
+    for (const auto& m : b["metrics"]) {
+      const std::string metric = m["metric"];
+      const std::string evidence = m["evidence"];
+      EXPECT_EQ(evidence, metric == "instructions" ? "exact" : "one_sample")
+          << metric;
+      exact += evidence == "exact";
+      one_sample += evidence == "one_sample";
+    }
+  }
+  EXPECT_EQ(exact, 5u);
+  EXPECT_EQ(one_sample, 20u);  // real_time, cpu_time, est_cycles, est_ipc
+  const RunResult table = RunTool(absl::StrCat(
+      "compare ", Quote(base), " ", Quote(next), " --color never", gate));
+  EXPECT_EQ(table.code, 1) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("20 comparison(s) have one sample"));
+  EXPECT_THAT(table.out, Not(HasSubstr("resting on one sample")));
+  for (const std::string& row : LinesWith(table.out, "instructions [")) {
+    if (absl::StartsWith(row, "BM_")) {
+      EXPECT_THAT(row, HasSubstr("exact"));
+    }
+  }
+  // The same run twice: unchanged, exactly, and the gate passes.
+  const RunResult same = RunTool(absl::StrCat(
+      "compare ", Quote(base), " ", Quote(base), " --color never", gate));
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_THAT(same.out, Not(HasSubstr("resting on one sample")));
+
+  // Measured (no perfcounters.source): one sample stays one sample.
+  const auto measured = [&](double factor, const char* name) {
+    nlohmann::ordered_json j =
+        nlohmann::ordered_json::parse(Scaled(factor, "2026-12-01"));
+    j["context"].erase("perfcounters.source");
+    return Write(name, j.dump(2));
+  };
+  const RunResult pmu = RunTool(
+      absl::StrCat("compare ", Quote(measured(1.0, "m1.json")), " ",
+                   Quote(measured(1.01, "m2.json")), " --color never", gate));
+  EXPECT_EQ(pmu.code, 1) << pmu.err;
+  EXPECT_THAT(pmu.out, HasSubstr("25 comparison(s) have one sample"));
+  EXPECT_THAT(pmu.out, HasSubstr("5 resting on one sample each"));
+}
+
 TEST_F(SimulatedLabelsTest, MeasuredCompareHasNoTags) {
   const RunResult r =
       RunTool(absl::StrCat("compare ", Quote(kTestdata + "/base.json"), " ",

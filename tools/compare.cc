@@ -496,7 +496,13 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
       if (match[b] < nm.size()) ns = std::move(nm[match[b]].second);
       bc.metrics.push_back(CompareMetric(
           std::move(bm[b].first), std::move(bm[b].second), std::move(ns)));
-      if (paired) ComparePaired(bc.metrics.back());
+      MetricComparison& m = bc.metrics.back();
+      // A simulated exact count needs no repetitions: its one run is it.
+      if (out.simulated && m.evidence == Evidence::kOneSample &&
+          ExactSimulatedCount(m.metric)) {
+        m.evidence = Evidence::kExact;
+      }
+      if (paired) ComparePaired(m);
     }
     for (size_t i = 0; i < nm.size(); ++i) {
       if (used[i]) continue;

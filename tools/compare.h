@@ -124,7 +124,9 @@ std::string EstimateLegend();
 enum class Evidence {
   kNone,       // no change (a median is missing)
   kOneSample,  // a side has one counted sample: no test is possible
-  kExact,      // both sides' repetitions agree within kExactSpread
+  kExact,      // both sides' repetitions agree within kExactSpread, or
+               // simulated exact counts (ExactSimulatedCount()), which
+               // one run a side decides
   kUTest,      // the Mann-Whitney U test
   kPaired,     // `perfcounters ab`'s rounds: the sign test on the paired
                // log-ratios (paired_stats.h)

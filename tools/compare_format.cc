@@ -151,7 +151,9 @@ std::string SimulatedNote(const Comparison& c) {
   return absl::StrCat(
       "counted by the simulator, not the PMU (", c.source_description,
       "): [simulated] values are exact counts or callgrind's cache and "
-      "branch models of the simulated program, [estimate] values a cost "
+      "branch models of the simulated program (instructions, "
+      "L1-dcache-loads/-stores and branches are the same every run: one run "
+      "a side decides them, 'exact'), [estimate] values a cost "
       "model's (est_cycles, est_ipc: never measured cycles or IPC), "
       "[valgrind's time] the time under valgrind (docs/simulate.md)");
 }

@@ -24,6 +24,11 @@ bool IsEstimateMetric(const std::string& metric) {
   return absl::StartsWith(metric, "est_");
 }
 
+bool ExactSimulatedCount(const std::string& metric) {
+  return metric == "instructions" || metric == "L1-dcache-loads" ||
+         metric == "L1-dcache-stores" || metric == "branches";
+}
+
 bool SimulatedMachine(const std::string& machine) {
   return absl::EndsWith(machine, kSimulatedMachineSuffix);
 }

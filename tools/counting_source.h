@@ -26,6 +26,13 @@ std::string SourceDescription(const BenchmarkFile& file);
 // est_ipc: docs/simulate.md), which are never measured values.
 bool IsEstimateMetric(const std::string& metric);
 
+// The simulated source's exact counts (instructions, L1-dcache-loads,
+// L1-dcache-stores, branches: callgrind's Ir, Dr, Dw, Bc + Bi): the same
+// in every run of one binary with the same arguments, so one sample a side
+// decides a change (compare's Evidence::kExact). Misses (the models' state
+// moves between repetitions), estimates and valgrind's times are not.
+bool ExactSimulatedCount(const std::string& metric);
+
 // The suffix `history add` gives the machine of a simulated run's series
 // (" [simulate]"): simulated values are a series of their own.
 inline constexpr char kSimulatedMachineSuffix[] = " [simulate]";
