@@ -1,7 +1,9 @@
 // generated_json.h: Google Benchmark JSON files for the tools' benchmarks,
 // with three counters per entry and 3 repetitions per benchmark, in one of
 // two shapes (Shape): as Google Benchmark 1.7.1 writes them (same keys, same
-// layout, the mean/median/stddev/cv aggregates), or many small entries.
+// layout, the mean/median/stddev/cv aggregates), or many small entries
+// (whose repetitions and counters per entry a SmallEntries can change:
+// 1 repetition without counters, gbench's default; 40 counters).
 #ifndef PERFCOUNTERS_BENCH_GENERATED_JSON_H_
 #define PERFCOUNTERS_BENCH_GENERATED_JSON_H_
 
@@ -29,13 +31,22 @@ enum class Shape {
   kSmallEntries,
 };
 
+// Shape::kSmallEntries' repetitions per benchmark and counters per entry
+// (3 of each: cycles, instructions, page-faults; other counts: ctr00,
+// ctr01, ...).
+struct SmallEntries {
+  int repetitions = kRepetitions;
+  int counters = 3;
+};
+
 // Writes `path`: `benchmarks` benchmarks, or as many as make at least
 // `min_bytes` when that is larger. `shift` scales the times (the "new" file
 // of a pair). Returns the bytes written; exits on a write error.
 inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
                                    double shift, int benchmarks,
                                    uint64_t min_bytes = 0,
-                                   Shape shape = Shape::kGbench) {
+                                   Shape shape = Shape::kGbench,
+                                   SmallEntries small = {}) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
@@ -71,10 +82,21 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
             &out,
             "\"name\":\"%s\",\"run_name\":\"%s\",\"run_type\":\"%s\","
             "\"repetitions\":%d,%s\"iterations\":%d,\"real_time\":%.9g,"
-            "\"cpu_time\":%.9g,\"time_unit\":\"ns\",\"cycles\":%.9g,"
-            "\"instructions\":%.9g,\"page-faults\":%.9g}",
-            full, name, run_type, kRepetitions, extra, 1000000, t, t * 0.999,
-            cycles, instructions, faults);
+            "\"cpu_time\":%.9g,\"time_unit\":\"ns\"",
+            full, name, run_type, small.repetitions, extra, 1000000, t,
+            t * 0.999);
+        if (small.counters == 3) {
+          absl::StrAppendFormat(&out,
+                                ",\"cycles\":%.9g,\"instructions\":%.9g,"
+                                "\"page-faults\":%.9g",
+                                cycles, instructions, faults);
+        } else {
+          for (int c = 0; c < small.counters; ++c) {
+            absl::StrAppendFormat(&out, ",\"ctr%02d\":%.9g", c,
+                                  cycles * (1 + c % 7));
+          }
+        }
+        out += "}";
         return;
       }
       out += "\n";
@@ -91,7 +113,9 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
           full, b % 100, b / 100, name, run_type, kRepetitions, extra, 1000000,
           t, t * 0.999, cycles, instructions, faults);
     };
-    for (int r = 0; r < kRepetitions; ++r) {
+    const int repetitions =
+        shape == Shape::kSmallEntries ? small.repetitions : kRepetitions;
+    for (int r = 0; r < repetitions; ++r) {
       const double t = base_time * shift * noise(rng);
       const double cycles = t * 3.0 * noise(rng);
       const double instructions = base_time * 6.0;
@@ -109,7 +133,7 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
     for (const char* agg : {"mean", "median", "stddev", "cv"}) {
       if (shape == Shape::kSmallEntries) break;
       const bool central = agg[0] == 'm';
-      const double k = central ? 1.0 / kRepetitions : 0.001;
+      const double k = central ? 1.0 / repetitions : 0.001;
       entry(absl::StrCat(name, "_", agg), "aggregate",
             absl::StrCat("      \"aggregate_name\": \"", agg,
                          "\",\n      \"aggregate_unit\": \"time\",\n"),
