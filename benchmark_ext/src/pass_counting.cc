@@ -27,7 +27,9 @@ namespace {
 // intervals).
 constexpr int kCalibrationPasses = 33;
 
-// Set by the calibration benchmark's body around its loop.
+// Set by the calibration benchmark's body around its loop: inside the
+// calibrated bracket, so one store to a fixed address (a listed exception
+// to the one owner, process_state.h).
 std::atomic<bool> calibration_body{false};
 
 class PassCounter : public PassCountingClient {
@@ -147,8 +149,10 @@ class PassCounter : public PassCountingClient {
   std::vector<PassResult> results_;                 // guarded by mu_
 };
 
-// Set once, before the benchmarks run.
-PassCountingClient* counter = nullptr;
+// The counting client, set once before the benchmarks run.
+PassCountingClient*& TheCounter() {
+  return Registry::Get().state().extra_run_counting.counter;
+}
 
 void CalibrationBody(benchmark::State& state) {
   calibration_body = true;
@@ -160,12 +164,13 @@ void CalibrationBody(benchmark::State& state) {
 }  // namespace
 
 bool StartPassCounting(const std::shared_ptr<const Config>& config) {
-  if (!ProfilerPassAvailable() || config == nullptr || counter != nullptr) {
-    return counter != nullptr;
+  if (!ProfilerPassAvailable() || config == nullptr ||
+      TheCounter() != nullptr) {
+    return TheCounter() != nullptr;
   }
   if (config->simulated) {
     // Exact without calibration (simulate_pass.h).
-    counter = NewSimulatedPassCounter(config);
+    TheCounter() = NewSimulatedPassCounter(config);
   } else {
     CountersOptions options;
     options.read_mode = config->options.read_mode;
@@ -173,33 +178,36 @@ bool StartPassCounting(const std::shared_ptr<const Config>& config) {
     absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
     Counters counters =
         Counters::Open(budget.ok() ? config->plan : Plan{}, options);
-    counter = new PassCounter(config, std::move(budget), std::move(counters));
+    TheCounter() =
+        new PassCounter(config, std::move(budget), std::move(counters));
   }
-  if (!AddPassClient(counter)) return false;
+  if (!AddPassClient(TheCounter())) return false;
   if (config->options.calibrate && !config->simulated) {
     benchmark::RegisterBenchmark(kPassCalibrationName, CalibrationBody)
         ->Iterations(1)
         ->Repetitions(kCalibrationPasses);
     NullReporter null;
-    counter->BeginCalibration();
+    TheCounter()->BeginCalibration();
     benchmark::RunSpecifiedBenchmarks(
         &null, absl::StrCat("^", kPassCalibrationName, "(/|$)"));
-    counter->EndCalibration();
+    TheCounter()->EndCalibration();
   }
   return true;
 }
 
-bool PassCountingActive() { return counter != nullptr; }
+bool PassCountingActive() { return TheCounter() != nullptr; }
 
 bool InPassCalibration() { return calibration_body.load(); }
 
 std::vector<PassResult> TakePassResults() {
-  return counter == nullptr ? std::vector<PassResult>() : counter->Take();
+  return TheCounter() == nullptr ? std::vector<PassResult>()
+                                 : TheCounter()->Take();
 }
 
 std::vector<std::pair<std::string, BracketCost>> PassCalibration() {
-  return counter == nullptr ? std::vector<std::pair<std::string, BracketCost>>()
-                            : counter->calibration();
+  return TheCounter() == nullptr
+             ? std::vector<std::pair<std::string, BracketCost>>()
+             : TheCounter()->calibration();
 }
 
 }  // namespace perfcounters::bench_internal

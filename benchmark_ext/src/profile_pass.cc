@@ -33,6 +33,7 @@
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
 #include "profiler_pass.h"
+#include "registry.h"
 #include "rows.h"
 #include "simulate.h"
 #include "simulate_profile.h"
@@ -40,23 +41,19 @@
 namespace perfcounters::bench_internal {
 namespace {
 
-// The options every benchmark thread's Profiler opens with; set before the
-// profile pass, read by the hooks only while g_profiling.
-ProfileOptions g_options;
-std::atomic<bool> g_profiling{false};
-
-// The samples of the benchmark running now, merged over its threads.
-std::mutex g_mu;
-Profile g_profile;
-absl::Status g_error;
-// Whether g_profile holds samples of gbench's extra run (PassSampler: a
-// plain loop, sampled on one thread whatever its Threads(N)).
-bool g_from_pass = false;
+// The sampling run's process-wide state (process_state.h).
+SamplingRunState& Sampling() { return Registry::Get().state().sampling; }
 
 // This thread's sampler (opened at its first timed region) and whether it
-// is sampling the timed region now.
+// is sampling the timed region now (per thread: process_state.h's listed
+// exceptions).
 thread_local std::unique_ptr<Profiler> t_profiler;
 thread_local bool t_in_region = false;
+
+// A warning of the sampling run, through the one warn-once (registry.h).
+void WarnProfile(const std::string& message) {
+  WarnOnce(absl::StrCat("profile: ", message), message);
+}
 
 // `--name=VALUE` (or -name=VALUE): the value; nullopt for another flag.
 std::optional<absl::string_view> FlagValue(absl::string_view arg,
@@ -127,18 +124,18 @@ class Collector : public benchmark::BenchmarkReporter {
     absl::Status error;
     bool from_pass = false;
     {
-      std::lock_guard<std::mutex> lock(g_mu);
-      p = std::move(g_profile);
-      g_profile = Profile();
-      error = std::exchange(g_error, absl::OkStatus());
-      from_pass = std::exchange(g_from_pass, false);
+      SamplingRunState& sampling = Sampling();
+      std::lock_guard<std::mutex> lock(sampling.mu);
+      p = std::move(sampling.profile);
+      sampling.profile = Profile();
+      error = std::exchange(sampling.error, absl::OkStatus());
+      from_pass = std::exchange(sampling.from_extra_run, false);
     }
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
       if (!error.ok()) {
-        std::fprintf(stderr, "perfcounters: warning: %s: no profile: %s\n",
-                     run.benchmark_name().c_str(),
-                     std::string(error.message()).c_str());
+        WarnProfile(absl::StrCat(run.benchmark_name(),
+                                 ": no profile: ", error.message()));
         return;
       }
       if (Skipped(run) || p.event.empty()) {
@@ -150,8 +147,7 @@ class Collector : public benchmark::BenchmarkReporter {
       if (!symbolizer_.has_value()) {
         absl::StatusOr<Symbolizer> s = Symbolizer::ForThisProcess();
         if (!s.ok()) {
-          std::fprintf(stderr, "perfcounters: warning: %s\n",
-                       std::string(s.status().message()).c_str());
+          WarnProfile(std::string(s.status().message()));
           return;
         }
         symbolizer_ = std::move(*s);
@@ -175,9 +171,8 @@ class Collector : public benchmark::BenchmarkReporter {
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
       if (!r.ok()) {
-        std::fprintf(stderr, "perfcounters: warning: %s: no profile: %s\n",
-                     run.benchmark_name().c_str(),
-                     std::string(r.status().message()).c_str());
+        WarnProfile(absl::StrCat(run.benchmark_name(),
+                                 ": no profile: ", r.status().message()));
         return;
       }
       if (Skipped(run) || r->empty) {
@@ -249,13 +244,15 @@ class Collector : public benchmark::BenchmarkReporter {
 };
 
 void Merge(absl::StatusOr<Profile> p) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  SamplingRunState& sampling = Sampling();
+  std::lock_guard<std::mutex> lock(sampling.mu);
   if (!p.ok()) {
-    if (g_error.ok()) g_error = p.status();
+    if (sampling.error.ok()) sampling.error = p.status();
     return;
   }
-  if (absl::Status st = g_profile.Merge(*p); !st.ok() && g_error.ok()) {
-    g_error = st;
+  if (absl::Status st = sampling.profile.Merge(*p);
+      !st.ok() && sampling.error.ok()) {
+    sampling.error = st;
   }
 }
 
@@ -279,8 +276,9 @@ class PassSampler : public PassClient {
     // Still in the region: no Measure loop discarded it, so these are a
     // plain loop's samples.
     if (t_in_region) {
-      std::lock_guard<std::mutex> lock(g_mu);
-      g_from_pass = true;
+      SamplingRunState& sampling = Sampling();
+      std::lock_guard<std::mutex> lock(sampling.mu);
+      sampling.from_extra_run = true;
     }
     ProfileEnd();
   }
@@ -319,8 +317,7 @@ void WriteFoldedFiles(const ProfileFlags& flags, const Summaries& summaries) {
     absl::Status st = WriteWhole(flags.out_dir, FoldedFileName(name),
                                  FoldedStacks(s.summary));
     if (!st.ok()) {
-      std::fprintf(stderr, "perfcounters: warning: %s: %s\n", name.c_str(),
-                   std::string(st.message()).c_str());
+      WarnProfile(absl::StrCat(name, ": ", st.message()));
     }
   }
 }
@@ -339,9 +336,11 @@ void ProfileDiscard() {
 }
 
 void ProfileBegin() {
-  if (!g_profiling.load(std::memory_order_relaxed) || t_in_region) return;
+  if (t_in_region || !Sampling().profiling.load(std::memory_order_relaxed)) {
+    return;
+  }
   if (t_profiler == nullptr) {
-    absl::StatusOr<Profiler> p = Profiler::Open(g_options);
+    absl::StatusOr<Profiler> p = Profiler::Open(Sampling().options);
     if (!p.ok()) {
       Merge(p.status());
       return;
@@ -526,20 +525,19 @@ void RunSampledProfilePass(const ProfileFlags& flags, bool file,
           "; --perf_profile=auto samples cycles where they count, else "
           "cpu-clock, which samples here (or give --perf_profile=cpu-clock)";
     }
-    std::fprintf(stderr,
-                 "perfcounters: warning: --perf_profile=%s: no profiles: "
-                 "%s%s\n",
-                 flags.event.c_str(),
-                 std::string(probe.status().message()).c_str(), hint.c_str());
+    WarnProfile(absl::StrCat("--perf_profile=", flags.event, ": no profiles: ",
+                             probe.status().message(), hint));
   } else {
     *probe = Profiler();  // closed again: each thread opens its own
-    g_options = o;
+    SamplingRunState& sampling = Sampling();
+    sampling.options = o;
     // Benchmarks without Measure are sampled in gbench's extra run (where
     // the linked gbench has one).
-    static PassSampler pass_sampler;
-    static const bool pass_added = AddPassClient(&pass_sampler);
-    (void)pass_added;
-    g_profiling.store(true);
+    std::call_once(sampling.extra_run_sampler_once, [&sampling] {
+      sampling.extra_run_sampler = new PassSampler();
+      AddPassClient(sampling.extra_run_sampler);
+    });
+    sampling.profiling.store(true);
     Collector collector(&summaries, nullptr, "");
     Silent quiet_file;
     if (!file) {
@@ -548,7 +546,7 @@ void RunSampledProfilePass(const ProfileFlags& flags, bool file,
       benchmark::RunSpecifiedBenchmarks(&collector, &quiet_file);
     }
     collector.PrintNotes();
-    g_profiling.store(false);
+    sampling.profiling.store(false);
     t_profiler.reset();
     // The counts of gbench's extra runs in the profile pass belong to no
     // reported row: the measured pass's rows take only their own.
@@ -564,8 +562,7 @@ void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
   // line, and no profiles.
   absl::StatusOr<std::vector<SimEvent>> inputs = SimProfileInputs(flags.event);
   if (!inputs.ok()) {
-    std::fprintf(stderr, "perfcounters: warning: no profiles: %s\n",
-                 std::string(inputs.status().message()).c_str());
+    WarnProfile(absl::StrCat("no profiles: ", inputs.status().message()));
     return;
   }
   Collector collector(out, &*inputs,

@@ -7,30 +7,32 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "registry.h"
 
 namespace perfcounters::bench_internal {
 namespace {
 
-std::atomic<bool> in_pass{false};
-std::atomic<bool> self_counted{false};
+ExtraRunState& ExtraRun() { return Registry::Get().state().extra_run; }
+
+}  // namespace
 
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-class Pass : public benchmark::ProfilerManager {
+class PassFanOut : public benchmark::ProfilerManager {
  public:
   void Add(PassClient* client) {
     std::lock_guard<std::mutex> lock(mu_);
     clients_.push_back(client);
   }
   void AfterSetupStart() override {
-    self_counted = false;
-    in_pass = true;
+    ExtraRun().self_counted = false;
+    ExtraRun().in_run = true;
     for (PassClient* c : clients_) c->Start();
   }
   void BeforeTeardownStop() override {
     for (auto it = clients_.rbegin(); it != clients_.rend(); ++it) {
       (*it)->Stop();
     }
-    in_pass = false;
+    ExtraRun().in_run = false;
   }
 
  private:
@@ -38,18 +40,20 @@ class Pass : public benchmark::ProfilerManager {
   std::vector<PassClient*> clients_;
 };
 
+namespace {
+
 // The one pass, registered with gbench on first use.
-Pass* ThePass() {
-  static Pass* const pass = [] {
-    auto* p = new Pass();
-    benchmark::RegisterProfilerManager(p);
-    return p;
-  }();
-  return pass;
+PassFanOut* ThePass() {
+  ExtraRunState& state = ExtraRun();
+  std::call_once(state.fan_out_once, [&state] {
+    state.fan_out = new PassFanOut();
+    benchmark::RegisterProfilerManager(state.fan_out);
+  });
+  return state.fan_out;
 }
-#endif
 
 }  // namespace
+#endif
 
 bool ProfilerPassAvailable() {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
@@ -71,7 +75,7 @@ bool AddPassClient(PassClient* client) {
 
 void SetPassRegistered(bool registered) {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-  Pass* const pass = ThePass();
+  PassFanOut* const pass = ThePass();
   benchmark::RegisterProfilerManager(nullptr);
   if (registered) benchmark::RegisterProfilerManager(pass);
 #else
@@ -79,10 +83,12 @@ void SetPassRegistered(bool registered) {
 #endif
 }
 
-bool InProfilerPass() { return in_pass.load(std::memory_order_relaxed); }
+bool InProfilerPass() {
+  return ExtraRun().in_run.load(std::memory_order_relaxed);
+}
 
-void MarkPassSelfCounted() { self_counted = true; }
+void MarkPassSelfCounted() { ExtraRun().self_counted = true; }
 
-bool TakePassSelfCounted() { return self_counted.exchange(false); }
+bool TakePassSelfCounted() { return ExtraRun().self_counted.exchange(false); }
 
 }  // namespace perfcounters::bench_internal

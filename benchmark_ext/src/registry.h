@@ -2,7 +2,9 @@
 // configured events, the warnings already printed (one warn-once for every
 // warning), the notes waiting for the main's reporter (the last reported
 // batch's warnings and counted time), and the record of the run being
-// measured — behind one accessor, Registry::Get().
+// measured, and the state of each run (process_state.h) — behind one
+// accessor, Registry::Get(). process_state.h lists the few per-thread and
+// signal-handler objects that live elsewhere, and why.
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_REGISTRY_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_REGISTRY_H_
 
@@ -20,6 +22,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/plan.h"
+#include "process_state.h"
 
 namespace perfcounters::bench_internal {
 
@@ -116,6 +119,10 @@ class Registry {
   // The run being measured (its own mutex).
   RunRecord& run() { return run_; }
 
+  // The state of each run: gbench's extra run, the sampling run, the
+  // simulator's (process_state.h; each part guards itself).
+  ProcessState& state() { return state_; }
+
  private:
   Registry() = default;
 
@@ -127,6 +134,7 @@ class Registry {
   bool any_not_counted_ = false;             // guarded by mu_
   std::vector<RunNotes> notes_;              // guarded by mu_
   RunRecord run_;
+  ProcessState state_;
 };
 
 // Prints "perfcounters: warning: <message>" to stderr once per `key` per

@@ -27,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "perfcounters/grammar.h"
+#include "registry.h"
 #include "simulate.h"
 
 namespace perfcounters::bench_internal {
@@ -37,15 +38,9 @@ constexpr char kSimProfileEvents[] =
     "L1-dcache-store-misses, L1-icache-load-misses, LLC-load-misses, "
     "LLC-store-misses, cache-misses, branches, branch-misses";
 
-// (object, function context, address) -> self costs.
-using SimProfileKey = std::tuple<std::string, std::string, uint64_t>;
-using SimProfileCosts = std::map<SimProfileKey, SimCosts>;
-
-std::atomic<bool> g_sim_profiling{false};
-std::mutex g_sim_mu;
-SimProfileCosts g_sim_costs;  // guarded by g_sim_mu
-absl::Status g_sim_error;     // guarded by g_sim_mu
-bool g_sim_added = false;     // guarded by g_sim_mu
+SimSamplingRunState& SimSampling() {
+  return Registry::Get().state().sim_sampling;
+}
 
 // Adds `dump`'s instruction costs into `into`.
 absl::Status ParseSimProfileDump(absl::string_view dump,
@@ -164,32 +159,37 @@ bool IsSimProfileBracket(absl::string_view function) {
 }
 
 void SimProfileStart() {
-  std::lock_guard<std::mutex> lock(g_sim_mu);
-  g_sim_costs.clear();
-  g_sim_error = absl::OkStatus();
-  g_sim_added = false;
-  g_sim_profiling.store(true);
+  SimSamplingRunState& sim = SimSampling();
+  std::lock_guard<std::mutex> lock(sim.mu);
+  sim.costs.clear();
+  sim.error = absl::OkStatus();
+  sim.added = false;
+  sim.profiling.store(true);
 }
 
 void SimProfileStop() {
-  g_sim_profiling.store(false);
-  std::lock_guard<std::mutex> lock(g_sim_mu);
-  g_sim_costs.clear();
+  SimSamplingRunState& sim = SimSampling();
+  sim.profiling.store(false);
+  std::lock_guard<std::mutex> lock(sim.mu);
+  sim.costs.clear();
 }
 
-bool SimProfiling() { return g_sim_profiling.load(std::memory_order_relaxed); }
+bool SimProfiling() {
+  return SimSampling().profiling.load(std::memory_order_relaxed);
+}
 
 void SimProfileAdd(absl::string_view dump) {
   SimProfileCosts costs;
   absl::Status st = ParseSimProfileDump(dump, costs);
-  std::lock_guard<std::mutex> lock(g_sim_mu);
-  g_sim_added = true;
+  SimSamplingRunState& sim = SimSampling();
+  std::lock_guard<std::mutex> lock(sim.mu);
+  sim.added = true;
   if (!st.ok()) {
-    if (g_sim_error.ok()) g_sim_error = st;
+    if (sim.error.ok()) sim.error = st;
     return;
   }
   for (const auto& [key, c] : costs) {
-    SimCosts& to = g_sim_costs[key];
+    SimCosts& to = sim.costs[key];
     for (int e = 0; e < kSimEventCount; ++e) to[e] += c[e];
   }
 }
@@ -199,10 +199,11 @@ absl::StatusOr<SimProfileResult> TakeSimProfile(
   SimProfileCosts costs;
   SimProfileResult out;
   {
-    std::lock_guard<std::mutex> lock(g_sim_mu);
-    costs = std::exchange(g_sim_costs, {});
-    out.empty = !std::exchange(g_sim_added, false);
-    absl::Status error = std::exchange(g_sim_error, absl::OkStatus());
+    SimSamplingRunState& sim = SimSampling();
+    std::lock_guard<std::mutex> lock(sim.mu);
+    costs = std::exchange(sim.costs, {});
+    out.empty = !std::exchange(sim.added, false);
+    absl::Status error = std::exchange(sim.error, absl::OkStatus());
     if (!error.ok()) return error;
   }
   ProfileSummary& s = out.summary;
