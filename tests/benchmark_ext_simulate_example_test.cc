@@ -4,7 +4,7 @@
 // predictor misses about half of its 65536 data-dependent branches on
 // random bytes and almost none on the same bytes sorted, and BM_Branchless
 // misses almost nothing either way. One simulated run of the example
-// (about 2 s of CPU); skipped without valgrind.
+// (about 2 s of CPU); skipped without valgrind and under sanitizers.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -15,15 +15,16 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/simulate_bench.h"
 
 namespace {
 
 constexpr double kDataBranches = 65536;  // one per byte of Data()
 
 TEST(SimulateExample, BranchyMissesHalfItsBranchesOnRandomData) {
-  if (std::system("valgrind --version >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "valgrind is not installed (Debian's package valgrind)";
-  }
+  // Skips without valgrind, and under a sanitizer (valgrind cannot run
+  // an ASan binary), as the other simulated tests.
+  REQUIRE_VALGRIND();
   char dir_template[] = "/tmp/pc_branch_example_XXXXXX";
   ASSERT_NE(mkdtemp(dir_template), nullptr);
   const std::string dir = dir_template;
