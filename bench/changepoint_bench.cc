@@ -28,8 +28,11 @@
 
 namespace {
 
+// A program of its own: the methods' and the corpus's names, unqualified.
+// NOLINTBEGIN(google-build-using-namespace)
 using namespace perfcounters::tools;
 using namespace perfcounters::tools::testing;
+// NOLINTEND(google-build-using-namespace)
 
 double CpuSeconds() {
   timespec ts;
@@ -40,6 +43,7 @@ double CpuSeconds() {
 
 std::vector<Finding> ToFindings(const std::vector<ChangePoint>& cps) {
   std::vector<Finding> out;
+  out.reserve(cps.size());
   for (const ChangePoint& c : cps) {
     out.push_back({c.index, c.last_index, c.kind == ChangeKind::kDrift,
                    c.mean_before, c.mean_after});

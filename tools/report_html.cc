@@ -318,7 +318,7 @@ std::string Page::RowChart(const std::string& metric, const Row& row,
     const double base_median = relative ? *base->median : 1;
     const double value =
         relative ? (*s->median / base_median - 1) * 100 : *s->median;
-    const double x0 = relative ? x_of(0) : x_of(0);
+    const double x0 = x_of(0);
     const double x1 = x_of(value);
     const MetricComparison* c = relative ? row.changes[r] : nullptr;
     std::string title = absl::StrCat(

@@ -13,6 +13,7 @@
 //
 // Both return from the enclosing function, whose return type must be
 // constructible from an absl::Status (absl::Status, absl::StatusOr<T>).
+// RETURN_IF_ERROR's status is not const, so that returning it moves it.
 #ifndef PERFCOUNTERS_INTERNAL_STATUS_MACROS_H_
 #define PERFCOUNTERS_INTERNAL_STATUS_MACROS_H_
 
@@ -21,12 +22,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define RETURN_IF_ERROR(expr)                                       \
-  do {                                                              \
-    const ::absl::Status perfcounters_status_macro_status = (expr); \
-    if (!perfcounters_status_macro_status.ok()) {                   \
-      return perfcounters_status_macro_status;                      \
-    }                                                               \
+#define RETURN_IF_ERROR(expr)                                 \
+  do {                                                        \
+    ::absl::Status perfcounters_status_macro_status = (expr); \
+    if (!perfcounters_status_macro_status.ok()) {             \
+      return perfcounters_status_macro_status;                \
+    }                                                         \
   } while (false)
 
 #define ASSIGN_OR_RETURN(lhs, rexpr)                                        \
@@ -34,11 +35,14 @@
       PERFCOUNTERS_STATUS_MACROS_CONCAT_(perfcounters_statusor_, __LINE__), \
       lhs, rexpr)
 
-// Implementation details.
+// Implementation details. `statusor` is a name and `lhs` may be a
+// declaration: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PERFCOUNTERS_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                        \
   if (!statusor.ok()) return std::move(statusor).status();        \
   lhs = *std::move(statusor)
+// NOLINTEND(bugprone-macro-parentheses)
 #define PERFCOUNTERS_STATUS_MACROS_CONCAT_INNER_(x, y) x##y
 #define PERFCOUNTERS_STATUS_MACROS_CONCAT_(x, y) \
   PERFCOUNTERS_STATUS_MACROS_CONCAT_INNER_(x, y)
