@@ -8,11 +8,18 @@
 #   - a file #includes a tools/ header of a layer that is neither its own
 #     nor one it depends on (directly or not);
 #   - (Ninja) an executable links the history layer, libsqlite3 or libpq
-#     without being one of ALLOWED_HISTORY (the command, the history tests).
+#     without being one of ALLOWED_HISTORY (the command, the history tests);
+#   - a file includes or names abseil's Swiss tables (flat_/node_hash_map/set) but
+#     those of SWISS_TABLES_ALLOWED: data that grows with the input goes in
+#     oom_safe_map.h's OomSafeMap/OomSafeSet (why: that header).
 # Prints the layers, their edges and the counts it checked.
 cmake_minimum_required(VERSION 3.25)
 include(${DATA})
 set(errors "")
+# The files whose Swiss tables never hold input-sized data.
+set(SWISS_TABLES_ALLOWED
+  list_command.cc  # the system's event names (sysfs), not an input file
+)
 set(edges 0)
 
 # The layer graph: every dependency declared before its user.
@@ -73,6 +80,11 @@ set(includes 0)
 foreach(f ${owner_files})
   get_filename_component(name ${f} NAME)
   set(layer ${LAYER_OF_${name}})
+  file(STRINGS ${f} swiss REGEX "absl::(flat|node)_hash_(map|set)|absl/container/(flat|node)_hash_(map|set)\\.h")
+  if(swiss AND NOT name IN_LIST SWISS_TABLES_ALLOWED)
+    string(REGEX MATCH "absl[:/][a-z_:/]*_hash_(map|set)" what "${swiss}")
+    list(APPEND errors "tools/${name} uses a Swiss table (${what}): its failed rehash corrupts it, so data that grows with the input goes in OomSafeMap/OomSafeSet (oom_safe_map.h)")
+  endif()
   file(STRINGS ${f} lines REGEX "^#include \"[^\"]+\"")
   foreach(line ${lines})
     string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")

@@ -134,7 +134,8 @@ TEST_P(UnprivilegedBenchmarkTest, KernelCountingNamesATrueRemedy) {
   options.as_nobody = true;
   {
     ScopedParanoid paranoid(GetParam());
-    ASSERT_TRUE(paranoid.ok());
+    ASSERT_TRUE(paranoid.ok())
+        << "cannot write " << perfcounters::testing::kParanoid;
     Result r = RunBench(args, options);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json& e = r.Entry(kTouch4);
@@ -147,7 +148,8 @@ TEST_P(UnprivilegedBenchmarkTest, KernelCountingNamesATrueRemedy) {
     EXPECT_THAT(r.err, Not(HasSubstr("kernel.perf_event_paranoid=2`")));
   }
   ScopedParanoid advised(1);
-  ASSERT_TRUE(advised.ok());
+  ASSERT_TRUE(advised.ok())
+      << "cannot write " << perfcounters::testing::kParanoid;
   Result r = RunBench(args, options);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The benchmark's page faults are all taken in user mode.
@@ -177,7 +179,8 @@ TEST(UnprivilegedHardware, InstructionsCountAsRootDoesAtLevel2) {
   RunOptions options;
   options.as_nobody = true;
   ScopedParanoid paranoid(2);
-  ASSERT_TRUE(paranoid.ok());
+  ASSERT_TRUE(paranoid.ok())
+      << "cannot write " << perfcounters::testing::kParanoid;
   Result nobody = RunBench(args, options);
   ASSERT_EQ(nobody.exit_code, 0) << nobody.err;
   EXPECT_THAT(nobody.err, Not(HasSubstr("not counted"))) << nobody.err;

@@ -8,12 +8,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/benchmark_flags.h"
+#include "support/status_matchers.h"
 
 namespace perfcounters::bench {
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Owns argv storage for a test.
 struct Argv {
@@ -88,7 +91,7 @@ TEST(ExtractFlags, LongListsMakeShortMessages) {
   const std::string huge = "--perf_counters=" + std::string(5000, 'x');
   Argv a({"bm", huge.c_str(), "--benchmark_perf_counters=y"});
   absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_LT(f.status().message().size(), 400u) << f.status();
   EXPECT_THAT(f.status().message(), HasSubstr("(5000 bytes)"));
 }
@@ -133,7 +136,7 @@ TEST(ExtractFlags, StrictTakesABoolean) {
 
   Argv b({"bm", "--perf_counters_strict=maybe"});
   f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_THAT(f.status().message(), HasSubstr("maybe"));
   EXPECT_THAT(f.status().message(), HasSubstr("--perf_counters_strict=true"));
 }
@@ -141,7 +144,7 @@ TEST(ExtractFlags, StrictTakesABoolean) {
 TEST(ExtractFlags, MissingValueIsAnError) {
   Argv a({"bm", "--perf_counters"});
   absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_THAT(f.status().message(), HasSubstr("--perf_counters=LIST"));
 }
 
@@ -156,13 +159,13 @@ TEST(ExtractFlags, ReadPathAndCalibration) {
 
   Argv b({"bm"});
   f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
-  ASSERT_TRUE(f.ok());
+  ASSERT_THAT(f, IsOk());
   EXPECT_EQ(f->read_mode, ReadMode::kAuto);
   EXPECT_TRUE(f->calibrate);
 
   Argv c({"bm", "--perf_counters_read=syscall", "--perf_counters_calibrate"});
   f = ExtractFlags(&c.argc, c.pointers.data(), nullptr);
-  ASSERT_TRUE(f.ok());
+  ASSERT_THAT(f, IsOk());
   EXPECT_EQ(f->read_mode, ReadMode::kSyscall);
   EXPECT_TRUE(f->calibrate);
 }
@@ -170,17 +173,17 @@ TEST(ExtractFlags, ReadPathAndCalibration) {
 TEST(ExtractFlags, BadReadPathOrCalibrationIsAnError) {
   Argv a({"bm", "--perf_counters_read"});
   absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_THAT(std::string(f.status().message()),
               HasSubstr("--perf_counters_read=auto"));
   Argv b({"bm", "--perf_counters_read=fast"});
   f = ExtractFlags(&b.argc, b.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_THAT(std::string(f.status().message()),
               HasSubstr("--perf_counters_read=fast"));
   Argv c({"bm", "--perf_counters_calibrate=maybe"});
   f = ExtractFlags(&c.argc, c.pointers.data(), nullptr);
-  ASSERT_FALSE(f.ok());
+  ASSERT_THAT(f, Not(IsOk()));
   EXPECT_THAT(std::string(f.status().message()),
               HasSubstr("--perf_counters_calibrate=false"));
 }

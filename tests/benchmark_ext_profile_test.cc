@@ -445,7 +445,8 @@ TEST(BenchmarkExtProfileTest, UnprivilegedAtParanoid2AndRefusedAt3) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
   {
     testing::ScopedParanoid paranoid(2);
-    ASSERT_TRUE(paranoid.ok());
+    ASSERT_TRUE(paranoid.ok())
+        << "cannot write " << perfcounters::testing::kParanoid;
     Result r =
         RunBench({"--perf_profile=auto", "--benchmark_filter=BM_ThreeToOne",
                   "--benchmark_min_time=0.1"},
@@ -456,7 +457,8 @@ TEST(BenchmarkExtProfileTest, UnprivilegedAtParanoid2AndRefusedAt3) {
               50u);
   }
   testing::ScopedParanoid paranoid(3);
-  ASSERT_TRUE(paranoid.ok());
+  ASSERT_TRUE(paranoid.ok())
+      << "cannot write " << perfcounters::testing::kParanoid;
   Result r =
       RunBench({"--perf_profile=auto", "--benchmark_filter=BM_ThreeToOne",
                 "--benchmark_min_time=0.05"},
@@ -552,7 +554,8 @@ TEST(BenchmarkExtProfileTest, RefusedSamplerNeverBreaksTheRun) {
   // has busybox's, which cannot change ids).
   if (geteuid() != 0) GTEST_SKIP() << "needs root to set the sysctl";
   testing::ScopedParanoid paranoid(2);  // the user may sample at all
-  ASSERT_TRUE(paranoid.ok());
+  ASSERT_TRUE(paranoid.ok())
+      << "cannot write " << perfcounters::testing::kParanoid;
   const char kMlock[] = "/proc/sys/kernel/perf_event_mlock_kb";
   const std::string saved = testing::ReadFile(kMlock);
   ASSERT_FALSE(saved.empty());

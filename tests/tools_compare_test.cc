@@ -20,11 +20,13 @@
 #include "gbench_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
 #include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -596,7 +598,7 @@ TEST(FuzzRegression, JsonOutputOfANonUtf8Gate) {
   const Comparison comparison = Compare(*file, *file);
   absl::StatusOr<Gate> rejected =
       ParseGate("BM_\xff.*:cpu_time>5%", MetricNames(comparison));
-  ASSERT_FALSE(rejected.ok());
+  ASSERT_THAT(rejected, Not(IsOk()));
   EXPECT_THAT(std::string(rejected.status().message()),
               HasSubstr("invalid UTF-8"));
   absl::StatusOr<Gate> gate =
@@ -626,7 +628,7 @@ TEST(FuzzRegression, HugeRegexCountsAreAClearError) {
         << text;
   }
   absl::StatusOr<Gate> backref = ParseGate("(BM_.)\\1:cpu_time>5%", metrics);
-  ASSERT_FALSE(backref.ok());
+  ASSERT_THAT(backref, Not(IsOk()));
   EXPECT_THAT(std::string(backref.status().message()),
               AllOf(HasSubstr("(BM_.)\\1"), HasSubstr("RE2")));
   // Long plain numbers (benchmark arguments) are fine.
@@ -668,7 +670,7 @@ TEST(NameFilter, SearchesAnywhereInTheName) {
   const NameFilter copy = *filter;
   EXPECT_TRUE(copy.Matches("BM_sort/1"));
   absl::StatusOr<NameFilter> bad = NameFilter::Create("BM_(sort");
-  ASSERT_FALSE(bad.ok());
+  ASSERT_THAT(bad, Not(IsOk()));
   EXPECT_THAT(std::string(bad.status().message()),
               AllOf(HasSubstr("'BM_(sort'"), HasSubstr("missing )")));
 }

@@ -12,11 +12,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/status_matchers.h"
 #include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::QuoteAll;
@@ -265,7 +267,8 @@ TEST(DetectDrift, SlowerRunIsDriftToo) {
   absl::StatusOr<BenchmarkFile> base =
       ParseBenchmarkJson(RunJson({}), "b.json");
   absl::StatusOr<BenchmarkFile> next = ParseBenchmarkJson(RunJson(s), "n.json");
-  ASSERT_TRUE(base.ok() && next.ok());
+  ASSERT_THAT(base, IsOk());
+  ASSERT_THAT(next, IsOk());
   const std::vector<DriftMetric> d =
       DetectDrift(tools::Compare(*base, *next), 0.05);
   ASSERT_EQ(d.size(), 2u);
@@ -287,13 +290,15 @@ TEST(SameBinaryOf, BuildIdsDecide) {
   absl::StatusOr<BenchmarkFile> fa = parse(a, "a.json"),
                                 fb = parse(b, "b.json"),
                                 none = parse(Shape{}, "none.json");
-  ASSERT_TRUE(fa.ok() && fb.ok() && none.ok());
+  ASSERT_THAT(fa, IsOk());
+  ASSERT_THAT(fb, IsOk());
+  ASSERT_THAT(none, IsOk());
   EXPECT_EQ(SameBinaryOf(*fa, *fb), SameBinary::kSame);
   EXPECT_EQ(SameBinaryOf(*fa, *none), SameBinary::kUnknown);
   EXPECT_EQ(SameBinaryOf(*none, *none), SameBinary::kUnknown);
   b.build_id = "0123abce";
   fb = parse(b, "b.json");
-  ASSERT_TRUE(fb.ok());
+  ASSERT_THAT(fb, IsOk());
   EXPECT_EQ(SameBinaryOf(*fa, *fb), SameBinary::kDifferent);
   EXPECT_FALSE(DiffEnvironments(*fa, *fb).Differs());
 }

@@ -29,10 +29,12 @@
 #include "nlohmann/json.hpp"
 #include "support/as_nobody.h"
 #include "support/pg_server.h"
+#include "support/status_matchers.h"
 #include "support/tool_runner.h"
 
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using perfcounters::tools::testing::Exists;
 using perfcounters::tools::testing::PgServer;
 using perfcounters::tools::testing::Quote;
@@ -268,7 +270,7 @@ TEST(HistoryStoreTest, AnotherProgramsDatabaseIsRefused) {
   {
     auto db = perfcounters::tools::OpenSqliteStore(other);
     ASSERT_TRUE(db.ok()) << db.status();
-    ASSERT_TRUE((*db)->Exec("CREATE TABLE customers (id INT)").ok());
+    ASSERT_THAT((*db)->Exec("CREATE TABLE customers (id INT)"), IsOk());
   }
   const std::string run = Write("o.json", RunJson(1000, 1));
   RunResult r =
@@ -280,14 +282,13 @@ TEST(HistoryStoreTest, AnotherProgramsDatabaseIsRefused) {
   {
     auto db = perfcounters::tools::OpenSqliteStore(other, /*read_only=*/true);
     ASSERT_TRUE(db.ok()) << db.status();
-    ASSERT_TRUE((*db)
-                    ->Query("SELECT name FROM sqlite_master WHERE type = "
-                            "'table'",
-                            {}, {perfcounters::tools::SqlType::kText},
-                            [&](const auto& row) {
-                              tables.push_back(std::get<std::string>(row[0]));
-                            })
-                    .ok());
+    ASSERT_THAT((*db)->Query("SELECT name FROM sqlite_master WHERE type = "
+                             "'table'",
+                             {}, {perfcounters::tools::SqlType::kText},
+                             [&](const auto& row) {
+                               tables.push_back(std::get<std::string>(row[0]));
+                             }),
+                IsOk());
   }
   EXPECT_THAT(tables, ::testing::ElementsAre("customers"));
   for (const std::string& line : Readers(other, run)) {
@@ -322,7 +323,7 @@ TEST(HistoryStoreTest, OnlyAddCreatesAStore) {
   EXPECT_FALSE(Exists(h));
   // A store with no run in it (made by add's schema step) reads as one
   // that holds no history.
-  { ASSERT_TRUE(perfcounters::tools::OpenHistoryStore(h).ok()); }
+  { ASSERT_THAT(perfcounters::tools::OpenHistoryStore(h), IsOk()); }
   const RunResult c = RunTool(absl::StrCat("history changes --db ", Quote(h)));
   EXPECT_EQ(c.code, 0) << c.err;
 }
@@ -456,8 +457,8 @@ TEST(HistoryStoreTest, ChangesTableColumnsFitTheirEntries) {
       id.branch = "main";
       id.time =
           absl::StrCat("2026-11-30T10:", absl::StrFormat("%02d", i), ":00Z");
-      ASSERT_TRUE(
-          perfcounters::tools::AddRunText(**store, Slurp(f), f, id).ok());
+      ASSERT_THAT(perfcounters::tools::AddRunText(**store, Slurp(f), f, id),
+                  IsOk());
     }
   }
   const RunResult r = RunTool(

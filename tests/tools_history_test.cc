@@ -37,10 +37,12 @@
 #include "nlohmann/json.hpp"
 #include "support/history_fixture.h"
 #include "support/pg_server.h"
+#include "support/status_matchers.h"
 #include "support/tool_runner.h"
 
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using perfcounters::tools::testing::HistoryTest;
 using perfcounters::tools::testing::PgServer;
 using perfcounters::tools::testing::Quote;
@@ -141,10 +143,10 @@ TEST_P(HistoryTest, NewerSchemaIsRefused) {
   {
     auto store = perfcounters::tools::OpenHistoryStore(db_);
     ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)
-                    ->Exec("UPDATE perfcounters_meta SET value = '99' WHERE "
-                           "key = 'schema_version'")
-                    .ok());
+    ASSERT_THAT(
+        (*store)->Exec("UPDATE perfcounters_meta SET value = '99' WHERE "
+                       "key = 'schema_version'"),
+        IsOk());
   }
   const std::string f = Write("newer.json", RunJson(1000, 5));
   const RunResult r =
@@ -264,21 +266,21 @@ TEST_P(HistoryTest, CoverageIsStoredAndFlagged) {
   auto store = perfcounters::tools::OpenHistoryStore(db_);
   ASSERT_TRUE(store.ok()) << store.status();
   std::vector<std::pair<std::string, std::string>> stored;
-  ASSERT_TRUE((*store)
-                  ->Query("SELECT m.name, p.coverage FROM points p JOIN "
-                          "metrics m ON m.id = p.metric_id JOIN runs r ON "
-                          "r.id = p.run_id WHERE r.commit_sha = 'cmux' ORDER "
-                          "BY m.name",
-                          {},
-                          {perfcounters::tools::SqlType::kText,
-                           perfcounters::tools::SqlType::kDouble},
-                          [&](const auto& row) {
-                            const auto* c = std::get_if<double>(&row[1]);
-                            stored.emplace_back(
-                                std::get<std::string>(row[0]),
-                                c != nullptr ? absl::StrCat(*c) : "NULL");
-                          })
-                  .ok());
+  ASSERT_THAT(
+      (*store)->Query("SELECT m.name, p.coverage FROM points p JOIN "
+                      "metrics m ON m.id = p.metric_id JOIN runs r ON "
+                      "r.id = p.run_id WHERE r.commit_sha = 'cmux' ORDER "
+                      "BY m.name",
+                      {},
+                      {perfcounters::tools::SqlType::kText,
+                       perfcounters::tools::SqlType::kDouble},
+                      [&](const auto& row) {
+                        const auto* c = std::get_if<double>(&row[1]);
+                        stored.emplace_back(
+                            std::get<std::string>(row[0]),
+                            c != nullptr ? absl::StrCat(*c) : "NULL");
+                      }),
+      IsOk());
   EXPECT_THAT(stored,
               ::testing::IsSupersetOf(
                   {std::pair<std::string, std::string>("IPC", "0.4"),
@@ -337,13 +339,11 @@ TEST_P(HistoryTest, ContextIsStoredWhole) {
   auto store = perfcounters::tools::OpenHistoryStore(db_);
   ASSERT_TRUE(store.ok()) << store.status();
   std::string text;
-  ASSERT_TRUE((*store)
-                  ->Query("SELECT context FROM runs", {},
-                          {perfcounters::tools::SqlType::kText},
-                          [&](const auto& row) {
-                            text = std::get<std::string>(row[0]);
-                          })
-                  .ok());
+  ASSERT_THAT(
+      (*store)->Query(
+          "SELECT context FROM runs", {}, {perfcounters::tools::SqlType::kText},
+          [&](const auto& row) { text = std::get<std::string>(row[0]); }),
+      IsOk());
   const nlohmann::json context = nlohmann::json::parse(text);
   EXPECT_EQ(context["caches"], caches);
   EXPECT_EQ(context["load_avg"], nlohmann::json({1.5, 0.25, 0}));
@@ -364,7 +364,7 @@ TEST_P(HistoryTest, OlderSchemaIsMigratedForward) {
                    ? perfcounters::tools::OpenPostgresStore(db_)
                    : perfcounters::tools::OpenSqliteStore(db_);
     ASSERT_TRUE(raw.ok()) << raw.status();
-    ASSERT_TRUE(perfcounters::tools::PrepareSchema(**raw, 1).ok());
+    ASSERT_THAT(perfcounters::tools::PrepareSchema(**raw, 1), IsOk());
     for (const char* sql :
          {"INSERT INTO runs (digest, machine, commit_sha, branch, time, "
           "source, context, added) VALUES ('old', 'ci / 2 CPUs / 3000 MHz', "
@@ -378,7 +378,8 @@ TEST_P(HistoryTest, OlderSchemaIsMigratedForward) {
       ASSERT_TRUE((*raw)->Exec(sql).ok()) << sql;
     }
     // Version 1 has no coverage column.
-    EXPECT_FALSE((*raw)->Exec("SELECT coverage FROM points").ok());
+    EXPECT_THAT((*raw)->Exec("SELECT coverage FROM points"),
+                ::testing::Not(IsOk()));
   }
   const std::string f = Write("mig.json", MultiplexedRunJson(1000.2, 60));
   const RunResult r = RunTool(absl::StrCat("history add --db ", Quote(db_),
@@ -387,14 +388,13 @@ TEST_P(HistoryTest, OlderSchemaIsMigratedForward) {
   auto store = perfcounters::tools::OpenHistoryStore(db_);
   ASSERT_TRUE(store.ok()) << store.status();
   std::string version;
-  ASSERT_TRUE((*store)
-                  ->Query("SELECT value FROM perfcounters_meta WHERE key = "
-                          "'schema_version'",
-                          {}, {SqlType::kText},
-                          [&](const auto& row) {
-                            version = std::get<std::string>(row[0]);
-                          })
-                  .ok());
+  ASSERT_THAT((*store)->Query("SELECT value FROM perfcounters_meta WHERE key = "
+                              "'schema_version'",
+                              {}, {SqlType::kText},
+                              [&](const auto& row) {
+                                version = std::get<std::string>(row[0]);
+                              }),
+              IsOk());
   EXPECT_EQ(version, absl::StrCat(perfcounters::tools::kHistorySchemaVersion));
   // The old run is kept (no coverage: none was stored), the new one has
   // its coverage.

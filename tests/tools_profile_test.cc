@@ -28,11 +28,13 @@
 #include "profile_data.h"
 #include "report.h"
 #include "report_profile.h"
+#include "support/status_matchers.h"
 #include "support/tool_runner.h"
 
 namespace perfcounters::tools {
 namespace {
 
+using ::perfcounters::testing::IsOk;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::RunResult;
@@ -239,7 +241,7 @@ TEST_F(ProfileTest, WrongKindsAreErrorsWithTheirPosition) {
   for (const auto& [profile, error] : cases) {
     SCOPED_TRACE(profile);
     absl::StatusOr<BenchmarkFile> f = Parse(profile);
-    ASSERT_FALSE(f.ok());
+    ASSERT_THAT(f, Not(IsOk()));
     EXPECT_THAT(std::string(f.status().message()), HasSubstr(error));
   }
 }

@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +15,7 @@
 #include "compare_output.h"
 #include "compare_output_internal.h"
 #include "counting_source.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 namespace {
@@ -110,7 +110,7 @@ bool NoValue(const MetricComparison& m) {
 std::vector<std::pair<std::string, std::string>> Uncounted(
     const Comparison& c) {
   std::vector<std::string> order;
-  absl::flat_hash_map<std::string, size_t> count;
+  OomSafeMap<std::string, size_t> count;
   for (const BenchmarkComparison& bc : c.benchmarks) {
     for (const MetricComparison& m : bc.metrics) {
       if (!NoValue(m)) continue;

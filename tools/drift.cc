@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compare_output.h"
 #include "env_diff.h"
 #include "gbench_json.h"
+#include "oom_safe_map.h"
 #include "statistics.h"
 
 namespace perfcounters::tools {
@@ -136,8 +136,7 @@ void MarkCommonMode(const std::vector<DriftMetric>& drifts,
     // The exceptions' times too: their raw change is mostly the drift's,
     // so it is no headline either way; DriftText gives their change
     // against the drift, and their instruction change is headlined.
-    absl::flat_hash_set<std::string> members(d.members.begin(),
-                                             d.members.end());
+    OomSafeSet<std::string> members(d.members.begin(), d.members.end());
     for (const DriftException& e : d.exceptions) members.insert(e.benchmark);
     for (BenchmarkComparison& bc : comparison->benchmarks) {
       if (!members.contains(bc.name)) continue;

@@ -20,11 +20,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "gbench_json.h"
 #include "history_store.h"
 #include "name_filter.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 
@@ -166,8 +166,7 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StoredMachines(
 
 // The points of each series of one benchmark, by metric, in run order
 // (without commit and time).
-using RecentHistory =
-    absl::flat_hash_map<std::string, std::vector<SeriesPoint>>;
+using RecentHistory = OomSafeMap<std::string, std::vector<SeriesPoint>>;
 
 // Calls `visit(i, history)` for each of `benchmarks` in order with the
 // points of its series of `metrics` (empty: every metric) on `machine` and

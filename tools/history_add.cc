@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +18,7 @@
 #include "counting_source.h"
 #include "history.h"
 #include "nlohmann/json.hpp"
+#include "oom_safe_map.h"
 #include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
@@ -83,7 +83,7 @@ class NameIds {
  private:
   HistoryStore& store_;
   const char* table_;
-  absl::flat_hash_map<std::string, int64_t> ids_;
+  OomSafeMap<std::string, int64_t> ids_;
 };
 
 SqlValue Nullable(const std::optional<double>& v) {
@@ -128,13 +128,13 @@ absl::Status StoreEntries(HistoryStore& store, const BenchmarkFile& file,
                           NameIds& benchmarks, NameIds& metrics,
                           AddResult& result, size_t& written) {
   // Repetitions (of benchmarks with more than one) and aggregates.
-  absl::flat_hash_map<std::string, int64_t> repetitions;
+  OomSafeMap<std::string, int64_t> repetitions;
   for (const RunEntry& e : file.entries) {
     if (e.run_type == RunType::kIteration && !e.error_occurred && !e.skipped) {
       ++repetitions[e.run_name];
     }
   }
-  absl::flat_hash_map<std::string, int64_t> ordinal;
+  OomSafeMap<std::string, int64_t> ordinal;
   for (const RunEntry& e : file.entries) {
     if (e.error_occurred || e.skipped) continue;
     const bool iteration = e.run_type == RunType::kIteration;

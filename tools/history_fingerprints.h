@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "gbench_json.h"
 #include "history_export.h"
 #include "history_store.h"
+#include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 
@@ -45,7 +45,7 @@ class RunFingerprints {
   // Each distinct fingerprint as a file's context (perfcounters.env.* but
   // the load averages, gbench's library fields, perfcounters.events).
   std::vector<BenchmarkFile> prints_;
-  absl::flat_hash_map<int64_t, size_t> of_run_;
+  OomSafeMap<int64_t, size_t> of_run_;
 };
 
 }  // namespace perfcounters::tools

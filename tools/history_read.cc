@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "history.h"
+#include "oom_safe_map.h"
 #include "perfcounters/internal/edit_distance.h"
 #include "perfcounters/internal/status_macros.h"
 
@@ -34,11 +34,11 @@ struct RunInfo {
   int64_t rank = 0;
 };
 
-using RunMap = absl::flat_hash_map<int64_t, RunInfo>;
+using RunMap = OomSafeMap<int64_t, RunInfo>;
 
-absl::StatusOr<absl::flat_hash_map<int64_t, std::string>> Names(
-    HistoryStore& store, const char* table) {
-  absl::flat_hash_map<int64_t, std::string> names;
+absl::StatusOr<OomSafeMap<int64_t, std::string>> Names(HistoryStore& store,
+                                                       const char* table) {
+  OomSafeMap<int64_t, std::string> names;
   RETURN_IF_ERROR(store.Query(
       absl::StrCat("SELECT id, name FROM ", table), {},
       {SqlType::kInt, SqlType::kText}, [&](const std::vector<SqlValue>& r) {
@@ -70,7 +70,7 @@ absl::StatusOr<RunMap> ReadRuns(HistoryStore& store, const std::string& machine,
     params.emplace_back(static_cast<int64_t>(limit));
   }
   RunMap runs;
-  absl::flat_hash_map<std::pair<std::string, std::string>, int64_t> groups;
+  OomSafeMap<std::pair<std::string, std::string>, int64_t> groups;
   RETURN_IF_ERROR(store.Query(
       sql, params,
       {SqlType::kInt, SqlType::kText, SqlType::kText, SqlType::kText,
@@ -197,7 +197,7 @@ void KeepHeapTop() {
   (void)once;
 }
 
-int64_t IdOf(const absl::flat_hash_map<int64_t, std::string>& names,
+int64_t IdOf(const OomSafeMap<int64_t, std::string>& names,
              const std::string& name) {
   for (const auto& [id, n] : names) {
     if (n == name) return id;
@@ -332,7 +332,7 @@ absl::Status ForEachSeries(
   }
   const RunTable run_of(runs);
   KeepHeapTop();
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
+  OomSafeMap<std::pair<int64_t, int64_t>, size_t> index;
   std::vector<Partial> partial;
   for (const auto& [name, bid] : wanted) {
     index.clear();
@@ -397,8 +397,7 @@ absl::Status AddAbsentRuns(HistoryStore& store, std::vector<Series>& series) {
     const RunInfo* run;
     bool operator<(const Ranked& o) const { return rank < o.rank; }
   };
-  absl::flat_hash_map<std::pair<std::string, std::string>, std::vector<Ranked>>
-      groups;
+  OomSafeMap<std::pair<std::string, std::string>, std::vector<Ranked>> groups;
   for (const auto& [id, run] : runs) {
     groups[{run.machine, run.branch}].push_back({run.rank, id, &run});
   }
@@ -463,7 +462,7 @@ absl::Status ForEachRecentHistory(
                    " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE "
                    "name = ?)");
   if (!metrics.empty()) sql += " AND metric_id = ?";
-  absl::flat_hash_map<int64_t, RankedPoints> by_metric;
+  OomSafeMap<int64_t, RankedPoints> by_metric;
   KeepHeapTop();
   RecentHistory history;
   for (size_t i = 0; i < benchmarks.size(); ++i) {

@@ -12,11 +12,11 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "history_store.h"
+#include "oom_safe_map.h"
 #include "perfcounters/internal/status_macros.h"
 
 namespace perfcounters::tools {
@@ -194,7 +194,7 @@ class SqliteStore final : public HistoryStore {
  private:
   sqlite3* db_;
   std::string name_;
-  absl::flat_hash_map<std::string, sqlite3_stmt*> cache_;
+  OomSafeMap<std::string, sqlite3_stmt*> cache_;
 };
 
 // Whether this process may create files in the directory of `path`.

@@ -7,7 +7,9 @@
 // allocates, and when that allocation throws, the table's destructor walks
 // the old array as if it were the new one (seen: free(): invalid pointer
 // under `ulimit -v`). std::unordered_map/set keep the strong guarantee on
-// insert, so they are used instead, with abseil's hash.
+// insert, so they are used instead, with abseil's hash. The test tools_layers
+// fails on a tools/ file that includes a Swiss table
+// (cmake/CheckToolsLayers.cmake names the few that hold no input).
 #ifndef PERFCOUNTERS_TOOLS_OOM_SAFE_MAP_H_
 #define PERFCOUNTERS_TOOLS_OOM_SAFE_MAP_H_
 

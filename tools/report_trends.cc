@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
@@ -20,6 +19,7 @@
 #include "history.h"
 #include "history_export.h"
 #include "history_fingerprints.h"
+#include "oom_safe_map.h"
 #include "output_file.h"
 #include "report_html.h"
 #include "report_trends_chart.h"
@@ -135,8 +135,7 @@ int RunReportTrends(const TrendsArgs& args) {
   if (!ReadSelected(args, &store_name, &series, &prints)) return kExitUsage;
   const std::vector<SeriesChange> changes =
       FindSeriesChanges(series, args.cp, prints.Differ());
-  absl::flat_hash_map<const Series*, std::vector<const SeriesChange*>>
-      by_series;
+  OomSafeMap<const Series*, std::vector<const SeriesChange*>> by_series;
   for (const SeriesChange& c : changes) by_series[c.series].push_back(&c);
   auto changes_of = [&](size_t i) -> const std::vector<const SeriesChange*>& {
     static const std::vector<const SeriesChange*> kNone;
