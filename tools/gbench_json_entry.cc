@@ -228,7 +228,7 @@ uint32_t Handler::Intern(absl::string_view name) {
   return index;
 }
 
-void Handler::Warn(std::string message) {
+void Handler::Warn(const std::string& message) {
   ++out_.warning_count;
   if (out_.warnings.size() < kMaxWarnings) {
     out_.warnings.push_back(EscapeControlBytes(message));

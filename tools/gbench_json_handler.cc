@@ -175,7 +175,7 @@ bool Handler::FinishCapture() {
       capture_->result(), absl::StrCat(EntryPath(), ".perfcounters_profile"),
       &warnings);
   capture_.reset();
-  for (std::string& w : warnings) Warn(std::move(w));
+  for (const std::string& w : warnings) Warn(w);
   if (!profile.ok()) return Fail(std::string(profile.status().message()));
   entry_.details.mutable_get().profile =
       std::make_shared<const BenchmarkProfile>(*std::move(profile));

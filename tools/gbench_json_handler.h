@@ -94,7 +94,7 @@ class Handler {
 
   uint32_t Intern(absl::string_view name);
 
-  void Warn(std::string message);
+  void Warn(const std::string& message);
 
   static std::string Shorten(absl::string_view text);
 

@@ -129,8 +129,8 @@ class ObjectReader {
     return Fail(absl::StrCat(where_, ".", key, " is ", KindName(v),
                              "; expected ", expected));
   }
-  bool Fail(std::string message) {
-    if (status_.ok()) status_ = absl::InvalidArgumentError(std::move(message));
+  bool Fail(const std::string& message) {
+    if (status_.ok()) status_ = absl::InvalidArgumentError(message);
     return false;
   }
 
