@@ -15,7 +15,8 @@
 #                         instead: arm64.batch.<binary>+<binary>+...
 #   arm64.hardware_test.shift1  hardware_test again with --icount-shift 1
 #   arm64.vendor_events_test.a57  vendor_events_test on a Cortex-A57, whose
-#                         table libpfm4 detects (it knows none for -cpu max)
+#                         table libpfm4 detects (it knows none for -cpu max);
+#                         arm64.vendor_events_hardware_test.a57 likewise
 #   arm64.gbench-v1.9.5.benchmark_ext_unmodified_test  that test against
 #                         Google Benchmark 1.9.5 (tests/arm64/gbench-test,
 #                         in <build>/arm64-gbench and <build>/arm64-gbench-tree)
@@ -257,6 +258,10 @@ endif()
 if("vendor_events_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
   perfcounters_arm64_test(arm64.vendor_events_test.a57 vendor_events_test
     --cpu cortex-a57)
+endif()
+if("vendor_events_hardware_test" IN_LIST PERFCOUNTERS_TEST_BINARIES)
+  perfcounters_arm64_test(arm64.vendor_events_hardware_test.a57
+    vendor_events_hardware_test --cpu cortex-a57)
 endif()
 # benchmark_ext_unmodified_test again, against Google Benchmark 1.9.5
 # cross-built from the snapshots beside the checkout (tests/arm64/gbench-test
