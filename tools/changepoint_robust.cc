@@ -198,6 +198,7 @@ std::vector<Piece> Segment(const Segments& segments, size_t n, double penalty,
     starts.push_back(b);
   }
   std::vector<Piece> pieces;
+  // NOLINTNEXTLINE(bugprone-infinite-loop): b = from[b] < b moves it down
   for (size_t b = n; b > 0; b = from[b]) {
     pieces.push_back({from[b], b, segments.Best(from[b], b)});
   }

@@ -32,7 +32,7 @@ std::string CsvField(const std::string& s) {
 // 0.40000000000000002).
 std::string ShortestDouble(double v) {
   for (int precision : {15, 16}) {
-    const std::string text = absl::StrFormat("%.*g", precision, v);
+    std::string text = absl::StrFormat("%.*g", precision, v);
     if (std::strtod(text.c_str(), nullptr) == v) return text;
   }
   return absl::StrFormat("%.17g", v);
