@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output_internal.h"
+#include "compare_rows.h"
 #include "oom_safe_map.h"
 
 namespace perfcounters::tools {
@@ -47,7 +48,7 @@ std::string Code(absl::string_view s) {
 class MarkdownWriter {
  public:
   // `reserved`: room kept for a part appended after the rows.
-  MarkdownWriter(const RenderOptions& options, size_t reserved = 0)
+  explicit MarkdownWriter(const RenderOptions& options, size_t reserved = 0)
       : options_(options), reserved_(reserved) {}
 
   std::string& out() { return out_; }
@@ -84,14 +85,12 @@ std::string MdMarked(absl::string_view s) {
 
 // A row of a section's table; `gate_column`: the section has a Gate
 // column (then `last` is its cell, maybe empty); else `last` is empty.
-std::string FormatMetricRow(const Comparison& c, const BenchmarkComparison& bc,
-                            const MetricComparison& m, const std::string& last,
+std::string FormatMetricRow(const ComparisonRow& row, const std::string& last,
                             bool gate_column) {
-  return absl::StrCat(
-      "| ", Code(bc.name), " | ", Md(LabelledMetric(c, m.metric)), " | ",
-      MdMarked(FormatSide(m, m.base)), " | ", MdMarked(FormatSide(m, m.next)),
-      " | ", FormatChange(m.change_pct), " | ", FormatP(m), " | ", Reps(m),
-      gate_column ? " | " : "", last, " |\n");
+  return absl::StrCat("| ", Code(row.benchmark), " | ", Md(row.metric), " | ",
+                      MdMarked(row.base), " | ", MdMarked(row.next), " | ",
+                      row.change, " | ", row.p, " | ", row.reps,
+                      gate_column ? " | " : "", last, " |\n");
 }
 
 // The verdict, the gates' table and what each gate says.
@@ -220,11 +219,12 @@ bool WriteMdSections(MarkdownWriter& w, const Comparison& c,
       out += heading;
       for (; i < s.items->size(); ++i) {
         const MdItem& item = (*s.items)[i];
-        if (!w.Row(FormatMetricRow(c, *item.bc, *item.m, item.gate_cell,
-                                   gate_column))) {
+        const ComparisonRow row =
+            MakeComparisonRow(item.bc->name, *item.m, c.simulated);
+        if (!w.Row(FormatMetricRow(row, item.gate_cell, gate_column))) {
           break;
         }
-        flagged = flagged || Flagged(item.m->base) || Flagged(item.m->next);
+        flagged = flagged || row.estimated;
       }
       out += "\n";
     }

@@ -22,24 +22,11 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output_internal.h"
+#include "compare_rows.h"
 #include "oom_safe_map.h"
 
 namespace perfcounters::tools {
 namespace {
-
-std::string HeldNote(const GateViolation& v) {
-  if (v.evidence == Evidence::kExact) return "ranges overlap";
-  std::string note = absl::StrFormat("p=%.3f", v.p.value_or(1.0));
-  if (v.min_p > 0) {
-    absl::StrAppendFormat(&note,
-                          ", not significant; these repetitions "
-                          "allow p >= %.3f",
-                          v.min_p);
-  } else {
-    note += ", not significant";
-  }
-  return note;
-}
 
 // "BM_a, BM_b and 3 more": the benchmarks that violated `g`.
 std::string ViolatedNames(const GateResult& g) {
@@ -57,37 +44,6 @@ std::string ViolatedNames(const GateResult& g) {
 }  // namespace
 
 namespace compare_internal {
-
-// A side's median for people; `~` before it when Flagged() (an estimate).
-std::string FormatSide(const MetricComparison& m, const SideStats& s) {
-  if (!s.present) return "absent";
-  if (!s.median) return "not counted";
-  std::string text = absl::StrCat(Flagged(s) ? kEstimateMarker : "",
-                                  FormatValue(m.metric, *s.median));
-  if (s.not_counted > 0) {
-    absl::StrAppend(&text, " (", s.not_counted, " of ",
-                    s.not_counted + s.samples.size(), " not counted)");
-  }
-  return text;
-}
-
-std::string Reps(const MetricComparison& m) {
-  return absl::StrCat(m.base.samples.size(), " vs ", m.next.samples.size());
-}
-
-MarkIndex IndexMarks(const std::vector<GateResult>& gates) {
-  MarkIndex index;
-  for (const GateResult& g : gates) {
-    for (const GateViolation& v : g.violations) {
-      index[{v.benchmark, v.metric}].failed.push_back(g.gate);
-    }
-    for (const GateViolation& v : g.not_significant) {
-      index[{v.benchmark, v.metric}].held.push_back(
-          absl::StrCat(g.gate, " (", HeldNote(v), ")"));
-    }
-  }
-  return index;
-}
 
 std::string PairingNote(const BenchmarkComparison& bc) {
   std::string note;

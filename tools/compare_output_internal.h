@@ -13,7 +13,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
-#include "oom_safe_map.h"
+#include "compare_rows.h"
 
 namespace perfcounters::tools::compare_internal {
 
@@ -44,22 +44,6 @@ std::string LabelledMetric(const Comparison& c, const std::string& metric);
 // For a simulated comparison, the sentence saying so and what the tags
 // mean; else empty.
 std::string SimulatedNote(const Comparison& c);
-
-// (benchmark, metric) -> the gates it violated / met without significance.
-struct GateMarks {
-  std::vector<std::string> failed;
-  std::vector<std::string> held;  // "GATE (p=0.3, not significant)"
-};
-using MarkIndex = OomSafeMap<std::pair<std::string, std::string>, GateMarks>;
-
-// The gates of `gates` by the (benchmark, metric) they marked.
-MarkIndex IndexMarks(const std::vector<GateResult>& gates);
-
-// A side's median for people; `~` before it when Flagged() (an estimate).
-std::string FormatSide(const MetricComparison& m, const SideStats& s);
-
-// "3 vs 3": the counted samples of each side.
-std::string Reps(const MetricComparison& m);
 
 // "only in base; new error: ...", or "" when both sides have data.
 std::string PairingNote(const BenchmarkComparison& bc);
@@ -94,16 +78,12 @@ namespace perfcounters::tools {
 // The table and markdown writers (compare_table.cc, compare_markdown.cc)
 // name these by their short names.
 using compare_internal::ComplexityNote;
-using compare_internal::FormatSide;
 using compare_internal::GateSummaryLine;
-using compare_internal::IndexMarks;
 using compare_internal::LabelledMetric;
-using compare_internal::MarkIndex;
 using compare_internal::NoValue;
 using compare_internal::OneSampleNote;
 using compare_internal::PairedNote;
 using compare_internal::PairingNote;
-using compare_internal::Reps;
 using compare_internal::SimulatedNote;
 using compare_internal::Uncounted;
 using compare_internal::VerdictText;

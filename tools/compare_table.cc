@@ -3,6 +3,7 @@
 // aligned, optionally coloured, written in pieces of whole rows.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output_internal.h"
+#include "compare_rows.h"
 #include "oom_safe_map.h"
 
 namespace perfcounters::tools {
@@ -29,18 +31,19 @@ constexpr const char* kBoldRed = "\x1b[1;31m";
 constexpr const char* kReset = "\x1b[0m";
 
 struct Row {
-  std::string cells[7];
+  std::array<std::string, 7> cells;
   const char* change_color = nullptr;
   bool failed = false;
   // A note row: the benchmark name, then this text (not in the columns).
   std::string note;
 };
 
-const char* ChangeColor(const MetricComparison& m) {
+// Red for a regression of 1 % or more, green for an improvement.
+const char* ChangeColor(const ComparisonRow& row) {
+  const MetricComparison& m = *row.comparison;
   if (!m.change_pct || std::fabs(*m.change_pct) < 1.0) return nullptr;
-  const int d = ChangeDirection(m);
-  if (d == 0) return nullptr;
-  return d > 0 ? kRed : kGreen;
+  if (row.direction == 0) return nullptr;
+  return row.direction > 0 ? kRed : kGreen;
 }
 
 // Written in pieces of about kTablePiece bytes, whole rows each: the
@@ -54,26 +57,24 @@ struct TableCounts {
   bool flagged = false;
 };
 
-// The row of `m`; `name`: its first cell; `gate_marks`: the gates that
-// marked it, if any.
-Row TableMetricRow(const Comparison& c, const MetricComparison& m,
-                   std::string name,
-                   const compare_internal::GateMarks* gate_marks) {
+// The table's row of `row`; `name`: its first cell (the benchmark's, or
+// empty after its first row).
+Row TableMetricRow(const ComparisonRow& row, std::string name) {
   Row r;
   r.cells[0] = std::move(name);
-  r.cells[1] = EscapeControlBytes(LabelledMetric(c, m.metric));
-  r.cells[2] = FormatSide(m, m.base);
-  r.cells[3] = FormatSide(m, m.next);
-  r.cells[4] = FormatChange(m.change_pct);
-  r.cells[5] = FormatP(m);
-  r.cells[6] = Reps(m);
-  r.change_color = ChangeColor(m);
-  if (gate_marks != nullptr) {
-    r.failed = !gate_marks->failed.empty();
-    for (const std::string& g : gate_marks->failed) {
+  r.cells[1] = EscapeControlBytes(row.metric);
+  r.cells[2] = row.base;
+  r.cells[3] = row.next;
+  r.cells[4] = row.change;
+  r.cells[5] = row.p;
+  r.cells[6] = row.reps;
+  r.change_color = ChangeColor(row);
+  if (row.marks != nullptr) {
+    r.failed = !row.marks->failed.empty();
+    for (const std::string& g : row.marks->failed) {
       absl::StrAppend(&r.cells[6], "  FAIL ", EscapeControlBytes(g));
     }
-    for (const std::string& g : gate_marks->held) {
+    for (const std::string& g : row.marks->held) {
       absl::StrAppend(&r.cells[6], "  held: ", EscapeControlBytes(g));
     }
   }
@@ -113,9 +114,10 @@ void ForEachTableRow(const Comparison& c, const MarkIndex& marks,
         continue;
       }
       ++counts.shown;
-      counts.flagged = counts.flagged || Flagged(m.base) || Flagged(m.next);
-      visit(TableMetricRow(c, m, first ? name : std::string(),
-                           it != marks.end() ? &it->second : nullptr));
+      const ComparisonRow row = MakeComparisonRow(
+          bc.name, m, c.simulated, it != marks.end() ? &it->second : nullptr);
+      counts.flagged = counts.flagged || row.estimated;
+      visit(TableMetricRow(row, first ? name : std::string()));
       first = false;
     }
   }

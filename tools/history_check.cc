@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "compare_gates.h"
 #include "compare_output.h"
+#include "compare_rows.h"
 #include "counting_source.h"
 #include "nlohmann/json.hpp"
 #include "perfcounters/internal/edit_distance.h"
@@ -78,14 +79,6 @@ std::string HistoryWording(const std::string& reason) {
                                       {"new: ", "the new run: "}});
 }
 
-// The p column of a check's row.
-std::string CheckPText(const MetricComparison& m) {
-  if (m.evidence == Evidence::kExact) return "exact";
-  if (m.evidence == Evidence::kOneSample) return "n=1";
-  if (!m.p_value) return "";
-  return *m.p_value < 0.001 ? "<0.001" : absl::StrFormat("%.3f", *m.p_value);
-}
-
 // The rows of the gated metrics, as JSON and as text, and the estimates
 // among their values.
 struct CheckRows {
@@ -102,11 +95,11 @@ CheckRows CheckRowsOf(const Comparison& comparison,
       for (const GateResult& g : gates) gated |= g.metric == m.metric;
       if (!gated || !m.next.median) continue;
       // Measured, simulated, or a cost model's estimate: said with the name.
-      const ValueKind kind = KindOfValue(m.metric, comparison.simulated);
-      const std::string metric = TaggedMetric(m.metric, comparison.simulated);
+      const ComparisonRow cells =
+          MakeComparisonRow(bc.name, m, comparison.simulated);
       nlohmann::json row = {{"benchmark", bc.name},
                             {"metric", m.metric},
-                            {"value_kind", ValueKindName(kind)},
+                            {"value_kind", ValueKindName(cells.kind)},
                             {"history_runs", m.base.samples.size()},
                             {"new", *m.next.median}};
       row["history_median"] =
@@ -136,18 +129,16 @@ CheckRows CheckRowsOf(const Comparison& comparison,
               ? " (multiplexed)"
               : "";
       const std::string history =
-          m.base.median ? absl::StrCat(FormatValue(m.metric, *m.base.median),
-                                       " (", m.base.samples.size(), " runs)")
+          m.base.median ? absl::StrCat(cells.base_value, " (",
+                                       m.base.samples.size(), " runs)")
                         : "none";
       rows.text +=
-          md ? absl::StrCat("| ", bc.name, " | ", metric, " | ", history, " | ",
-                            FormatValue(m.metric, *m.next.median), " | ",
-                            FormatChange(m.change_pct), " | ", CheckPText(m),
-                            " |", mark, "\n")
+          md ? absl::StrCat("| ", bc.name, " | ", cells.metric, " | ", history,
+                            " | ", cells.next_value, " | ", cells.change, " | ",
+                            cells.p, " |", mark, "\n")
              : absl::StrFormat("  %-40s %-16s %22s %12s %9s %7s%s\n", bc.name,
-                               metric, history,
-                               FormatValue(m.metric, *m.next.median),
-                               FormatChange(m.change_pct), CheckPText(m), mark);
+                               cells.metric, history, cells.next_value,
+                               cells.change, cells.p, mark);
     }
   }
   return rows;
