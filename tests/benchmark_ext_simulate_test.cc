@@ -4,7 +4,7 @@
 // JSON; the loops' own instructions come from the binary's disassembly
 // (objdump), the oracle from plain callgrind (support/simulate_bench.h).
 // Skips, saying so, where valgrind is not installed. Unmodified loops:
-// benchmark_ext_simulate_pass_test.
+// benchmark_ext_simulate_extra_run_test.
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -25,12 +25,12 @@ archive=$1
 allowed=(
   '::t_active'            # measure_loop.cc: per thread
   '::t_counters'          # thread_setup.cc: per thread
-  '::t_profiler'          # profile_pass.cc: per thread
-  '::t_in_region'         # profile_pass.cc: per thread
+  '::t_profiler'          # sampling_run.cc: per thread
+  '::t_in_region'         # sampling_run.cc: per thread
   'SimDumpText()::dumps'  # simulate_measure.cc: per thread
   '::g_wake'              # out_file.cc: a signal handler's
   '::g_child'             # simulate_run.cc: a signal handler's
-  '::calibration_body'    # pass_counting.cc: inside a calibrated bracket
+  '::calibration_body'    # extra_run_counting.cc: inside a calibrated bracket
   'Registry::Get()::registry'        # the owner itself
   'GbenchArgs(int, char**, bool)::kDevNull'  # constant text
   '::kStats'              # rows.cc: a constant set

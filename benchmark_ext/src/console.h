@@ -1,6 +1,7 @@
 // console.h: what a person sees on the console of a benchmark with
-// counters — the internals of perfcounters' main (main.cc) and Measure
-// (run_record.cc) for presentation only. The JSON and CSV outputs (files, or
+// counters — the internals of perfcounters' main (benchmark_main.cc) and
+// Measure (run_record.cc) for presentation only. The JSON and CSV outputs
+// (files, or
 // --benchmark_format=json|csv) are never changed here: they keep every key.
 //
 // * Warnings about counters that are not counted: one line per distinct

@@ -2,8 +2,8 @@
 // API (benchmark.h): the per-thread groups (thread_setup.cc), the run
 // record that combines a run's threads and writes its counters
 // (run_record.cc), the configuration (config.cc), the setup and warnings
-// the main (main.cc) and its reporter (console.cc) print, and the file
-// descriptor budget. The state behind them is the registry (registry.h).
+// the main (benchmark_main.cc) and its reporter (console.cc) print, and the
+// file descriptor budget. The state behind them is the registry (registry.h).
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_MEASURE_INTERNAL_H_
 
@@ -131,7 +131,7 @@ inline constexpr double kPausedTimerSlackS = 50e-6;
 // by up to 2.8x between the two runs (time the host took from the vCPU is
 // the task's), so only more than 3x (plus the slack), in every repetition
 // reported together, counts as paused.
-inline constexpr double kPassPausedTimerRatio = 3.0;
+inline constexpr double kExtraRunPausedTimerRatio = 3.0;
 
 // True when counters that ran `counted_s` seconds of CPU time where gbench
 // timed `timed_s` must have run while gbench's timer was paused: more than

@@ -22,11 +22,11 @@
 #include "absl/base/attributes.h"
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
+#include "extra_run.h"
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
-#include "profile_pass.h"
-#include "profiler_pass.h"
+#include "sampling_run.h"
 #include "simulate.h"
 
 namespace perfcounters {
@@ -175,11 +175,11 @@ void Measure::Begin() {
       return;
     }
   }
-  if (state_ != nullptr && bench_internal::InProfilerPass()) {
+  if (state_ != nullptr && bench_internal::InExtraRun()) {
     // gbench's extra run (its ProfilerManager): this benchmark's counters
     // come from its own run and the extra run's row is not reported, so
     // the body is skipped: gbench's loop is finished right away.
-    bench_internal::MarkPassSelfCounted();
+    bench_internal::MarkExtraRunSelfCounted();
     // Its profile (if any) comes from its own run too.
     bench_internal::ProfileDiscard();
     while (state_->KeepRunningBatch(1)) {
@@ -187,7 +187,7 @@ void Measure::Begin() {
     finished_ = true;
     return;
   }
-  // The sampler of the profile pass (a no-op otherwise), then the
+  // The sampler of the sampling run (a no-op otherwise), then the
   // counters, last: from here on to their stop in Finish() the code is the
   // calibrated bracket's.
   bench_internal::ProfileBegin();

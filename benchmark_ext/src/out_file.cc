@@ -101,7 +101,7 @@ absl::Status OutFile::Check(const std::string& path) {
 
 bool OutFile::ReportContext(const Context& context) {
   // gbench's stream for the file (its /dev/null, given to this reporter or
-  // to the profile pass's reporter above it, which writes there too) now
+  // to the sampling run's reporter above it, which writes there too) now
   // writes here.
   GetOutputStream().rdbuf(capture_.get());
   GetErrorStream().rdbuf(capture_.get());

@@ -9,7 +9,7 @@
 //   error then, as gbench's own check was) and gives gbench /dev/null
 //   (GbenchArgs), so the old file stays as it is while the run goes on;
 // * keeps what gbench's file reporters write in memory (OutFile: the
-//   reporter gbench is given, directly or below the profile pass's
+//   reporter gbench is given, directly or below the sampling run's
 //   reporter) and writes it whole at the end (temporary file + rename,
 //   whole_file.h);
 // * on SIGINT or SIGTERM (OutFile::HandleInterrupts) writes the benchmarks

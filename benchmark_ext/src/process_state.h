@@ -8,14 +8,14 @@
 // these, which cannot move here:
 //   - per-thread state, thread_local by nature (one per benchmark thread):
 //     measure_loop.cc's t_active (the thread's running Measure loop),
-//     thread_setup.cc's t_counters (the thread's groups), profile_pass.cc's
+//     thread_setup.cc's t_counters (the thread's groups), sampling_run.cc's
 //     t_profiler and t_in_region (the thread's sampler), and
 //     simulate_measure.cc's dumps (the thread's callgrind dump tag);
 //   - state a signal handler reads, which must be a plain object the
 //     handler reaches without a call that may lock or allocate:
 //     out_file.cc's g_wake (the pipe a SIGINT/SIGTERM handler writes to)
 //     and simulate_run.cc's g_child (the child a handler forwards to);
-//   - pass_counting.cc's calibration_body, stored by the calibration
+//   - extra_run_counting.cc's calibration_body, stored by the calibration
 //     benchmark's body inside the bracket it calibrates: one store to a
 //     fixed address, which a call to Registry::Get() would add to;
 //   - registry.cc's pointer to the Registry itself;
@@ -37,11 +37,11 @@
 
 namespace perfcounters::bench_internal {
 
-class PassClient;
-class PassCountingClient;
-class PassFanOut;
+class ExtraRunClient;
+class ExtraRunCountingClient;
+class ExtraRunFanOut;
 
-// gbench's extra run (its ProfilerManager; profiler_pass.cc).
+// gbench's extra run (its ProfilerManager; extra_run.cc).
 struct ExtraRunState {
   // True from the extra run's start to its stop.
   std::atomic<bool> in_run{false};
@@ -49,16 +49,16 @@ struct ExtraRunState {
   std::atomic<bool> self_counted{false};
   // The one ProfilerManager registered with gbench, made on first use.
   std::once_flag fan_out_once;
-  PassFanOut* fan_out = nullptr;
+  ExtraRunFanOut* fan_out = nullptr;
 };
 
-// The counting of plain loops in gbench's extra run (pass_counting.cc).
+// The counting of plain loops in gbench's extra run (extra_run_counting.cc).
 struct ExtraRunCountingState {
   // Set once, before the benchmarks run.
-  PassCountingClient* counter = nullptr;
+  ExtraRunCountingClient* counter = nullptr;
 };
 
-// The sampling run of --perf_profile (profile_pass.cc).
+// The sampling run of --perf_profile (sampling_run.cc).
 struct SamplingRunState {
   // The options every benchmark thread's Profiler opens with; set before
   // the sampling run, read by the hooks only while `profiling`.
@@ -74,7 +74,7 @@ struct SamplingRunState {
   // The sampler of plain loops in gbench's extra run, added to it once
   // (never destroyed: gbench keeps the pointer).
   std::once_flag extra_run_sampler_once;
-  PassClient* extra_run_sampler = nullptr;
+  ExtraRunClient* extra_run_sampler = nullptr;
 };
 
 // (object, function context, address) -> the simulator's self costs.

@@ -16,8 +16,8 @@
 #include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
 #include "console.h"
+#include "extra_run_counting.h"
 #include "measure_internal.h"
-#include "pass_counting.h"
 #include "perfcounters/counters.h"
 #include "registry.h"
 
@@ -84,7 +84,7 @@ double Statistic(const std::string& name, std::vector<double> v) {
   return mean == 0 ? 0 : stddev / mean;  // cv
 }
 
-const char kNoPass[] =
+const char kNoExtraRun[] =
     "not counted: it does not use perfcounters::Measure, and this Google "
     "Benchmark (older than 1.9) has no ProfilerManager, through which "
     "perfcounters counts unmodified benchmarks; write its loop as `for "
@@ -166,20 +166,20 @@ void RowFiller::Note(const std::string& key, const Run& run, std::string text) {
       Noted{key, std::move(text), {run.repetition_index}, run.repetitions});
 }
 
-void RowFiller::CheckPaused(const Run& run, const PassResult& pass) {
-  if (!pass.counted_cpu_s.has_value()) return;
+void RowFiller::CheckPaused(const Run& run, const ExtraRunResult& extra) {
+  if (!extra.counted_cpu_s.has_value()) return;
   // gbench's timed CPU time is the sum over the run's threads, each of
-  // which ran the iterations the pass ran on one.
+  // which ran the iterations the extra run ran on one.
   const double threads = std::max<double>(run.threads, 1);
   const double timed = run.cpu_accumulated_time / threads;
-  if (!TimerWasPaused(*pass.counted_cpu_s, timed, kPassPausedTimerRatio)) {
+  if (!TimerWasPaused(*extra.counted_cpu_s, timed, kExtraRunPausedTimerRatio)) {
     return;
   }
   const std::string name = run.run_name.str();
   Note(name + "\npaused", run,
        absl::StrCat(
            name, ": in gbench's extra run the counters ran for ",
-           absl::SixDigits(*pass.counted_cpu_s * 1e3),
+           absl::SixDigits(*extra.counted_cpu_s * 1e3),
            " ms of CPU time where gbench timed ", absl::SixDigits(timed * 1e3),
            " ms", run.threads > 1 ? " per thread" : "",
            " for the same iterations: the benchmark probably pauses gbench's "
@@ -224,8 +224,9 @@ std::vector<std::string> RowFiller::TakeGroupedWarnings() {
   return lines;
 }
 
-RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
-                                        std::vector<std::string>* warnings) {
+RowFiller::Counters RowFiller::FromExtraRun(
+    const Run& run, const ExtraRunResult& extra,
+    std::vector<std::string>* warnings) {
   const std::shared_ptr<const Config> config = *CurrentConfig();
   const std::string name = run.run_name.str();
   const double threads = std::max<double>(run.threads, 1);
@@ -234,18 +235,18 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
   Counters c;
   for (size_t i = 0; i < config->keys.size(); ++i) {
     const std::string& key = config->keys[i];
-    if (i >= pass.values.size() || !pass.values[i].counted) {
+    if (i >= extra.values.size() || !extra.values[i].counted) {
       c[key + ".not_counted"] = benchmark::Counter(1);
       Registry::Get().MarkNotCounted();
       Warn(name + "\nnc\n" + key,
            absl::StrCat(name, ": ", key, ": not counted in gbench's extra run",
-                        i < pass.values.size()
-                            ? ": " + pass.values[i].not_counted_reason
+                        i < extra.values.size()
+                            ? ": " + extra.values[i].not_counted_reason
                             : ""),
            warnings);
       continue;
     }
-    const CounterValue& v = pass.values[i];
+    const CounterValue& v = extra.values[i];
     c[key] =
         benchmark::Counter(v.value / iterations, benchmark::Counter::kDefaults,
                            benchmark::Counter::kIs1000);
@@ -268,20 +269,20 @@ RowFiller::Counters RowFiller::FromPass(const Run& run, const PassResult& pass,
     c[u.key + ".not_counted"] = benchmark::Counter(1);
   }
   for (const MetricValue& m :
-       ComputeMetrics(config->plan.derived, pass.values)) {
+       ComputeMetrics(config->plan.derived, extra.values)) {
     if (m.counted) c[m.name] = benchmark::Counter(m.value);
   }
   // The simulator's cost-model estimates (never a measured cycles).
-  if (pass.est_cycles.has_value()) {
-    c["est_cycles"] = benchmark::Counter(*pass.est_cycles / iterations,
+  if (extra.est_cycles.has_value()) {
+    c["est_cycles"] = benchmark::Counter(*extra.est_cycles / iterations,
                                          benchmark::Counter::kDefaults,
                                          benchmark::Counter::kIs1000);
   }
-  if (pass.est_ipc.has_value())
-    c["est_ipc"] = benchmark::Counter(*pass.est_ipc);
+  if (extra.est_ipc.has_value())
+    c["est_ipc"] = benchmark::Counter(*extra.est_ipc);
   c["perfcounters.pass_threads"] = benchmark::Counter(1);
-  ++pass_rows_[name];
-  CheckPaused(run, pass);
+  ++extra_run_rows_[name];
+  CheckPaused(run, extra);
   if (run.threads > 1) {
     Warn(name + "\nthreads",
          absl::StrCat(name,
@@ -326,13 +327,15 @@ void RowFiller::Fill(std::vector<Run>* runs,
                      std::vector<std::string>* warnings) {
   runs->erase(std::remove_if(runs->begin(), runs->end(),
                              [](const Run& r) {
-                               return absl::StartsWith(r.benchmark_name(),
-                                                       kPassCalibrationName);
+                               return absl::StartsWith(
+                                   r.benchmark_name(),
+                                   kExtraRunCalibrationName);
                              }),
               runs->end());
   const absl::StatusOr<std::shared_ptr<const Config>> config = CurrentConfig();
   if (!config.ok() || *config == nullptr) return;
-  for (PassResult& p : TakePassResults()) pending_.push_back(std::move(p));
+  for (ExtraRunResult& p : TakeExtraRunResults())
+    pending_.push_back(std::move(p));
   for (Run& run : *runs) {
     const std::string key = RowKey(run);
     auto done = rows_.find(key);
@@ -346,9 +349,9 @@ void RowFiller::Fill(std::vector<Run>* runs,
         }
       } else {
         bool have = !pending_.empty();
-        PassResult pass;
+        ExtraRunResult extra;
         if (have) {
-          pass = std::move(pending_.front());
+          extra = std::move(pending_.front());
           pending_.erase(pending_.begin());
         }
         if (!Own(**config, run) && !Skipped(run)) {
@@ -356,16 +359,16 @@ void RowFiller::Fill(std::vector<Run>* runs,
             // Nothing requested can be counted here, Measure or not.
             c = AllUnavailable(**config);
             Registry::Get().MarkNotCounted();
-          } else if (!PassCountingActive()) {
-            c = NotCounted(run, kNoPass);
-          } else if (!have || pass.self_counted) {
+          } else if (!ExtraRunCountingActive()) {
+            c = NotCounted(run, kNoExtraRun);
+          } else if (!have || extra.self_counted) {
             c = NotCounted(run,
                            "not counted: gbench's extra run (its "
                            "ProfilerManager) did not run its loop");
-          } else if (!pass.not_counted.empty()) {
-            c = NotCounted(run, "not counted: " + pass.not_counted);
+          } else if (!extra.not_counted.empty()) {
+            c = NotCounted(run, "not counted: " + extra.not_counted);
           } else {
-            c = FromPass(run, pass, warnings);
+            c = FromExtraRun(run, extra, warnings);
           }
           repetitions_[run.run_name.str()].push_back(c);
         }
@@ -380,13 +383,13 @@ void RowFiller::Fill(std::vector<Run>* runs,
     // can be inflated by the machine.
     const size_t paused = n.key.rfind("\npaused");
     if (paused != std::string::npos && paused + 7 == n.key.size() &&
-        n.repetitions.size() < pass_rows_[n.key.substr(0, paused)]) {
+        n.repetitions.size() < extra_run_rows_[n.key.substr(0, paused)]) {
       continue;
     }
     Warn(n.key, n.text + RepetitionsNote(n.repetitions, n.total), warnings);
   }
   notes_.clear();
-  pass_rows_.clear();
+  extra_run_rows_.clear();
 }
 
 }  // namespace perfcounters::bench_internal

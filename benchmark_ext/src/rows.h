@@ -2,13 +2,13 @@
 // reported rows by the main's reporters (console.h), the display's and the
 // --benchmark_out file's alike:
 //
-// * a benchmark counted in gbench's extra run (pass_counting.h): its
+// * a benchmark counted in gbench's extra run (extra_run_counting.h): its
 //   values per iteration, coverage, derived metrics and, in the repetition
 //   aggregates (mean, median, stddev, cv), their statistics;
 //   `perfcounters.pass_threads` = 1 says it was counted there, on one
 //   thread;
 // * a benchmark that was not counted at all (no Measure, and a gbench
-//   without ProfilerManager, or the pass could not count it): every
+//   without ProfilerManager, or the extra run could not count it): every
 //   requested event `<key>.not_counted` = 1, and at the end of the run one
 //   warning per reason naming every such benchmark, why, and the ways out
 //   (none when no requested event can be opened on this machine at all:
@@ -27,7 +27,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "benchmark/benchmark.h"
-#include "pass_counting.h"
+#include "extra_run_counting.h"
 
 namespace perfcounters::bench_internal {
 
@@ -63,7 +63,7 @@ class RowFiller {
   // get the same. Warnings (lines without the "perfcounters: warning: "
   // prefix) are appended to `warnings` once per benchmark and reason; those
   // about a repetition's values (multiplexed over too few rotations, below
-  // the counting's noise, gbench's timer paused in the pass) name the
+  // the counting's noise, gbench's timer paused in the extra run) name the
   // repetitions they concern.
   void Fill(std::vector<Run>* runs, std::vector<std::string>* warnings);
 
@@ -74,14 +74,14 @@ class RowFiller {
 
  private:
   using Counters = std::map<std::string, benchmark::Counter>;
-  Counters FromPass(const Run& run, const PassResult& pass,
-                    std::vector<std::string>* warnings);
+  Counters FromExtraRun(const Run& run, const ExtraRunResult& extra,
+                        std::vector<std::string>* warnings);
   Counters NotCounted(const Run& run, const std::string& why);
   // A repetition's warning `text` of kind `key`, printed by Fill() once
   // with every repetition of the call that had it.
   void Note(const std::string& key, const Run& run, std::string text);
-  // The warning when the pass counted CPU time that gbench did not time.
-  void CheckPaused(const Run& run, const PassResult& pass);
+  // The warning when the extra run counted CPU time that gbench did not time.
+  void CheckPaused(const Run& run, const ExtraRunResult& extra);
   Counters Aggregate(const Run& run) const;
   void Warn(const std::string& key, std::string line,
             std::vector<std::string>* warnings);
@@ -90,7 +90,7 @@ class RowFiller {
   absl::flat_hash_map<std::string, Counters> rows_;
   // Per run name: the iteration rows' counters, for the aggregates.
   absl::flat_hash_map<std::string, std::vector<Counters>> repetitions_;
-  std::vector<PassResult> pending_;
+  std::vector<ExtraRunResult> pending_;
   struct Noted {
     std::string key;
     std::string text;
@@ -104,8 +104,8 @@ class RowFiller {
     std::vector<std::string> names;
   };
   std::vector<Grouped> grouped_;
-  // This Fill() call's rows counted by the pass, per run name.
-  absl::flat_hash_map<std::string, size_t> pass_rows_;
+  // This Fill() call's rows counted by the extra run, per run name.
+  absl::flat_hash_map<std::string, size_t> extra_run_rows_;
 };
 
 }  // namespace perfcounters::bench_internal

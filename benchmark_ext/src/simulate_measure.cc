@@ -231,7 +231,7 @@ void SimCalibrate(SimThread* t, const std::function<void()>& batch,
 void PublishSimulated(SimThread* t, const Config& config,
                       benchmark::IterationCount iterations) {
   absl::StatusOr<std::string> text = SimDumpText();
-  // The profile pass's region, by function (simulate_profile.h).
+  // The sampling run's region, by function (simulate_profile.h).
   if (text.ok() && SimProfiling()) SimProfileAdd(*text);
   absl::StatusOr<SimCosts> dump =
       text.ok() ? ParseCallgrindTotals(*text) : text.status();

@@ -146,9 +146,9 @@ bool IsSimProfileBracket(absl::string_view function) {
         "perfcounters::bench_internal::Sim",
         "perfcounters::Measure::", "perfcounters::bench_internal::Profile",
         "perfcounters::PauseTiming<", "perfcounters::ResumeTiming<",
-        "perfcounters::bench_internal::(anonymous namespace)::Pass::",
+        "perfcounters::bench_internal::ExtraRunFanOut::",
         "perfcounters::bench_internal::(anonymous "
-        "namespace)::SimulatedPassCounter::",
+        "namespace)::SimulatedExtraRunCounter::",
         // gbench's loop functions and timers.
         "benchmark::State::", "benchmark::internal::ThreadTimer",
         "benchmark::internal::ThreadManager",

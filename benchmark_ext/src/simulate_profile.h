@@ -7,7 +7,7 @@
 // The child runs under callgrind with --separate-callers (each function's
 // cost kept per chain of callers: the stacks) and --dump-instr (per
 // address: the inlined frames, file and line, from our Symbolizer reading
-// the module's debug info). The region dumps of the profile pass (Measure's
+// the module's debug info). The region dumps of the sampling run (Measure's
 // batches, gbench's extra run) are added per benchmark; the bracket's own
 // code and gbench's loop functions (the functions named in
 // IsSimProfileBracket(), and everything they call) are left out and
@@ -48,7 +48,7 @@ absl::StatusOr<std::vector<SimEvent>> SimProfileInputs(
 // out.
 bool IsSimProfileBracket(absl::string_view function);
 
-// The child's profile pass: dumps are kept between SimProfileStart() and
+// The child's sampling run: dumps are kept between SimProfileStart() and
 // SimProfileStop().
 void SimProfileStart();
 void SimProfileStop();

@@ -1,5 +1,5 @@
 // simulate_bench.h: what the simulated source's tests share
-// (benchmark_ext_simulate_test, benchmark_ext_simulate_pass_test): running
+// (benchmark_ext_simulate_test, benchmark_ext_simulate_extra_run_test): running
 // tests/e2e/simulate_bench.cc (perfcounters_simulate_bench) under
 // --perf_counters_source=simulate, its values, the loops' own instructions
 // from the binary's disassembly (objdump), and plain callgrind's costs as

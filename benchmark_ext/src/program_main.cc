@@ -1,4 +1,4 @@
-// main_entry.cc: main() of the perfcounters_benchmark_main library, and the
+// program_main.cc: main() of the perfcounters_benchmark_main library, and the
 // start-up check that the program's main() is that one.
 //
 // The library's main() is weak, and the library's link interface pulls this

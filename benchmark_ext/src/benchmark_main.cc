@@ -1,4 +1,7 @@
-// main.cc: perfcounters::BenchmarkMain, gbench's main with perf counters.
+// benchmark_main.cc: perfcounters::BenchmarkMain, gbench's main with perf
+// counters.
+#include "perfcounters/benchmark_main.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,17 +20,16 @@
 #include "benchmark/benchmark.h"
 #include "console.h"
 #include "environment_context.h"
+#include "extra_run_counting.h"
 #include "measure_internal.h"
 #include "out_file.h"
-#include "pass_counting.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/benchmark_flags.h"
-#include "perfcounters/benchmark_main.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
-#include "profile_pass.h"
 #include "rows.h"
+#include "sampling_run.h"
 #include "simulate.h"
 
 namespace perfcounters {
@@ -176,7 +178,7 @@ void StartCounting(const bench::Flags& flags) {
   absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
       bench_internal::CurrentConfig();
   if (!config.ok() || *config == nullptr) return;
-  if (!bench_internal::StartPassCounting(*config)) {
+  if (!bench_internal::StartExtraRunCounting(*config)) {
     benchmark::AddCustomContext(
         "perfcounters.counting",
         "benchmarks that use perfcounters::Measure; this Google Benchmark "
@@ -194,7 +196,7 @@ void StartCounting(const bench::Flags& flags) {
       "state.PauseTiming() regions included, the extra run's own cost "
       "(calibrated: perfcounters.pass_calibration.<name>) subtracted");
   if (flags.calibrate) {
-    for (const auto& [key, cost] : bench_internal::PassCalibration()) {
+    for (const auto& [key, cost] : bench_internal::ExtraRunCalibration()) {
       benchmark::AddCustomContext(
           absl::StrCat("perfcounters.pass_calibration.", key),
           absl::StrCat(cost.floor));
@@ -342,7 +344,7 @@ int BenchmarkMain(int argc, char** argv) {
         bench_internal::CurrentConfig();
     bench_internal::AddSimulatedCountingContext(
         config.ok() && *config != nullptr &&
-        bench_internal::StartPassCounting(*config));
+        bench_internal::StartExtraRunCounting(*config));
     bench_internal::AddEnvironmentContext();
   } else {
     if (!DescribeSetup(*flags)) return 1;
@@ -373,7 +375,7 @@ int BenchmarkMain(int argc, char** argv) {
         out.path, out.format);
     out_file->HandleInterrupts();
   }
-  // With --perf_profile, a profile pass first (profile_pass.h).
+  // With --perf_profile, a sampling run first (sampling_run.h).
   bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
                                   display_json, out_file.get(),
                                   out.format == "json");

@@ -1,5 +1,5 @@
-// pass_counting.cc: the counting client of gbench's extra run.
-#include "pass_counting.h"
+// extra_run_counting.cc: the counting client of gbench's extra run.
+#include "extra_run_counting.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,28 +14,28 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "extra_run.h"
 #include "measure_internal.h"
 #include "perfcounters/counters.h"
-#include "profiler_pass.h"
 #include "registry.h"
-#include "simulate_pass.h"
+#include "simulate_extra_run.h"
 
 namespace perfcounters::bench_internal {
 namespace {
 
 // Repetitions of the calibration benchmark (as Measure's 33 empty
 // intervals).
-constexpr int kCalibrationPasses = 33;
+constexpr int kCalibrationRuns = 33;
 
 // Set by the calibration benchmark's body around its loop: inside the
 // calibrated bracket, so one store to a fixed address (a listed exception
 // to the one owner, process_state.h).
 std::atomic<bool> calibration_body{false};
 
-class PassCounter : public PassCountingClient {
+class ExtraRunCounter : public ExtraRunCountingClient {
  public:
-  PassCounter(std::shared_ptr<const Config> config, absl::Status budget,
-              Counters counters)
+  ExtraRunCounter(std::shared_ptr<const Config> config, absl::Status budget,
+                  Counters counters)
       : config_(std::move(config)),
         budget_(std::move(budget)),
         counters_(std::move(counters)) {}
@@ -47,14 +47,14 @@ class PassCounter : public PassCountingClient {
 
   void Stop() override {
     counters_.Stop();
-    const bool self = TakePassSelfCounted();
-    const bool calibration = InPassCalibration();
+    const bool self = TakeExtraRunSelfCounted();
+    const bool calibration = InExtraRunCalibration();
     std::lock_guard<std::mutex> lock(mu_);
     if (calibration) {
       if (calibrating_) samples_.push_back(Raw());
       return;  // the main run's calibration rows are dropped
     }
-    PassResult r;
+    ExtraRunResult r;
     r.self_counted = self;
     if (!budget_.ok()) {
       r.not_counted = std::string(budget_.message());
@@ -89,9 +89,9 @@ class PassCounter : public PassCountingClient {
     samples_.clear();
   }
 
-  std::vector<PassResult> Take() override {
+  std::vector<ExtraRunResult> Take() override {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<PassResult> out;
+    std::vector<ExtraRunResult> out;
     out.swap(results_);
     return out;
   }
@@ -146,11 +146,11 @@ class PassCounter : public PassCountingClient {
   bool calibrating_ = false;                        // guarded by mu_
   std::vector<std::vector<CounterValue>> samples_;  // guarded by mu_
   std::vector<BracketCost> cost_;                   // guarded by mu_
-  std::vector<PassResult> results_;                 // guarded by mu_
+  std::vector<ExtraRunResult> results_;             // guarded by mu_
 };
 
 // The counting client, set once before the benchmarks run.
-PassCountingClient*& TheCounter() {
+ExtraRunCountingClient*& TheCounter() {
   return Registry::Get().state().extra_run_counting.counter;
 }
 
@@ -163,48 +163,47 @@ void CalibrationBody(benchmark::State& state) {
 
 }  // namespace
 
-bool StartPassCounting(const std::shared_ptr<const Config>& config) {
-  if (!ProfilerPassAvailable() || config == nullptr ||
-      TheCounter() != nullptr) {
+bool StartExtraRunCounting(const std::shared_ptr<const Config>& config) {
+  if (!ExtraRunAvailable() || config == nullptr || TheCounter() != nullptr) {
     return TheCounter() != nullptr;
   }
   if (config->simulated) {
-    // Exact without calibration (simulate_pass.h).
-    TheCounter() = NewSimulatedPassCounter(config);
+    // Exact without calibration (simulate_extra_run.h).
+    TheCounter() = NewSimulatedExtraRunCounter(config);
   } else {
     CountersOptions options;
     options.read_mode = config->options.read_mode;
-    options.calibrate = false;  // the pass's own calibration, below
+    options.calibrate = false;  // the extra run's own calibration, below
     absl::Status budget = CheckDescriptorBudget(config->plan.event_count());
     Counters counters =
         Counters::Open(budget.ok() ? config->plan : Plan{}, options);
     TheCounter() =
-        new PassCounter(config, std::move(budget), std::move(counters));
+        new ExtraRunCounter(config, std::move(budget), std::move(counters));
   }
-  if (!AddPassClient(TheCounter())) return false;
+  if (!AddExtraRunClient(TheCounter())) return false;
   if (config->options.calibrate && !config->simulated) {
-    benchmark::RegisterBenchmark(kPassCalibrationName, CalibrationBody)
+    benchmark::RegisterBenchmark(kExtraRunCalibrationName, CalibrationBody)
         ->Iterations(1)
-        ->Repetitions(kCalibrationPasses);
+        ->Repetitions(kCalibrationRuns);
     NullReporter null;
     TheCounter()->BeginCalibration();
     benchmark::RunSpecifiedBenchmarks(
-        &null, absl::StrCat("^", kPassCalibrationName, "(/|$)"));
+        &null, absl::StrCat("^", kExtraRunCalibrationName, "(/|$)"));
     TheCounter()->EndCalibration();
   }
   return true;
 }
 
-bool PassCountingActive() { return TheCounter() != nullptr; }
+bool ExtraRunCountingActive() { return TheCounter() != nullptr; }
 
-bool InPassCalibration() { return calibration_body.load(); }
+bool InExtraRunCalibration() { return calibration_body.load(); }
 
-std::vector<PassResult> TakePassResults() {
-  return TheCounter() == nullptr ? std::vector<PassResult>()
+std::vector<ExtraRunResult> TakeExtraRunResults() {
+  return TheCounter() == nullptr ? std::vector<ExtraRunResult>()
                                  : TheCounter()->Take();
 }
 
-std::vector<std::pair<std::string, BracketCost>> PassCalibration() {
+std::vector<std::pair<std::string, BracketCost>> ExtraRunCalibration() {
   return TheCounter() == nullptr
              ? std::vector<std::pair<std::string, BracketCost>>()
              : TheCounter()->calibration();

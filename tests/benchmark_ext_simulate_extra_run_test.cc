@@ -1,4 +1,4 @@
-// benchmark_ext_simulate_pass_test.cc: the simulated counting source
+// benchmark_ext_simulate_extra_run_test.cc: the simulated counting source
 // (--perf_counters_source=simulate) on unmodified `for (auto _ : state)`
 // benchmarks, counted in gbench's extra run (gbench 1.9 and newer; before,
 // not counted with the reason). Runs tests/e2e/simulate_bench.cc; the

@@ -1,6 +1,6 @@
-// simulate_pass.cc: the simulator's counting client of gbench's extra run
-// (simulate_pass.h).
-#include "simulate_pass.h"
+// simulate_extra_run.cc: the simulator's counting client of gbench's extra run
+// (simulate_extra_run.h).
+#include "simulate_extra_run.h"
 
 #include <memory>
 #include <mutex>
@@ -10,18 +10,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "extra_run.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
-#include "profiler_pass.h"
 #include "simulate.h"
 #include "simulate_profile.h"
 
 namespace perfcounters::bench_internal {
 namespace {
 
-class SimulatedPassCounter : public PassCountingClient {
+class SimulatedExtraRunCounter : public ExtraRunCountingClient {
  public:
-  explicit SimulatedPassCounter(std::shared_ptr<const Config> config)
+  explicit SimulatedExtraRunCounter(std::shared_ptr<const Config> config)
       : config_(std::move(config)) {}
 
   // The bracket: from here on to SimCollectOff() in Stop(); of what it
@@ -30,8 +30,8 @@ class SimulatedPassCounter : public PassCountingClient {
 
   void Stop() override {
     SimCollectOff();
-    PassResult r;
-    r.self_counted = TakePassSelfCounted();
+    ExtraRunResult r;
+    r.self_counted = TakeExtraRunSelfCounted();
     if (r.self_counted) {
       // A Measure benchmark counted itself in its own run: no dump.
       std::lock_guard<std::mutex> lock(mu_);
@@ -39,7 +39,7 @@ class SimulatedPassCounter : public PassCountingClient {
       return;
     }
     absl::StatusOr<std::string> text = SimDumpText();
-    // The profile pass's region, by function (simulate_profile.h).
+    // The sampling run's region, by function (simulate_profile.h).
     if (text.ok() && SimProfiling()) SimProfileAdd(*text);
     absl::StatusOr<SimCosts> dump =
         text.ok() ? BenchmarkCallCosts(*text) : text.status();
@@ -85,7 +85,7 @@ class SimulatedPassCounter : public PassCountingClient {
   void BeginCalibration() override {}
   void EndCalibration() override {}
 
-  std::vector<PassResult> Take() override {
+  std::vector<ExtraRunResult> Take() override {
     std::lock_guard<std::mutex> lock(mu_);
     return std::exchange(results_, {});
   }
@@ -97,14 +97,14 @@ class SimulatedPassCounter : public PassCountingClient {
  private:
   const std::shared_ptr<const Config> config_;
   std::mutex mu_;
-  std::vector<PassResult> results_;  // guarded by mu_
+  std::vector<ExtraRunResult> results_;  // guarded by mu_
 };
 
 }  // namespace
 
-PassCountingClient* NewSimulatedPassCounter(
+ExtraRunCountingClient* NewSimulatedExtraRunCounter(
     const std::shared_ptr<const Config>& config) {
-  return new SimulatedPassCounter(config);
+  return new SimulatedExtraRunCounter(config);
 }
 
 }  // namespace perfcounters::bench_internal

@@ -1,6 +1,6 @@
-// profiler_pass.cc: one gbench ProfilerManager fanning out to the pass's
+// extra_run.cc: one gbench ProfilerManager fanning out to the extra run's
 // clients (gbench accepts a single manager).
-#include "profiler_pass.h"
+#include "extra_run.h"
 
 #include <atomic>
 #include <mutex>
@@ -17,16 +17,16 @@ ExtraRunState& ExtraRun() { return Registry::Get().state().extra_run; }
 }  // namespace
 
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-class PassFanOut : public benchmark::ProfilerManager {
+class ExtraRunFanOut : public benchmark::ProfilerManager {
  public:
-  void Add(PassClient* client) {
+  void Add(ExtraRunClient* client) {
     std::lock_guard<std::mutex> lock(mu_);
     clients_.push_back(client);
   }
   void AfterSetupStart() override {
     ExtraRun().self_counted = false;
     ExtraRun().in_run = true;
-    for (PassClient* c : clients_) c->Start();
+    for (ExtraRunClient* c : clients_) c->Start();
   }
   void BeforeTeardownStop() override {
     for (auto it = clients_.rbegin(); it != clients_.rend(); ++it) {
@@ -37,16 +37,16 @@ class PassFanOut : public benchmark::ProfilerManager {
 
  private:
   std::mutex mu_;
-  std::vector<PassClient*> clients_;
+  std::vector<ExtraRunClient*> clients_;
 };
 
 namespace {
 
-// The one pass, registered with gbench on first use.
-PassFanOut* ThePass() {
+// The one extra run, registered with gbench on first use.
+ExtraRunFanOut* TheExtraRun() {
   ExtraRunState& state = ExtraRun();
   std::call_once(state.fan_out_once, [&state] {
-    state.fan_out = new PassFanOut();
+    state.fan_out = new ExtraRunFanOut();
     benchmark::RegisterProfilerManager(state.fan_out);
   });
   return state.fan_out;
@@ -55,7 +55,7 @@ PassFanOut* ThePass() {
 }  // namespace
 #endif
 
-bool ProfilerPassAvailable() {
+bool ExtraRunAvailable() {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
   return true;
 #else
@@ -63,9 +63,9 @@ bool ProfilerPassAvailable() {
 #endif
 }
 
-bool AddPassClient(PassClient* client) {
+bool AddExtraRunClient(ExtraRunClient* client) {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-  ThePass()->Add(client);
+  TheExtraRun()->Add(client);
   return true;
 #else
   (void)client;
@@ -73,22 +73,22 @@ bool AddPassClient(PassClient* client) {
 #endif
 }
 
-void SetPassRegistered(bool registered) {
+void SetExtraRunRegistered(bool registered) {
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
-  PassFanOut* const pass = ThePass();
+  ExtraRunFanOut* const extra_run = TheExtraRun();
   benchmark::RegisterProfilerManager(nullptr);
-  if (registered) benchmark::RegisterProfilerManager(pass);
+  if (registered) benchmark::RegisterProfilerManager(extra_run);
 #else
   (void)registered;
 #endif
 }
 
-bool InProfilerPass() {
-  return ExtraRun().in_run.load(std::memory_order_relaxed);
+bool InExtraRun() { return ExtraRun().in_run.load(std::memory_order_relaxed); }
+
+void MarkExtraRunSelfCounted() { ExtraRun().self_counted = true; }
+
+bool TakeExtraRunSelfCounted() {
+  return ExtraRun().self_counted.exchange(false);
 }
-
-void MarkPassSelfCounted() { ExtraRun().self_counted = true; }
-
-bool TakePassSelfCounted() { return ExtraRun().self_counted.exchange(false); }
 
 }  // namespace perfcounters::bench_internal

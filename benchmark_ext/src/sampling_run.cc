@@ -1,6 +1,6 @@
-// profile_pass.cc: --perf_profile*: the flags, Measure's hooks, and the
-// profile pass before the measured one (profile_pass.h).
-#include "profile_pass.h"
+// sampling_run.cc: --perf_profile*: the flags, Measure's hooks, and the
+// sampling run before the measured one (sampling_run.h).
+#include "sampling_run.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,13 +26,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "console.h"
-#include "pass_counting.h"
+#include "extra_run.h"
+#include "extra_run_counting.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/internal/status_macros.h"
 #include "perfcounters/profile.h"
 #include "perfcounters/symbols.h"
 #include "profile_format.h"
-#include "profiler_pass.h"
 #include "registry.h"
 #include "rows.h"
 #include "simulate.h"
@@ -106,7 +106,7 @@ absl::Status WriteWhole(const std::string& dir, const std::string& name,
   return absl::OkStatus();
 }
 
-// Collects each benchmark's profile as the profile pass reports it, and
+// Collects each benchmark's profile as the sampling run reports it, and
 // prints nothing.
 class Collector : public benchmark::BenchmarkReporter {
  public:
@@ -122,14 +122,14 @@ class Collector : public benchmark::BenchmarkReporter {
     }
     Profile p;
     absl::Status error;
-    bool from_pass = false;
+    bool from_extra_run = false;
     {
       SamplingRunState& sampling = Sampling();
       std::lock_guard<std::mutex> lock(sampling.mu);
       p = std::move(sampling.profile);
       sampling.profile = Profile();
       error = std::exchange(sampling.error, absl::OkStatus());
-      from_pass = std::exchange(sampling.from_extra_run, false);
+      from_extra_run = std::exchange(sampling.from_extra_run, false);
     }
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
@@ -140,7 +140,7 @@ class Collector : public benchmark::BenchmarkReporter {
       }
       if (Skipped(run) || p.event.empty()) {
         // No profile of its timed region: said (once per reason, after the
-        // profile pass), never left out silently.
+        // sampling run), never left out silently.
         NoteNoProfile(run, "sample");
         return;
       }
@@ -154,7 +154,7 @@ class Collector : public benchmark::BenchmarkReporter {
       }
       ShownProfile& shown = (*out_)[run.benchmark_name()];
       shown.summary = SummarizeProfile(p, *symbolizer_);
-      if (from_pass && run.threads > 1) {
+      if (from_extra_run && run.threads > 1) {
         // gbench's extra run has one thread: the profile is its main
         // thread's, and says so.
         shown.threads = run.threads;
@@ -212,7 +212,7 @@ class Collector : public benchmark::BenchmarkReporter {
   void NoteNoProfile(const Run& run, const char* how) {
     Note(run.benchmark_name(),
          Skipped(run) ? "it skipped its run (SkipWithError)"
-         : ProfilerPassAvailable()
+         : ExtraRunAvailable()
              ? "its timed loop did not run"
              : absl::StrCat("it does not use perfcounters::"
                             "Measure, and this Google Benchmark "
@@ -256,7 +256,7 @@ void Merge(absl::StatusOr<Profile> p) {
   }
 }
 
-// The profile pass's file reporter, where --benchmark_out needs one (gbench
+// The sampling run's file reporter, where --benchmark_out needs one (gbench
 // would make its own and write the pass's rows): prints and keeps nothing.
 // The Collector takes each benchmark's profile once, as the display.
 class Silent : public benchmark::BenchmarkReporter {
@@ -269,7 +269,7 @@ class Silent : public benchmark::BenchmarkReporter {
 // without Measure: its timed loop, on the main thread, with the
 // repetition's iteration count. Start() comes after gbench's setup and the
 // benchmark's code before its loop, Stop() before the code after it.
-class PassSampler : public PassClient {
+class ExtraRunSampler : public ExtraRunClient {
  public:
   void Start() override { ProfileBegin(); }
   void Stop() override {
@@ -322,10 +322,9 @@ void WriteFoldedFiles(const ProfileFlags& flags, const Summaries& summaries) {
   }
 }
 
-void RunSampledProfilePass(const ProfileFlags& flags, bool file,
-                           Summaries* out);
-void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
-                             Summaries* out);
+void RunSamplingRun(const ProfileFlags& flags, bool file, Summaries* out);
+void RunSimulatedProfileRun(const ProfileFlags& flags, bool file,
+                            Summaries* out);
 
 }  // namespace
 
@@ -449,12 +448,12 @@ absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv) {
 std::string ProfileFlagsHelp() {
   return R"(perfcounters: a sampled profile of each benchmark's timed region
   --perf_profile=EVENT|auto
-        Run the selected benchmarks once more, before the measured pass,
+        Run the selected benchmarks once more, before the measured run,
         sampling the timed region of perfcounters::Measure loops (and of
         plain loops in gbench 1.9's ProfilerManager run) on EVENT
         (our grammar: cycles, instructions, cpu-clock, ...; user space
         unless :k/:uk); auto = cycles where they count, else cpu-clock.
-        The measured pass is unchanged. Each row gets a hot: line; the
+        The measured run is unchanged. Each row gets a hot: line; the
         --benchmark_out JSON rows a "perfcounters_profile" member.
         With --perf_counters_source=simulate: callgrind's exact counts
         of EVENT (instructions = auto, L1-dcache-load-misses, branches,
@@ -485,9 +484,9 @@ void RunWithProfiles(const ProfileFlags& flags,
   }
   Summaries summaries;
   if (IsSimulatorChild()) {
-    RunSimulatedProfilePass(flags, file != nullptr, &summaries);
+    RunSimulatedProfileRun(flags, file != nullptr, &summaries);
   } else {
-    RunSampledProfilePass(flags, file != nullptr, &summaries);
+    RunSamplingRun(flags, file != nullptr, &summaries);
   }
   ProfileReporter shown(display, &summaries, console, display_json, flags.top);
   if (file == nullptr) {
@@ -500,8 +499,7 @@ void RunWithProfiles(const ProfileFlags& flags,
 
 namespace {
 
-void RunSampledProfilePass(const ProfileFlags& flags, bool file,
-                           Summaries* out) {
+void RunSamplingRun(const ProfileFlags& flags, bool file, Summaries* out) {
   Summaries& summaries = *out;
   ProfileOptions o;
   o.period = flags.period;
@@ -534,8 +532,8 @@ void RunSampledProfilePass(const ProfileFlags& flags, bool file,
     // Benchmarks without Measure are sampled in gbench's extra run (where
     // the linked gbench has one).
     std::call_once(sampling.extra_run_sampler_once, [&sampling] {
-      sampling.extra_run_sampler = new PassSampler();
-      AddPassClient(sampling.extra_run_sampler);
+      sampling.extra_run_sampler = new ExtraRunSampler();
+      AddExtraRunClient(sampling.extra_run_sampler);
     });
     sampling.profiling.store(true);
     Collector collector(&summaries, nullptr, "");
@@ -548,16 +546,16 @@ void RunSampledProfilePass(const ProfileFlags& flags, bool file,
     collector.PrintNotes();
     sampling.profiling.store(false);
     t_profiler.reset();
-    // The counts of gbench's extra runs in the profile pass belong to no
-    // reported row: the measured pass's rows take only their own.
-    (void)TakePassResults();
+    // The counts of gbench's extra runs in the sampling run belong to no
+    // reported row: the measured run's rows take only their own.
+    (void)TakeExtraRunResults();
     NoteBrokenCallChains(summaries);
     WriteFoldedFiles(flags, summaries);
   }
 }
 
-void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
-                             Summaries* out) {
+void RunSimulatedProfileRun(const ProfileFlags& flags, bool file,
+                            Summaries* out) {
   // The parent checked the event (simulate_run.cc): an error here is one
   // line, and no profiles.
   absl::StatusOr<std::vector<SimEvent>> inputs = SimProfileInputs(flags.event);
@@ -576,7 +574,7 @@ void RunSimulatedProfilePass(const ProfileFlags& flags, bool file,
   }
   SimProfileStop();
   collector.PrintNotes();
-  (void)TakePassResults();
+  (void)TakeExtraRunResults();
   WriteFoldedFiles(flags, *out);
 }
 

@@ -1,5 +1,5 @@
-// profile_pass.h: the main's --perf_profile flags and the pass that samples
-// each benchmark's timed region (profile_pass.cc).
+// sampling_run.h: the main's --perf_profile flags and the pass that samples
+// each benchmark's timed region (sampling_run.cc).
 //
 // With --perf_profile the selected benchmarks run twice: first a silent
 // pass in which a Profiler per benchmark thread samples only the timed
@@ -8,11 +8,11 @@
 // plain `for (auto _ : state)` loops in gbench's extra run (its
 // ProfilerManager, 1.9 and newer: one thread, the repetition's iteration
 // count); then the
-// measured pass, exactly as without the flag, whose console rows get a
+// measured run, exactly as without the flag, whose console rows get a
 // `hot:` line and whose JSON rows (--benchmark_out, --benchmark_format=json)
 // the profile member.
-#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
-#define PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_SAMPLING_RUN_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_SRC_SAMPLING_RUN_H_
 
 #include <cstdint>
 #include <optional>
@@ -41,7 +41,7 @@ absl::StatusOr<ProfileFlags> ExtractProfileFlags(int* argc, char** argv);
 std::string ProfileFlagsHelp();
 
 // Runs the selected benchmarks as RunSpecifiedBenchmarks(display, file)
-// does (`file` may be null), after a profile pass when `flags.event` is
+// does (`file` may be null), after a sampling run when `flags.event` is
 // set. `console`: the display is gbench's console reporter (it then gets
 // the hot: lines); `display_json`, `file_json`: the display or `file`
 // writes gbench's JSON (its rows then get the profile member).
@@ -52,7 +52,7 @@ void RunWithProfiles(const ProfileFlags& flags,
 
 // Measure's hooks (measure_loop.cc), outside the counters' bracket: the
 // timed region begins / ends / pauses / resumes on the calling thread.
-// They do nothing outside the profile pass.
+// They do nothing outside the sampling run.
 void ProfileBegin();
 void ProfileEnd();
 void ProfilePause();
@@ -63,4 +63,4 @@ void ProfileDiscard();
 
 }  // namespace perfcounters::bench_internal
 
-#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_PASS_H_
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SAMPLING_RUN_H_

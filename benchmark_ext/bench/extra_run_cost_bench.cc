@@ -1,4 +1,4 @@
-// pass_cost_bench.cc: what gbench's extra run of every benchmark (its
+// extra_run_cost_bench.cc: what gbench's extra run of every benchmark (its
 // ProfilerManager, gbench 1.9 and newer), through which perfcounters' main
 // counts unmodified `for (auto _ : state)` benchmarks, costs a benchmark
 // that uses perfcounters::Measure (counted in its own run; in the extra run
@@ -32,10 +32,10 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
+#include "extra_run.h"
+#include "extra_run_counting.h"
 #include "measure_internal.h"
-#include "pass_counting.h"
 #include "perfcounters/benchmark.h"
-#include "profiler_pass.h"
 
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
 namespace {
@@ -80,14 +80,14 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
 #ifndef PERFCOUNTERS_HAVE_PROFILER_MANAGER
   std::printf(
-      "pass_cost_bench: this Google Benchmark (older than 1.9) has no "
+      "extra_run_cost_bench: this Google Benchmark (older than 1.9) has no "
       "ProfilerManager: no extra run, nothing to measure\n");
 #else
   namespace bi = perfcounters::bench_internal;
   const absl::StatusOr<perfcounters::Plan> plan =
       perfcounters::SetBenchmarkEvents("task-clock", {});
   if (!plan.ok()) {
-    std::fprintf(stderr, "pass_cost_bench: %s\n",
+    std::fprintf(stderr, "extra_run_cost_bench: %s\n",
                  std::string(plan.status().message()).c_str());
     return 1;
   }
@@ -97,27 +97,27 @@ int main(int argc, char** argv) {
   // gbench takes one manager: the phases register theirs in turn.
   absl::StatusOr<std::shared_ptr<const bi::Config> > config =
       bi::CurrentConfig();
-  if (!config.ok() || !bi::StartPassCounting(*config)) {
-    std::fprintf(stderr, "pass_cost_bench: the pass did not start\n");
+  if (!config.ok() || !bi::StartExtraRunCounting(*config)) {
+    std::fprintf(stderr, "extra_run_cost_bench: the pass did not start\n");
     return 1;
   }
   EmptyManager empty;
   std::vector<double> none, other, counted;
   Phase();  // warm-up: the groups opened, the code paged in
   for (int round = 0; round < kRounds; ++round) {
-    bi::SetPassRegistered(false);
+    bi::SetExtraRunRegistered(false);
     none.push_back(Phase());
     benchmark::RegisterProfilerManager(&empty);
     other.push_back(Phase());
-    bi::SetPassRegistered(true);
+    bi::SetExtraRunRegistered(true);
     counted.push_back(Phase());
   }
-  bi::SetPassRegistered(false);
+  bi::SetExtraRunRegistered(false);
   const double base = Median(none);
   const double e = Median(other) - base;
   const double p = Median(counted) - base;
   std::printf(
-      "pass_cost_bench: a Measure benchmark (%d iterations, task-clock), "
+      "extra_run_cost_bench: a Measure benchmark (%d iterations, task-clock), "
       "process CPU time per repetition, median of %d rounds:\n"
       "  no extra run                 %8.2f us\n"
       "  another manager (body again) %8.2f us  (%+.2f us, %+.1f %%)\n"
