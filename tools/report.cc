@@ -26,7 +26,6 @@ namespace perfcounters::tools {
 namespace {
 
 using report_internal::Esc;
-using report_internal::kPalette;
 
 // One benchmark of one metric, with the size of the last run's change
 // against the first for sorting.
@@ -37,7 +36,7 @@ struct MetricRow : report_internal::Row {
 // The reason `metric` was not counted in a run, from the file's context.
 std::string NotCountedInRun(const BenchmarkFile& file,
                             const std::string& metric) {
-  const std::string reason = NotCountedReason(UnavailableOf(file), metric);
+  std::string reason = NotCountedReason(UnavailableOf(file), metric);
   if (!reason.empty()) return reason;
   return "no reason recorded in the file (its context has no "
          "perfcounters.unavailable entry for it)";
@@ -156,6 +155,16 @@ void Collect(const std::vector<BenchmarkFile>& runs, double alpha,
       }
     }
   }
+  // The last run's change as the writers show it.
+  const bool simulated = CountingSource(runs.front()) == "simulate";
+  for (auto& per_metric : d->rows) {
+    for (MetricRow& row : per_metric) {
+      if (runs.size() > 1 && row.changes.back() != nullptr) {
+        row.last =
+            MakeComparisonRow(row.benchmark, *row.changes.back(), simulated);
+      }
+    }
+  }
 }
 
 // Whether run `r` counted the metric of `rows` for some benchmark.
@@ -208,6 +217,56 @@ std::vector<report_internal::Row> SortedRows(std::vector<MetricRow>& rows,
   return {present.begin(), present.end()};
 }
 
+// Which metrics are shown, which are 0 everywhere (one line each) and
+// which were counted nowhere (grouped by reason).
+enum class MetricKind { kShown, kZero, kNotCounted };
+struct MetricKinds {
+  std::vector<MetricKind> kinds;    // per metric of ReportData
+  std::vector<std::string> listed;  // the metrics counted somewhere
+  std::vector<report_internal::UncountedMetric> not_counted;
+  // The summary's items: the shown metrics' benchmarks (pointing into
+  // ReportData's rows).
+  std::vector<report_internal::SummaryItem> items;
+  size_t zero = 0;  // metrics 0 everywhere
+};
+
+MetricKinds KindsOf(const std::vector<BenchmarkFile>& runs, const ReportData& d,
+                    bool simulated) {
+  MetricKinds k;
+  k.kinds.assign(d.metrics.size(), MetricKind::kShown);
+  for (size_t m = 0; m < d.metrics.size(); ++m) {
+    bool counted = false;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      counted = counted || CountedIn(d.rows[m], r);
+    }
+    if (!counted) {
+      k.kinds[m] = MetricKind::kNotCounted;
+      report_internal::UncountedMetric u{d.metrics[m], {}};
+      for (size_t r = 0; r < runs.size(); ++r) {
+        u.reasons.push_back(
+            report_internal::NotCountedReasons(runs[r], d.metrics[m]));
+      }
+      k.not_counted.push_back(std::move(u));
+      continue;
+    }
+    k.listed.push_back(d.metrics[m]);
+    if (AllZero(d.rows[m])) {
+      k.kinds[m] = MetricKind::kZero;
+      ++k.zero;
+      continue;
+    }
+    for (const MetricRow& row : d.rows[m]) {
+      if (std::none_of(row.runs.begin(), row.runs.end(),
+                       [](const SideStats* s) { return s != nullptr; })) {
+        continue;
+      }
+      k.items.push_back({d.metrics[m], row.last ? &*row.last : nullptr,
+                         KindOfValue(d.metrics[m], simulated)});
+    }
+  }
+  return k;
+}
+
 // The page's note on runs counted by the simulator (`run`'s source).
 std::string SimulatedSourceNoteHtml(const BenchmarkFile& run) {
   return absl::StrCat(
@@ -229,52 +288,19 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   Collect(runs, options.alpha, &d);
   const std::vector<std::string>& labels = d.labels;
 
-  // Which metrics are shown, which are 0 everywhere (one line each) and
-  // which were counted nowhere (grouped by reason).
-  enum class Kind { kShown, kZero, kNotCounted };
-  std::vector<Kind> kinds(d.metrics.size(), Kind::kShown);
-  std::vector<std::string> listed;
-  std::vector<report_internal::UncountedMetric> not_counted;
-  std::vector<report_internal::SummaryItem> items;
-  size_t zero = 0;
   // report_command.cc refuses runs of different sources.
   const bool simulated = CountingSource(runs.front()) == "simulate";
-  for (size_t m = 0; m < d.metrics.size(); ++m) {
-    bool counted = false;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      counted = counted || CountedIn(d.rows[m], r);
-    }
-    if (!counted) {
-      kinds[m] = Kind::kNotCounted;
-      report_internal::UncountedMetric u{d.metrics[m], {}};
-      for (size_t r = 0; r < runs.size(); ++r) {
-        u.reasons.push_back(
-            report_internal::NotCountedReasons(runs[r], d.metrics[m]));
-      }
-      not_counted.push_back(std::move(u));
-      continue;
-    }
-    listed.push_back(d.metrics[m]);
-    if (AllZero(d.rows[m])) {
-      kinds[m] = Kind::kZero;
-      ++zero;
-      continue;
-    }
-    for (const MetricRow& row : d.rows[m]) {
-      if (std::none_of(row.runs.begin(), row.runs.end(),
-                       [](const SideStats* s) { return s != nullptr; })) {
-        continue;
-      }
-      items.push_back({d.metrics[m], row.benchmark, row.changes.back(),
-                       KindOfValue(d.metrics[m], simulated)});
-    }
-  }
+  const MetricKinds k = KindsOf(runs, d, simulated);
+  const std::vector<MetricKind>& kinds = k.kinds;
+  const std::vector<std::string>& listed = k.listed;
+  const std::vector<report_internal::UncountedMetric>& not_counted =
+      k.not_counted;
 
   report_internal::Page page(options.title, labels, options.alpha);
   if (runs.size() > 1) {
-    page.Append(report_internal::SummaryHtml(items, labels.front(),
+    page.Append(report_internal::SummaryHtml(k.items, labels.front(),
                                              labels.back(), options.alpha,
-                                             not_counted.size(), zero));
+                                             not_counted.size(), k.zero));
   }
   if (!options.gates.empty()) {
     page.Gates(options.gates, labels.front(), labels.back());
@@ -296,8 +322,8 @@ std::string RenderReport(const std::vector<BenchmarkFile>& runs,
   page.Append(report_internal::NotCountedHtml(not_counted, labels));
 
   for (size_t m = 0; m < d.metrics.size(); ++m) {
-    if (kinds[m] == Kind::kNotCounted) continue;
-    if (kinds[m] == Kind::kZero) {
+    if (kinds[m] == MetricKind::kNotCounted) continue;
+    if (kinds[m] == MetricKind::kZero) {
       size_t benchmarks = 0;
       for (const MetricRow& row : d.rows[m]) {
         benchmarks += std::any_of(

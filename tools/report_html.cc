@@ -411,19 +411,18 @@ std::string Page::Table(const std::string& metric, const std::vector<Row>& rows,
           Spread(*s), "</span></td>");
     }
     if (relative) {
-      const MetricComparison* c = row.changes.back();
+      const std::optional<ComparisonRow>& last = row.last;
       std::string cls;
-      if (c != nullptr && Changed(*c, alpha_)) {
-        const int d = ChangeDirection(*c);
-        cls = d > 0   ? " class=\"worse\""
-              : d < 0 ? " class=\"better\""
-                      : " class=\"changed\" title=\"changed; which way is "
-                        "better is not known for this metric\"";
+      if (last && Changed(*last->comparison, alpha_)) {
+        cls = last->direction > 0   ? " class=\"worse\""
+              : last->direction < 0 ? " class=\"better\""
+                                    : " class=\"changed\" title=\"changed; "
+                                      "which way is better is not known for "
+                                      "this metric\"";
       }
       absl::StrAppend(&t, "<td", cls, " data-change>",
-                      c != nullptr ? FormatChange(c->change_pct) : "n/a",
-                      "</td><td>", c != nullptr ? Esc(FormatP(*c)) : "",
-                      "</td>");
+                      last ? last->change : "n/a", "</td><td>",
+                      last ? Esc(last->p) : "", "</td>");
     }
     absl::StrAppend(&t, "<td class=\"chart\">", RowChart(metric, row, limit),
                     "</td></tr>\n");
@@ -463,12 +462,11 @@ void Page::Metric(const std::string& metric, const std::vector<Row>& rows,
 
   size_t regressions = 0, improvements = 0, unknown = 0;
   for (const Row& row : rows) {
-    const MetricComparison* c = row.changes.back();
-    if (relative && c != nullptr && Changed(*c, alpha_)) {
-      const int d = ChangeDirection(*c);
+    if (relative && row.last && Changed(*row.last->comparison, alpha_)) {
+      const int d = row.last->direction;
       regressions += d > 0;
       improvements += d < 0;
-      unknown += d == 0 && !c->common_mode;
+      unknown += d == 0 && !row.last->comparison->common_mode;
     }
   }
   absl::StrAppend(

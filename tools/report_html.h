@@ -7,12 +7,14 @@
 #define PERFCOUNTERS_TOOLS_REPORT_HTML_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "compare.h"
 #include "compare_gates.h"
+#include "compare_rows.h"
 #include "gbench_json.h"
 
 namespace perfcounters::tools::report_internal {
@@ -32,6 +34,10 @@ struct Row {
   std::vector<const SideStats*> runs;
   // Per run (index 0 unused): the comparison with the first run.
   std::vector<const MetricComparison*> changes;
+  // The last run's comparison with the first as the writers show it (the
+  // Δ and p columns, the summary); empty with one run, or where the
+  // benchmark is not in both.
+  std::optional<ComparisonRow> last;
 };
 
 class Page {

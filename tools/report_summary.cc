@@ -28,29 +28,28 @@ std::string Plural(size_t n, const char* one, const char* many) {
 
 // "BM_x cpu_time +13% (p 0.008)", linked to the metric's section.
 std::string ItemHtml(const SummaryItem& item) {
-  const MetricComparison& c = *item.change;
-  const std::string p = FormatP(c);
-  const std::string evidence =
-      c.evidence == Evidence::kExact       ? " (exact counter)"
-      : c.evidence == Evidence::kOneSample ? " (one sample a side)"
-      : p.empty()                          ? ""
-                                           : absl::StrCat(" (p ", Esc(p), ")");
-  const std::string tag = ValueKindTag(item.kind);
+  const ComparisonRow& row = *item.row;
+  const Evidence evidence = row.comparison->evidence;
+  const std::string said =
+      evidence == Evidence::kExact       ? " (exact counter)"
+      : evidence == Evidence::kOneSample ? " (one sample a side)"
+      : row.p.empty()                    ? ""
+                      : absl::StrCat(" (p ", Esc(row.p), ")");
   return absl::StrCat("<a href=\"#m-", Esc(item.metric), "\">",
-                      Esc(item.benchmark), " ", Esc(item.metric),
-                      tag.empty() ? "" : " ", Esc(tag), "</a> ",
-                      Esc(FormatChange(c.change_pct)), evidence);
+                      Esc(row.benchmark), " ", Esc(row.metric), "</a> ",
+                      Esc(row.change), said);
 }
 
 // One line of the summary: the class's count and its largest items.
 std::string ClassLine(const char* css, const std::string& what,
                       std::vector<const SummaryItem*> items,
                       const std::string& note) {
-  std::stable_sort(items.begin(), items.end(),
-                   [](const SummaryItem* a, const SummaryItem* b) {
-                     return std::fabs(a->change->change_pct.value_or(0)) >
-                            std::fabs(b->change->change_pct.value_or(0));
-                   });
+  std::stable_sort(
+      items.begin(), items.end(),
+      [](const SummaryItem* a, const SummaryItem* b) {
+        return std::fabs(a->row->comparison->change_pct.value_or(0)) >
+               std::fabs(b->row->comparison->change_pct.value_or(0));
+      });
   std::vector<std::string> named;
   for (size_t i = 0; i < items.size() && i < kNamed; ++i) {
     named.push_back(ItemHtml(*items[i]));
@@ -74,8 +73,8 @@ std::string UntestableWhy(const std::vector<const SummaryItem*>& items,
   bool same = true;
   double best = 1;
   for (const SummaryItem* item : items) {
-    const size_t a = item->change->base.samples.size(),
-                 b = item->change->next.samples.size();
+    const size_t a = item->row->comparison->base.samples.size(),
+                 b = item->row->comparison->next.samples.size();
     if (item == items.front()) {
       n1 = a;
       n2 = b;
@@ -92,6 +91,31 @@ std::string UntestableWhy(const std::vector<const SummaryItem*>& items,
                       " at best, never below ", absl::StrFormat("%g", alpha),
                       ": not tested, not unchanged; ", enough,
                       " or more repetitions a side can tell)");
+}
+
+// The summary's verdict: regressions, else changes of unknown direction,
+// else changes that cannot be significant (`untestable_what`, "" for
+// none), else none.
+std::string VerdictHtml(size_t regressions, size_t unknown,
+                        const std::string& untestable_what,
+                        const std::string& untestable_why,
+                        const std::string& base, const std::string& next) {
+  if (regressions > 0) {
+    return absl::StrCat(Plural(regressions, "regression", "regressions"),
+                        " in ", Esc(next), " against ", Esc(base));
+  }
+  if (unknown > 0) {
+    return absl::StrCat("No regression of a known direction; ",
+                        Plural(unknown, "change", "changes"),
+                        " of unknown direction in ", Esc(next), " against ",
+                        Esc(base));
+  }
+  if (!untestable_what.empty()) {
+    return absl::StrCat("No significant regression, but ", untestable_what,
+                        " in ", Esc(next), " against ", Esc(base),
+                        untestable_why);
+  }
+  return absl::StrCat("No regression in ", Esc(next), " against ", Esc(base));
 }
 
 }  // namespace
@@ -121,7 +145,8 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
   // Changes of valgrind's times: the simulator's speed, not the code's.
   std::vector<const SummaryItem*> valgrind_times;
   for (const SummaryItem& item : items) {
-    const ChangeClass c = Classify(item.change, alpha);
+    const ChangeClass c =
+        Classify(item.row != nullptr ? item.row->comparison : nullptr, alpha);
     if (item.kind == ValueKind::kValgrindTime && c != ChangeClass::kUnchanged &&
         c != ChangeClass::kNotCompared) {
       valgrind_times.push_back(&item);
@@ -140,23 +165,9 @@ std::string SummaryHtml(const std::vector<SummaryItem>& items,
                    " of 1 % or more that cannot be significant");
   const std::string untestable_why =
       untestable.empty() ? "" : UntestableWhy(untestable, alpha);
-  std::string verdict;
-  if (regressions > 0) {
-    verdict = absl::StrCat(Plural(regressions, "regression", "regressions"),
-                           " in ", Esc(next), " against ", Esc(base));
-  } else if (unknown > 0) {
-    verdict = absl::StrCat("No regression of a known direction; ",
-                           Plural(unknown, "change", "changes"),
-                           " of unknown direction in ", Esc(next), " against ",
-                           Esc(base));
-  } else if (!untestable.empty()) {
-    verdict =
-        absl::StrCat("No significant regression, but ", untestable_what, " in ",
-                     Esc(next), " against ", Esc(base), untestable_why);
-  } else {
-    verdict =
-        absl::StrCat("No regression in ", Esc(next), " against ", Esc(base));
-  }
+  const std::string verdict = VerdictHtml(
+      regressions, unknown, untestable.empty() ? "" : untestable_what,
+      untestable_why, base, next);
   std::string html = absl::StrCat(
       "<section id=\"summary\"><h2>Summary</h2>\n<p class=\"verdict ",
       regressions > 0                      ? "fail"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "compare_rows.h"
 #include "counting_source.h"
 #include "gbench_json.h"
 
@@ -41,8 +42,9 @@ ChangeClass Classify(const MetricComparison* change, double alpha);
 // One benchmark's metric for the summary.
 struct SummaryItem {
   std::string metric;
-  std::string benchmark;
-  const MetricComparison* change = nullptr;
+  // The last run's change against the first (report_internal::Row::last);
+  // nullptr where the benchmark is in one of them only.
+  const ComparisonRow* row = nullptr;
   // What kind of value it is (counting_source.h): the summary tags what is
   // not measured ("est_cycles [estimate]", "instructions [simulated]") and
   // lists changes of valgrind's times on their own line, never as
