@@ -187,9 +187,19 @@ absl::StatusOr<ParsedEvent> ParseSymbolWithTerms(const ParseContext& ctx,
   return event;
 }
 
-absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
-                                          std::string_view text,
-                                          size_t offset) {
+namespace {
+
+// pmu/terms/mods split at its slashes, with each part's offset in the
+// input.
+struct PmuEventText {
+  std::string_view pmu, terms, mods;
+  size_t terms_offset = 0, mods_offset = 0;
+  size_t close = 0;  // where the terms' closing '/' is in `text`
+};
+
+absl::StatusOr<PmuEventText> SplitPmuEventText(const ParseContext& ctx,
+                                               std::string_view text,
+                                               size_t offset) {
   const size_t open = text.find('/');
   const size_t close = text.find('/', open + 1);
   if (open == 0) {
@@ -202,23 +212,173 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
         Cat("'/' opened", At(ctx, offset + open),
             " is never closed; write pmu/term=value,.../"));
   }
-  const std::string_view pmu_text = text.substr(0, open);
-  const std::string_view terms_text = text.substr(open + 1, close - open - 1);
-  std::string_view mods = text.substr(close + 1);
-  size_t mods_offset = offset + close + 1;
-  if (!mods.empty() && mods[0] == ':') {
-    mods.remove_prefix(1);
-    ++mods_offset;
-    if (mods.empty()) {
-      RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
+  PmuEventText parts;
+  parts.pmu = text.substr(0, open);
+  parts.terms = text.substr(open + 1, close - open - 1);
+  parts.terms_offset = offset + open + 1;
+  parts.close = close;
+  parts.mods = text.substr(close + 1);
+  parts.mods_offset = offset + close + 1;
+  if (!parts.mods.empty() && parts.mods[0] == ':') {
+    parts.mods.remove_prefix(1);
+    ++parts.mods_offset;
+    if (parts.mods.empty()) {
+      RETURN_IF_ERROR(CheckModifiers(ctx, parts.mods, parts.mods_offset));
     }
   }
-  if (mods.find('/') != std::string_view::npos) {
+  if (parts.mods.find('/') != std::string_view::npos) {
     return absl::InvalidArgumentError(
         Cat("unexpected '/'", At(ctx, offset + text.find('/', close + 1)),
             " after the PMU terms; write pmu/term=value,.../[modifiers]"));
   }
-  ASSIGN_OR_RETURN(std::string pmu_name, ResolvePmuName(ctx, pmu_text, offset));
+  return parts;
+}
+
+// The event a pmu/.../ names, if any: an alias from events/, or on a core
+// PMU one of perf's legacy names (cpu/cycles/, cpu_core/LLC-loads/).
+struct PmuEventName {
+  const PmuAlias* alias = nullptr;
+  // The term that names it.
+  std::optional<size_t> index;
+  uint32_t generic_type = 0;
+  std::optional<uint64_t> generic_config;
+  std::string generic_label;
+};
+
+// A bare term that is neither a format field nor a built-in term names an
+// alias from events/.
+absl::StatusOr<PmuEventName> FindPmuEventName(
+    const ParseContext& ctx, const Pmu& pmu, bool cpu_pmu,
+    const std::vector<PmuTerm>& terms) {
+  PmuEventName name;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const PmuTerm& term = terms[i];
+    if (term.has_value || pmu.FindFormat(term.name) != nullptr ||
+        IsBuiltinTerm(term.name)) {
+      continue;
+    }
+    const PmuAlias* found = pmu.FindAlias(term.name);
+    const size_t at = term.offset;
+    if (found == nullptr && cpu_pmu && name.alias == nullptr &&
+        !name.generic_config) {
+      // perf's legacy names on a core PMU: cpu/cycles/, cpu_core/LLC-loads/.
+      if (const GenericEvent* g = FindGenericEvent(term.name);
+          g != nullptr && g->type == PERF_TYPE_HARDWARE) {
+        name.generic_type = PERF_TYPE_HARDWARE;
+        name.generic_config = g->config;
+        name.generic_label = g->canonical;
+      } else if (absl::StatusOr<HwCacheEvent> cache =
+                     ParseHwCacheName(term.name);
+                 cache.ok()) {
+        name.generic_type = PERF_TYPE_HW_CACHE;
+        name.generic_config = cache->config();
+        name.generic_label = cache->CanonicalName();
+      }
+      if (name.generic_config) {
+        name.index = i;
+        continue;
+      }
+    }
+    if (found == nullptr) {
+      std::vector<std::string> names;
+      for (const PmuAlias& a : pmu.aliases) names.push_back(a.name);
+      const std::vector<std::string> close_names =
+          ClosestNames(term.name, names, 3);
+      return absl::NotFoundError(
+          Cat("PMU '", pmu.name, "' has no event or term ", Quote(term.name),
+              At(ctx, at),
+              close_names.empty()
+                  ? std::string()
+                  : Cat("; did you mean ", Join(close_names, ", "), "?"),
+              "; its events are listed under ",
+              ctx.sources.paths().EventSourceDevices(), "/", pmu.name,
+              "/events and its terms are ", ValidTerms(pmu)));
+    }
+    if (name.alias != nullptr || name.generic_config) {
+      return absl::InvalidArgumentError(
+          Cat("second event name ", Quote(term.name), At(ctx, at), " after '",
+              name.alias != nullptr ? name.alias->name : name.generic_label,
+              "'; a pmu/.../ event names at most one event"));
+    }
+    name.alias = found;
+    name.index = i;
+  }
+  return name;
+}
+
+// A legacy name's type and config; no format field or config term beside
+// it.
+absl::Status ApplyPmuGenericEvent(const ParseContext& ctx, const Pmu& pmu,
+                                  const PmuEventName& name,
+                                  const std::vector<PmuTerm>& terms,
+                                  ParsedEvent& event) {
+  // Hybrid core PMUs (cpu_core, cpu_atom) take the PMU type in the upper
+  // 32 bits of a generic event's config (PERF_PMU_TYPE_SHIFT).
+  event.spec.attr.type = name.generic_type;
+  event.spec.attr.config =
+      *name.generic_config |
+      (IStartsWith(pmu.name, "cpu_") ? uint64_t{pmu.type} << 32 : 0);
+  for (const PmuTerm& term : terms) {
+    if (pmu.FindFormat(term.name) != nullptr || term.name == "config" ||
+        term.name == "config1" || term.name == "config2") {
+      return absl::InvalidArgumentError(Cat(
+          "term '", term.name, "'", At(ctx, term.offset),
+          " cannot be combined with the generic event '", name.generic_label,
+          "'; use raw terms or the generic name alone"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The alias's terms, then the user's, as perf splices them; config=
+// terms in a first pass, the others (format fields OR) in a second.
+absl::Status ApplyPmuEventTerms(const ParseContext& ctx, const Pmu& pmu,
+                                const PmuEventName& name,
+                                const std::vector<PmuTerm>& terms,
+                                size_t offset, ParsedEvent& event) {
+  static const std::vector<PmuTerm> kNoTerms;
+  const PmuAlias* alias = name.alias;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const PmuTerm& term : alias != nullptr ? alias->terms : kNoTerms) {
+      if (IsConfigTerm(term.name) != (pass == 0)) continue;
+      if (term.value == "?") {
+        bool supplied = false;
+        for (const PmuTerm& user : terms) supplied |= user.name == term.name;
+        if (!supplied) {
+          return absl::InvalidArgumentError(
+              Cat("event '", alias->name, "' of PMU '", pmu.name, "' needs '",
+                  term.name, "=<value>' (its sysfs file says ",
+                  alias->terms_text, ")", At(ctx, offset), "; write ", pmu.name,
+                  "/", alias->name, ",", term.name, "=<value>/"));
+        }
+        continue;
+      }
+      absl::Status status = ApplyTerm(ctx, pmu, term, offset, event);
+      if (!status.ok()) {
+        return absl::InvalidArgumentError(
+            Cat("in the sysfs definition of '", pmu.name, "/", alias->name,
+                "/' (", alias->terms_text, "): ", status.message()));
+      }
+    }
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (name.index == i || IsConfigTerm(terms[i].name) != (pass == 0)) {
+        continue;
+      }
+      RETURN_IF_ERROR(ApplyTerm(ctx, pmu, terms[i], terms[i].offset, event));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
+                                          std::string_view text,
+                                          size_t offset) {
+  ASSIGN_OR_RETURN(const PmuEventText parts,
+                   SplitPmuEventText(ctx, text, offset));
+  ASSIGN_OR_RETURN(std::string pmu_name,
+                   ResolvePmuName(ctx, parts.pmu, offset));
   absl::StatusOr<std::shared_ptr<const Pmu>> loaded =
       ctx.sources.LoadPmu(pmu_name);
   if (!loaded.ok()) {
@@ -227,9 +387,8 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
                             loaded.status().message()));
   }
   const Pmu* const pmu = loaded->get();
-  const size_t terms_offset = offset + open + 1;
   absl::StatusOr<std::vector<PmuTerm>> terms =
-      ParsePmuTerms(terms_text, terms_offset);
+      ParsePmuTerms(parts.terms, parts.terms_offset);
   if (!terms.ok()) {
     return absl::InvalidArgumentError(
         Cat(terms.status().message(), " in ", Quote(ctx.input)));
@@ -238,125 +397,22 @@ absl::StatusOr<ParsedEvent> ParsePmuEvent(const ParseContext& ctx,
   ParsedEvent event;
   event.spec.attr.type = pmu->type;
   event.spec.pmu = pmu->name;
-  event.base_label = std::string(text.substr(0, close + 1));
+  event.base_label = std::string(text.substr(0, parts.close + 1));
   event.cpu_pmu = IsCorePmu(*pmu, ctx.sources);
 
-  // A bare term that is neither a format field nor a built-in term names an
-  // alias from events/.
-  const PmuAlias* alias = nullptr;
-  std::optional<size_t> alias_index;
-  uint32_t generic_type = 0;
-  std::optional<uint64_t> generic_config;
-  std::string generic_label;
-  for (size_t i = 0; i < terms->size(); ++i) {
-    const PmuTerm& term = (*terms)[i];
-    if (term.has_value || pmu->FindFormat(term.name) != nullptr ||
-        IsBuiltinTerm(term.name)) {
-      continue;
-    }
-    const PmuAlias* found = pmu->FindAlias(term.name);
-    const size_t at = term.offset;
-    if (found == nullptr && event.cpu_pmu && alias == nullptr &&
-        !generic_config) {
-      // perf's legacy names on a core PMU: cpu/cycles/, cpu_core/LLC-loads/.
-      if (const GenericEvent* g = FindGenericEvent(term.name);
-          g != nullptr && g->type == PERF_TYPE_HARDWARE) {
-        generic_type = PERF_TYPE_HARDWARE;
-        generic_config = g->config;
-        generic_label = g->canonical;
-      } else if (absl::StatusOr<HwCacheEvent> cache =
-                     ParseHwCacheName(term.name);
-                 cache.ok()) {
-        generic_type = PERF_TYPE_HW_CACHE;
-        generic_config = cache->config();
-        generic_label = cache->CanonicalName();
-      }
-      if (generic_config) {
-        alias_index = i;
-        continue;
-      }
-    }
-    if (found == nullptr) {
-      std::vector<std::string> names;
-      for (const PmuAlias& a : pmu->aliases) names.push_back(a.name);
-      const std::vector<std::string> close_names =
-          ClosestNames(term.name, names, 3);
-      return absl::NotFoundError(
-          Cat("PMU '", pmu->name, "' has no event or term ", Quote(term.name),
-              At(ctx, at),
-              close_names.empty()
-                  ? std::string()
-                  : Cat("; did you mean ", Join(close_names, ", "), "?"),
-              "; its events are listed under ",
-              ctx.sources.paths().EventSourceDevices(), "/", pmu->name,
-              "/events and its terms are ", ValidTerms(*pmu)));
-    }
-    if (alias != nullptr || generic_config) {
-      return absl::InvalidArgumentError(
-          Cat("second event name ", Quote(term.name), At(ctx, at), " after '",
-              alias != nullptr ? alias->name : generic_label,
-              "'; a pmu/.../ event names at most one event"));
-    }
-    alias = found;
-    alias_index = i;
+  ASSIGN_OR_RETURN(const PmuEventName name,
+                   FindPmuEventName(ctx, *pmu, event.cpu_pmu, *terms));
+  if (name.alias != nullptr) {
+    event.spec.scale = name.alias->scale;
+    event.spec.unit = name.alias->unit;
   }
-  if (alias != nullptr) {
-    event.spec.scale = alias->scale;
-    event.spec.unit = alias->unit;
+  if (name.generic_config) {
+    RETURN_IF_ERROR(ApplyPmuGenericEvent(ctx, *pmu, name, *terms, event));
   }
-  if (generic_config) {
-    // Hybrid core PMUs (cpu_core, cpu_atom) take the PMU type in the upper
-    // 32 bits of a generic event's config (PERF_PMU_TYPE_SHIFT).
-    event.spec.attr.type = generic_type;
-    event.spec.attr.config =
-        *generic_config |
-        (IStartsWith(pmu->name, "cpu_") ? uint64_t{pmu->type} << 32 : 0);
-    for (const PmuTerm& term : *terms) {
-      if (pmu->FindFormat(term.name) != nullptr || term.name == "config" ||
-          term.name == "config1" || term.name == "config2") {
-        return absl::InvalidArgumentError(
-            Cat("term '", term.name, "'", At(ctx, term.offset),
-                " cannot be combined with the generic event '", generic_label,
-                "'; use raw terms or the generic name alone"));
-      }
-    }
-  }
-  // The alias's terms, then the user's, as perf splices them; config=
-  // terms in a first pass, the others (format fields OR) in a second.
-  static const std::vector<PmuTerm> kNoTerms;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const PmuTerm& term : alias != nullptr ? alias->terms : kNoTerms) {
-      if (IsConfigTerm(term.name) != (pass == 0)) continue;
-      if (term.value == "?") {
-        bool supplied = false;
-        for (const PmuTerm& user : *terms) supplied |= user.name == term.name;
-        if (!supplied) {
-          return absl::InvalidArgumentError(
-              Cat("event '", alias->name, "' of PMU '", pmu->name, "' needs '",
-                  term.name, "=<value>' (its sysfs file says ",
-                  alias->terms_text, ")", At(ctx, offset), "; write ",
-                  pmu->name, "/", alias->name, ",", term.name, "=<value>/"));
-        }
-        continue;
-      }
-      absl::Status status = ApplyTerm(ctx, *pmu, term, offset, event);
-      if (!status.ok()) {
-        return absl::InvalidArgumentError(
-            Cat("in the sysfs definition of '", pmu->name, "/", alias->name,
-                "/' (", alias->terms_text, "): ", status.message()));
-      }
-    }
-    for (size_t i = 0; i < terms->size(); ++i) {
-      if (alias_index == i || IsConfigTerm((*terms)[i].name) != (pass == 0)) {
-        continue;
-      }
-      RETURN_IF_ERROR(
-          ApplyTerm(ctx, *pmu, (*terms)[i], (*terms)[i].offset, event));
-    }
-  }
-  if (!mods.empty()) {
-    RETURN_IF_ERROR(CheckModifiers(ctx, mods, mods_offset));
-    RETURN_IF_ERROR(ApplyModifiers(ctx, mods, mods_offset, event));
+  RETURN_IF_ERROR(ApplyPmuEventTerms(ctx, *pmu, name, *terms, offset, event));
+  if (!parts.mods.empty()) {
+    RETURN_IF_ERROR(CheckModifiers(ctx, parts.mods, parts.mods_offset));
+    RETURN_IF_ERROR(ApplyModifiers(ctx, parts.mods, parts.mods_offset, event));
   }
   return event;
 }
