@@ -140,13 +140,21 @@ std::string CsvMixedSourcesError(const std::vector<Series>& series) {
       *simulated.begin(), "' or --machine '", *measured.begin(), "'");
 }
 
-std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
-  // Runs in order (time, id), with their machine, branch and commit.
+namespace {
+
+// The series as a grid: runs in order (time, id) with their commit,
+// machine and branch; columns in order of first appearance; the cells that
+// have a value.
+struct CsvGrid {
   using RunKey = std::tuple<std::string, int64_t>;
   std::map<RunKey, std::tuple<std::string, std::string, std::string>> runs;
-  std::set<std::string> columns_set;
   std::vector<std::string> columns;
   std::map<std::pair<RunKey, std::string>, double> cells;
+};
+
+CsvGrid CsvGridOf(const std::vector<Series>& series) {
+  CsvGrid g;
+  std::set<std::string> columns_set;
   for (const Series& s : series) {
     // A value that is not measured says so in its column's name
     // ("BM_A.est_cycles [estimate]", "BM_A.instructions [simulated]",
@@ -155,122 +163,148 @@ std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
     // measured one.
     const std::string column = absl::StrCat(
         s.benchmark, ".", TaggedMetric(s.metric, SimulatedMachine(s.machine)));
-    if (columns_set.insert(column).second) columns.push_back(column);
+    if (columns_set.insert(column).second) g.columns.push_back(column);
     const bool multiplexed = std::any_of(
         s.points.begin(), s.points.end(),
         [](const SeriesPoint& p) { return p.coverage.has_value(); });
     const std::string coverage_column = absl::StrCat(column, ".coverage");
     if (multiplexed && columns_set.insert(coverage_column).second) {
-      columns.push_back(coverage_column);
+      g.columns.push_back(coverage_column);
     }
     for (const SeriesPoint& p : s.points) {
-      const RunKey key{p.time, p.run_id};
-      runs[key] = {p.commit, s.machine, s.branch};
-      if (p.value) cells[{key, column}] = *p.value;
+      const CsvGrid::RunKey key{p.time, p.run_id};
+      g.runs[key] = {p.commit, s.machine, s.branch};
+      if (p.value) g.cells[{key, column}] = *p.value;
       if (p.value && multiplexed) {
-        cells[{key, coverage_column}] = p.coverage.value_or(1.0);
+        g.cells[{key, coverage_column}] = p.coverage.value_or(1.0);
       }
     }
   }
-  // Otava's CSV reader needs a number in every cell of its metric columns
-  // (float(''): "could not convert string to float"), and a number is what
-  // a not-counted value never is. A column with no value in any run is
-  // left out; of the others, the runs and columns kept are those that keep
-  // the most values (CsvKeepMostCells): a benchmark added in the last run
-  // leaves out its columns, not the older runs. Both said.
-  std::vector<std::string> empty_columns, valued_columns;
+  return g;
+}
+
+// What the CSV keeps of a grid, and what it leaves out.
+struct CsvSelection {
+  std::vector<bool> keep_run;  // per run of the grid
+  std::vector<std::string> kept;
+  std::vector<std::string> empty_columns;  // no value in any run
+  std::vector<std::string> sparse;         // "c (n of N runs)"
+  std::map<std::string, size_t>
+      gaps;  // kept column -> left-out runs lacking it
+};
+
+// Otava's CSV reader needs a number in every cell of its metric columns
+// (float(''): "could not convert string to float"), and a number is what
+// a not-counted value never is. A column with no value in any run is
+// left out; of the others, the runs and columns kept are those that keep
+// the most values (CsvKeepMostCells): a benchmark added in the last run
+// leaves out its columns, not the older runs.
+CsvSelection SelectCsvCells(const CsvGrid& g) {
+  CsvSelection sel;
+  std::vector<std::string> valued_columns;
   std::vector<std::vector<bool>> present;  // per valued column, per run
-  for (const std::string& c : columns) {
+  for (const std::string& c : g.columns) {
     std::vector<bool> in_run;
-    in_run.reserve(runs.size());
+    in_run.reserve(g.runs.size());
     size_t valued = 0;
-    for (const auto& [key, attrs] : runs) {
-      in_run.push_back(cells.count({key, c}) > 0);
+    for (const auto& [key, attrs] : g.runs) {
+      in_run.push_back(g.cells.count({key, c}) > 0);
       valued += in_run.back();
     }
     if (valued == 0) {
-      empty_columns.push_back(c);
+      sel.empty_columns.push_back(c);
     } else {
       valued_columns.push_back(c);
       present.push_back(std::move(in_run));
     }
   }
-  const std::vector<bool> keep_run = CsvKeepMostCells(present, runs.size());
-  std::vector<std::string> kept, sparse;  // sparse: "c (n of N runs)"
+  sel.keep_run = CsvKeepMostCells(present, g.runs.size());
   for (size_t i = 0; i < valued_columns.size(); ++i) {
     bool whole = true;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      if (keep_run[r] && !present[i][r]) whole = false;
+    for (size_t r = 0; r < g.runs.size(); ++r) {
+      if (sel.keep_run[r] && !present[i][r]) whole = false;
     }
     if (whole) {
-      kept.push_back(valued_columns[i]);
+      sel.kept.push_back(valued_columns[i]);
     } else {
-      sparse.push_back(
+      sel.sparse.push_back(
           absl::StrCat(valued_columns[i], " (",
                        std::count(present[i].begin(), present[i].end(), true),
-                       " of ", runs.size(), " runs)"));
+                       " of ", g.runs.size(), " runs)"));
     }
   }
-  std::map<std::string, size_t>
-      gaps;  // kept column -> left-out runs lacking it
-  {
-    size_t r = 0;
-    for (const auto& [key, attrs] : runs) {
-      if (!keep_run[r++]) {
-        for (const std::string& c : kept) gaps[c] += cells.count({key, c}) == 0;
+  size_t r = 0;
+  for (const auto& [key, attrs] : g.runs) {
+    if (!sel.keep_run[r++]) {
+      for (const std::string& c : sel.kept) {
+        sel.gaps[c] += g.cells.count({key, c}) == 0;
       }
     }
   }
+  return sel;
+}
+
+// What the export left out and why, for the user.
+std::string CsvExportNote(const CsvSelection& sel, size_t runs,
+                          size_t left_out) {
+  std::string note;
+  if (!sel.empty_columns.empty()) {
+    absl::StrAppend(&note, "left out ", sel.empty_columns.size(),
+                    " column(s) never counted in the exported runs: ",
+                    absl::StrJoin(sel.empty_columns, ", "), ". ");
+  }
+  if (!sel.sparse.empty()) {
+    absl::StrAppend(&note, "left out ", sel.sparse.size(),
+                    " column(s) with a value in only some runs, to keep "
+                    "the most values: ",
+                    CsvJoinSome(sel.sparse), ". ");
+  }
+  if (left_out > 0) {
+    std::vector<std::string> why;
+    for (const auto& [c, n] : sel.gaps) {
+      if (n > 0) why.push_back(absl::StrCat(c, " (", n, " runs)"));
+    }
+    absl::StrAppend(
+        &note, "left out ", left_out, " of ", runs,
+        " runs that have no value (not counted, or absent) in some "
+        "column: ",
+        CsvJoinSome(why),
+        "; a CSV cell for Otava must be a number. Export those series on "
+        "their own (--benchmark, --metric) to keep the other series' "
+        "points of these runs.");
+  }
+  if (!sel.sparse.empty() && left_out == 0) {
+    absl::StrAppend(&note,
+                    "Export those series on their own (--benchmark, "
+                    "--metric) to keep their points.");
+  }
+  return note;
+}
+
+}  // namespace
+
+std::string ExportCsv(const std::vector<Series>& series, std::string* note) {
+  const CsvGrid g = CsvGridOf(series);
+  const CsvSelection sel = SelectCsvCells(g);
   std::string out = "time,commit,machine,branch";
-  for (const std::string& c : kept) absl::StrAppend(&out, ",", CsvField(c));
+  for (const std::string& c : sel.kept) absl::StrAppend(&out, ",", CsvField(c));
   out += "\n";
   size_t left_out = 0, run_index = 0;
-  for (const auto& [key, attrs] : runs) {
-    if (!keep_run[run_index++]) {
+  for (const auto& [key, attrs] : g.runs) {
+    if (!sel.keep_run[run_index++]) {
       ++left_out;
       continue;
     }
     absl::StrAppend(&out, std::get<0>(key), ",", CsvField(std::get<0>(attrs)),
                     ",", CsvField(std::get<1>(attrs)), ",",
                     CsvField(std::get<2>(attrs)));
-    for (const std::string& c : kept) {
-      absl::StrAppend(&out, ",", ShortestDouble(cells.at({key, c})));
+    for (const std::string& c : sel.kept) {
+      absl::StrAppend(&out, ",", ShortestDouble(g.cells.at({key, c})));
     }
     out += "\n";
   }
-  if (note != nullptr) {
-    note->clear();
-    if (!empty_columns.empty()) {
-      absl::StrAppend(note, "left out ", empty_columns.size(),
-                      " column(s) never counted in the exported runs: ",
-                      absl::StrJoin(empty_columns, ", "), ". ");
-    }
-    if (!sparse.empty()) {
-      absl::StrAppend(note, "left out ", sparse.size(),
-                      " column(s) with a value in only some runs, to keep "
-                      "the most values: ",
-                      CsvJoinSome(sparse), ". ");
-    }
-    if (left_out > 0) {
-      std::vector<std::string> why;
-      for (const auto& [c, n] : gaps) {
-        if (n > 0) why.push_back(absl::StrCat(c, " (", n, " runs)"));
-      }
-      absl::StrAppend(
-          note, "left out ", left_out, " of ", runs.size(),
-          " runs that have no value (not counted, or absent) in some "
-          "column: ",
-          CsvJoinSome(why),
-          "; a CSV cell for Otava must be a number. Export those series on "
-          "their own (--benchmark, --metric) to keep the other series' "
-          "points of these runs.");
-    }
-    if (!sparse.empty() && left_out == 0) {
-      absl::StrAppend(note,
-                      "Export those series on their own (--benchmark, "
-                      "--metric) to keep their points.");
-    }
-  }
+  // Both said: the columns and runs left out.
+  if (note != nullptr) *note = CsvExportNote(sel, g.runs.size(), left_out);
   return out;
 }
 
