@@ -368,37 +368,28 @@ double RobustNoiseScale(const std::vector<double>& series) {
   return std::max(sigma, 1e-6 * (*hi - *lo));
 }
 
-std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
-                                           const ChangePointOptions& options) {
-  const size_t n = series.size();
-  const double sigma = RobustNoiseScale(series);
-  if (n < 2 * kMinRun || !(sigma > 0) || !std::isfinite(sigma)) return {};
-  const double center = MedianOf(series);
-  // Standardize, and clip each point to the running median +- kClip.
-  std::vector<double> z(n);
-  for (size_t i = 0; i < n; ++i) z[i] = (series[i] - center) / sigma;
-  const std::vector<double> medians = RunningMedians(z);
-  std::vector<double> clipped(n);
-  for (size_t i = 0; i < n; ++i) {
-    clipped[i] = std::clamp(z[i], medians[i] - kClip, medians[i] + kClip);
-  }
-  const double log_n = std::log(static_cast<double>(n));
-  const double line_penalty = kLinePenalty * log_n;
-  const Segments segments(clipped, line_penalty);
-  std::vector<Piece> pieces =
-      Segment(segments, n, kSegmentPenalty * log_n, line_penalty);
-  MergeSmallSteps(segments, pieces, options.min_sigmas);
+namespace {
 
-  auto value = [&](double zv) { return center + sigma * zv; };
-  auto relative = [&](double before, double after) {
-    return before == 0 ? 0 : std::fabs(after / before - 1);
-  };
-  auto residual_sd = [&](const Piece& p) {
+// The series' standardization: value = center + sigma * z.
+struct RobustScale {
+  double center = 0, sigma = 1;
+  double Value(double z) const { return center + sigma * z; }
+  // The residual standard deviation of a piece's fit, in the series' units.
+  double ResidualSd(const Piece& p) const {
     return sigma * std::sqrt(p.fit.rss / static_cast<double>(p.b - p.a));
-  };
-  std::vector<ChangePoint> out;
-  // Steps.
-  std::vector<bool> step_after(pieces.size(), false);
+  }
+};
+
+double RelativeChange(double before, double after) {
+  return before == 0 ? 0 : std::fabs(after / before - 1);
+}
+
+// Steps: jumps between neighbouring pieces; `step_after[k]`: a step
+// follows piece k (drifts do not cross one).
+void RobustSteps(const std::vector<Piece>& pieces, const RobustScale& scale,
+                 const ChangePointOptions& options,
+                 std::vector<bool>& step_after, std::vector<ChangePoint>& out) {
+  step_after.assign(pieces.size(), false);
   for (size_t k = 0; k + 1 < pieces.size(); ++k) {
     const Piece& l = pieces[k];
     const Piece& r = pieces[k + 1];
@@ -410,19 +401,26 @@ std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
     step_after[k] = true;
     ChangePoint cp;
     cp.index = r.a;
-    cp.mean_before = value(l.fit.last);
-    cp.mean_after = value(r.fit.first);
-    cp.std_before = residual_sd(l);
-    cp.std_after = residual_sd(r);
+    cp.mean_before = scale.Value(l.fit.last);
+    cp.mean_after = scale.Value(r.fit.first);
+    cp.std_before = scale.ResidualSd(l);
+    cp.std_after = scale.ResidualSd(r);
     cp.p = StudentTwoSidedP(jump / std::sqrt(EndVariance(l) + EndVariance(r)),
                             static_cast<double>(r.b - l.a - 2));
-    cp.sigma = sigma;
-    if (relative(cp.mean_before, cp.mean_after) <= options.min_magnitude) {
+    cp.sigma = scale.sigma;
+    if (RelativeChange(cp.mean_before, cp.mean_after) <=
+        options.min_magnitude) {
       continue;
     }
     out.push_back(cp);
   }
-  // Drifts: lines sloping the same way, joined without a step.
+}
+
+// Drifts: lines sloping the same way, joined without a step.
+void RobustDrifts(const Segments& segments, const std::vector<Piece>& pieces,
+                  const std::vector<bool>& step_after, const RobustScale& scale,
+                  const ChangePointOptions& options,
+                  std::vector<ChangePoint>& out) {
   for (size_t k = 0; k < pieces.size();) {
     if (!pieces[k].fit.line) {
       ++k;
@@ -454,22 +452,52 @@ std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
     cp.kind = ChangeKind::kDrift;
     cp.index = d.first;
     cp.last_index = d.last;
-    cp.mean_before = value(d.from);
-    cp.mean_after = value(d.to);
-    cp.std_before = residual_sd(first);
-    cp.std_after = residual_sd(last);
+    cp.mean_before = scale.Value(d.from);
+    cp.mean_after = scale.Value(d.to);
+    cp.std_before = scale.ResidualSd(first);
+    cp.std_after = scale.ResidualSd(last);
     // The slope's t over the drift's runs (in sigma units: its standard
     // error is 1 / sqrt(sum of (t - mean t)^2)).
     const double runs = static_cast<double>(d.last - d.first + 1);
     const double slope = (d.to - d.from) / std::max(runs - 1, 1.0);
     cp.p = StudentTwoSidedP(slope * std::sqrt(runs * (runs * runs - 1) / 12),
                             runs - 2);
-    cp.sigma = sigma;
-    if (relative(cp.mean_before, cp.mean_after) <= options.min_magnitude) {
+    cp.sigma = scale.sigma;
+    if (RelativeChange(cp.mean_before, cp.mean_after) <=
+        options.min_magnitude) {
       continue;
     }
     out.push_back(cp);
   }
+}
+
+}  // namespace
+
+std::vector<ChangePoint> FindRobustChanges(const std::vector<double>& series,
+                                           const ChangePointOptions& options) {
+  const size_t n = series.size();
+  const double sigma = RobustNoiseScale(series);
+  if (n < 2 * kMinRun || !(sigma > 0) || !std::isfinite(sigma)) return {};
+  const RobustScale scale{MedianOf(series), sigma};
+  // Standardize, and clip each point to the running median +- kClip.
+  std::vector<double> z(n);
+  for (size_t i = 0; i < n; ++i) z[i] = (series[i] - scale.center) / sigma;
+  const std::vector<double> medians = RunningMedians(z);
+  std::vector<double> clipped(n);
+  for (size_t i = 0; i < n; ++i) {
+    clipped[i] = std::clamp(z[i], medians[i] - kClip, medians[i] + kClip);
+  }
+  const double log_n = std::log(static_cast<double>(n));
+  const double line_penalty = kLinePenalty * log_n;
+  const Segments segments(clipped, line_penalty);
+  std::vector<Piece> pieces =
+      Segment(segments, n, kSegmentPenalty * log_n, line_penalty);
+  MergeSmallSteps(segments, pieces, options.min_sigmas);
+
+  std::vector<ChangePoint> out;
+  std::vector<bool> step_after;
+  RobustSteps(pieces, scale, options, step_after, out);
+  RobustDrifts(segments, pieces, step_after, scale, options, out);
   std::sort(out.begin(), out.end(),
             [](const ChangePoint& a, const ChangePoint& b) {
               return a.index != b.index ? a.index < b.index
