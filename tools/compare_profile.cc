@@ -21,10 +21,10 @@ namespace {
 
 // The share of all samples `profile`'s list holds, 0..1 (1 when complete).
 double ListedShare(const BenchmarkProfile& profile,
-                   const std::vector<FunctionShare>& shares) {
+                   const std::vector<NameShare>& shares) {
   if (profile.complete) return 1;
   double listed = 0;
-  for (const FunctionShare& s : shares) listed += s.share;
+  for (const NameShare& s : shares) listed += s.share;
   return std::clamp(listed, 0.0, 1.0);
 }
 
@@ -52,8 +52,8 @@ BenchmarkProfileChange Pair(const std::string& name,
   c.base_event = base.event;
   c.next_event = next.event;
   c.simulated = base.simulated && next.simulated;
-  const std::vector<FunctionShare> bs = SharesByName(base);
-  const std::vector<FunctionShare> ns = SharesByName(next);
+  const std::vector<NameShare> bs = SharesByName(base);
+  const std::vector<NameShare> ns = SharesByName(next);
   const double base_listed = ListedShare(base, bs);
   const double next_listed = ListedShare(next, ns);
   c.base_listed_pct = base_listed * 100;
@@ -84,8 +84,8 @@ BenchmarkProfileChange Pair(const std::string& name,
     }
     c.functions.push_back(std::move(f));
   };
-  for (const FunctionShare& f : bs) add(f.name);
-  for (const FunctionShare& f : ns) add(f.name);
+  for (const NameShare& f : bs) add(f.name);
+  for (const NameShare& f : ns) add(f.name);
   std::stable_sort(
       c.functions.begin(), c.functions.end(),
       [](const FunctionShareChange& a, const FunctionShareChange& b) {

@@ -335,31 +335,31 @@ void MergeProfile(BenchmarkProfile& into, const BenchmarkProfile& from) {
   into.complete = into.complete && from.complete;
 }
 
-std::vector<FunctionShare> SharesByName(const BenchmarkProfile& profile) {
-  std::vector<FunctionShare> out;
+std::vector<NameShare> SharesByName(const BenchmarkProfile& profile) {
+  std::vector<NameShare> out;
   if (!(profile.samples > 0)) return out;
   OomSafeMap<std::string, size_t> index;
   for (const ProfileFunction& f : profile.functions) {
     auto [it, inserted] = index.try_emplace(f.name, out.size());
     if (inserted) out.push_back({f.name, &f, 0, 0, std::nullopt});
-    FunctionShare& s = out[it->second];
+    NameShare& s = out[it->second];
     s.samples += f.samples;
     s.share += profile.Share(f).value_or(0);
     if (f.inclusive)
       s.inclusive = std::max(s.inclusive.value_or(0), *f.inclusive);
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const FunctionShare& a, const FunctionShare& b) {
+                   [](const NameShare& a, const NameShare& b) {
                      if (a.share != b.share) return a.share > b.share;
                      return a.name < b.name;
                    });
   return out;
 }
 
-std::optional<double> ShareOf(const std::vector<FunctionShare>& shares,
+std::optional<double> ShareOf(const std::vector<NameShare>& shares,
                               const BenchmarkProfile& profile,
                               const std::string& name) {
-  for (const FunctionShare& s : shares) {
+  for (const NameShare& s : shares) {
     if (s.name == name) return s.share;
   }
   if (profile.complete && profile.samples > 0) return 0.0;

@@ -118,10 +118,10 @@ absl::StatusOr<BenchmarkProfile> ReadProfile(
 // functions and stacks of the same key summed, shares recomputed.
 void MergeProfile(BenchmarkProfile& into, const BenchmarkProfile& from);
 
-// One function's part of a profile, entries of the same name (the same
+// One function name's part of a profile, entries of the same name (the same
 // function in two modules, or at two lines) added up: how profiles of two
 // runs are lined up.
-struct FunctionShare {
+struct NameShare {
   std::string name;
   // The first entry of the name (module, file, line for people).
   const ProfileFunction* entry = nullptr;
@@ -134,12 +134,12 @@ struct FunctionShare {
 
 // Every function of `profile` by name, largest share first (ties by name).
 // Empty when the profile has no samples.
-std::vector<FunctionShare> SharesByName(const BenchmarkProfile& profile);
+std::vector<NameShare> SharesByName(const BenchmarkProfile& profile);
 
 // The share of `name` in a profile whose SharesByName() is `shares`: 0 when
 // it is not listed and the list is complete, nullopt when not listed in an
 // incomplete list (or the profile has no samples).
-std::optional<double> ShareOf(const std::vector<FunctionShare>& shares,
+std::optional<double> ShareOf(const std::vector<NameShare>& shares,
                               const BenchmarkProfile& profile,
                               const std::string& name);
 

@@ -105,7 +105,7 @@ std::string Caption(const BenchmarkProfile& p) {
 
 struct RunProfile {
   const BenchmarkProfile* profile = nullptr;
-  std::vector<FunctionShare> shares;
+  std::vector<NameShare> shares;
 };
 
 // The functions table's head: a column per run (self · inclusive with
@@ -138,7 +138,7 @@ void AppendFunctionShareCell(std::string& t, const RunProfile& r,
                              const std::string& name, double s) {
   double samples = 0;
   std::optional<double> incl;
-  for (const FunctionShare& f : r.shares) {
+  for (const NameShare& f : r.shares) {
     if (f.name == name) {
       samples = f.samples;
       incl = f.inclusive;
