@@ -328,6 +328,98 @@ void EvaluateGeomean(const Comparison& comparison, const Gate& gate,
   }
 }
 
+// `gate` on each benchmark it applies to: checked, violated, held or
+// not evaluated.
+void EvaluateOnBenchmarks(const Comparison& comparison, const Gate& gate,
+                          const GateOptions& options, GateResult& r) {
+  for (const BenchmarkComparison& bc : comparison.benchmarks) {
+    if (!gate.Applies(bc.name)) continue;
+    ++r.matched;
+    const MetricComparison* m = nullptr;
+    for (const MetricComparison& x : bc.metrics) {
+      if (x.metric == gate.metric) m = &x;
+    }
+    if (std::string why = SkipReason(gate, comparison, bc, m); !why.empty()) {
+      r.not_evaluated.push_back({bc.name, std::move(why)});
+      continue;
+    }
+    // A not-counted side has no median and was skipped above: only
+    // counted values are checked.
+    const double value = gate.relative ? *m->change_pct : *m->next.median;
+    ++r.checked;
+    // An estimate is checked like any value; the outputs say so.
+    const bool estimated =
+        Flagged(m->next) || (gate.relative && Flagged(m->base));
+    r.estimated += estimated;
+    if (!gate.Violated(value)) continue;
+    GateViolation v;
+    v.benchmark = bc.name;
+    v.metric = gate.metric;
+    v.value = value;
+    v.estimated = estimated;
+    if (!gate.relative) {
+      r.violations.push_back(std::move(v));
+      continue;
+    }
+    v.evidence = m->evidence;
+    v.p = m->p_value;
+    if (m->evidence == Evidence::kUTest) {
+      v.min_p = MinimumP(m->base.samples.size(), m->next.samples.size());
+    }
+    if (m->evidence == Evidence::kOneSample) ++r.one_sample;
+    if (Significant(*m, options.alpha)) {
+      r.violations.push_back(std::move(v));
+    } else {
+      r.not_significant.push_back(std::move(v));
+    }
+  }
+}
+
+// The status, from the most severe finding, and what it says.
+void SetGateStatus(const Comparison& comparison, const Gate& gate,
+                   const GateOptions& options, GateResult& r) {
+  if (r.matched == 0) {
+    r.status = GateStatus::kNoMatch;
+    r.message =
+        gate.filter_text.empty()
+            ? std::string(
+                  "no benchmark of these files is compared, so "
+                  "none can be gated")
+            : absl::StrCat("its filter '", ShortForMessage(gate.filter_text),
+                           "' matches no benchmark in either file",
+                           gate.exact_name
+                               ? ""
+                               : " (a regular expression; =NAME is exact)");
+  } else if (r.checked == 0 && !options.allow_unchecked &&
+             !(options.fail_on_missing && !r.not_evaluated.empty())) {
+    r.status = GateStatus::kUnchecked;
+    const std::vector<std::string> measured = MeasuredMetrics(comparison);
+    r.message = absl::StrCat(
+        "checked nothing: no benchmark it applies to has ", gate.metric,
+        gate.relative ? " counted on both sides" : " counted in the new file",
+        r.not_evaluated.empty()
+            ? std::string()
+            : absl::StrCat(" (", r.not_evaluated[0].benchmark, ": ",
+                           r.not_evaluated[0].reason, ")"),
+        "; metrics with values on both sides: ",
+        measured.empty() ? std::string("none") : absl::StrJoin(measured, ", "),
+        "; --allow-unchecked-gates accepts this");
+  } else if (!r.violations.empty()) {
+    r.status = GateStatus::kFailed;
+  } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
+    r.status = GateStatus::kMissing;
+    r.message = absl::StrCat(
+        "not evaluated on ", r.not_evaluated.size(), " benchmark(s) (",
+        r.not_evaluated[0].benchmark, ": ", r.not_evaluated[0].reason,
+        r.not_evaluated.size() > 1 ? ", ..." : "", "; --fail-on-missing)");
+  } else {
+    r.status = GateStatus::kPassed;
+    if (r.checked == 0) {
+      r.message = "checked nothing (allowed by --allow-unchecked-gates)";
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<GateResult> EvaluateGates(const Comparison& comparison,
@@ -342,91 +434,9 @@ std::vector<GateResult> EvaluateGates(const Comparison& comparison,
     if (gate.geomean) {
       EvaluateGeomean(comparison, gate, r);
     } else {
-      for (const BenchmarkComparison& bc : comparison.benchmarks) {
-        if (!gate.Applies(bc.name)) continue;
-        ++r.matched;
-        const MetricComparison* m = nullptr;
-        for (const MetricComparison& x : bc.metrics) {
-          if (x.metric == gate.metric) m = &x;
-        }
-        if (std::string why = SkipReason(gate, comparison, bc, m);
-            !why.empty()) {
-          r.not_evaluated.push_back({bc.name, std::move(why)});
-          continue;
-        }
-        // A not-counted side has no median and was skipped above: only
-        // counted values are checked.
-        const double value = gate.relative ? *m->change_pct : *m->next.median;
-        ++r.checked;
-        // An estimate is checked like any value; the outputs say so.
-        const bool estimated =
-            Flagged(m->next) || (gate.relative && Flagged(m->base));
-        r.estimated += estimated;
-        if (!gate.Violated(value)) continue;
-        GateViolation v;
-        v.benchmark = bc.name;
-        v.metric = gate.metric;
-        v.value = value;
-        v.estimated = estimated;
-        if (!gate.relative) {
-          r.violations.push_back(std::move(v));
-          continue;
-        }
-        v.evidence = m->evidence;
-        v.p = m->p_value;
-        if (m->evidence == Evidence::kUTest) {
-          v.min_p = MinimumP(m->base.samples.size(), m->next.samples.size());
-        }
-        if (m->evidence == Evidence::kOneSample) ++r.one_sample;
-        if (Significant(*m, options.alpha)) {
-          r.violations.push_back(std::move(v));
-        } else {
-          r.not_significant.push_back(std::move(v));
-        }
-      }
+      EvaluateOnBenchmarks(comparison, gate, options, r);
     }
-    // The status, from the most severe finding.
-    if (r.matched == 0) {
-      r.status = GateStatus::kNoMatch;
-      r.message =
-          gate.filter_text.empty()
-              ? std::string(
-                    "no benchmark of these files is compared, so "
-                    "none can be gated")
-              : absl::StrCat("its filter '", ShortForMessage(gate.filter_text),
-                             "' matches no benchmark in either file",
-                             gate.exact_name
-                                 ? ""
-                                 : " (a regular expression; =NAME is exact)");
-    } else if (r.checked == 0 && !options.allow_unchecked &&
-               !(options.fail_on_missing && !r.not_evaluated.empty())) {
-      r.status = GateStatus::kUnchecked;
-      const std::vector<std::string> measured = MeasuredMetrics(comparison);
-      r.message = absl::StrCat(
-          "checked nothing: no benchmark it applies to has ", gate.metric,
-          gate.relative ? " counted on both sides" : " counted in the new file",
-          r.not_evaluated.empty()
-              ? std::string()
-              : absl::StrCat(" (", r.not_evaluated[0].benchmark, ": ",
-                             r.not_evaluated[0].reason, ")"),
-          "; metrics with values on both sides: ",
-          measured.empty() ? std::string("none")
-                           : absl::StrJoin(measured, ", "),
-          "; --allow-unchecked-gates accepts this");
-    } else if (!r.violations.empty()) {
-      r.status = GateStatus::kFailed;
-    } else if (options.fail_on_missing && !r.not_evaluated.empty()) {
-      r.status = GateStatus::kMissing;
-      r.message = absl::StrCat(
-          "not evaluated on ", r.not_evaluated.size(), " benchmark(s) (",
-          r.not_evaluated[0].benchmark, ": ", r.not_evaluated[0].reason,
-          r.not_evaluated.size() > 1 ? ", ..." : "", "; --fail-on-missing)");
-    } else {
-      r.status = GateStatus::kPassed;
-      if (r.checked == 0) {
-        r.message = "checked nothing (allowed by --allow-unchecked-gates)";
-      }
-    }
+    SetGateStatus(comparison, gate, options, r);
     results.push_back(std::move(r));
   }
   return results;
