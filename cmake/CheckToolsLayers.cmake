@@ -11,7 +11,10 @@
 #     without being one of ALLOWED_HISTORY (the command, the history tests);
 #   - a file includes or names abseil's Swiss tables (flat_/node_hash_map/set) but
 #     those of SWISS_TABLES_ALLOWED: data that grows with the input goes in
-#     oom_safe_map.h's OomSafeMap/OomSafeSet (why: that header).
+#     oom_safe_map.h's OomSafeMap/OomSafeSet (why: that header);
+#   - a file of the project other than BOOST_ALLOWED includes Boost (its
+#     headers cost a file ~4 s of CPU; Boost.Math is the analysis layer's
+#     private dependency, through statistics.h's plain declarations).
 # Prints the layers, their edges and the counts it checked.
 cmake_minimum_required(VERSION 3.25)
 include(${DATA})
@@ -20,6 +23,8 @@ set(errors "")
 set(SWISS_TABLES_ALLOWED
   list_command.cc  # the system's event names (sysfs), not an input file
 )
+# The one file that includes Boost (Boost.Math's distributions).
+set(BOOST_ALLOWED tools/statistics.cc)
 set(edges 0)
 
 # The layer graph: every dependency declared before its user.
@@ -129,6 +134,20 @@ list(LENGTH LAYERS n_layers)
 list(LENGTH owner_files n_files)
 message(STATUS "${n_layers} layers, ${edges} edges between them, ${n_files} files, "
                "${includes} includes of tools/ headers, ${executables} link lines")
+# Boost in one file: every C++ file of the project's source folders.
+get_filename_component(root ${TOOLS_DIR} DIRECTORY)
+set(globs "")
+foreach(dir perfcounters benchmark_ext tools tests bench examples fuzz)
+  list(APPEND globs ${root}/${dir}/*.cc ${root}/${dir}/*.h ${root}/${dir}/*.hpp)
+endforeach()
+file(GLOB_RECURSE cxx_files RELATIVE ${root} ${globs})
+foreach(f ${cxx_files})
+  file(STRINGS ${root}/${f} boost REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]boost/")
+  if(boost AND NOT f IN_LIST BOOST_ALLOWED)
+    list(APPEND errors "${f} includes Boost: only ${BOOST_ALLOWED} may (declare what it needs in tools/statistics.h)")
+  endif()
+endforeach()
+
 if(errors)
   list(JOIN errors "\n  " text)
   message(FATAL_ERROR "tools/ layering broken:\n  ${text}")

@@ -19,6 +19,9 @@ perfcounters_main_packages=(
   libdw-dev
   # history: the results store's back ends (SQLite file, PostgreSQL URL)
   libsqlite3-dev libpq-dev
+  # statistics (tools/statistics.cc): Boost.Math's t, normal and binomial
+  # distributions, header-only
+  libboost-math-dev
 )
 
 # The test suite on top of that.

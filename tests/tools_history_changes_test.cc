@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "history_changes.h"
 #include "nlohmann/json.hpp"
+#include "statistics.h"
 #include "support/history_fixture.h"
 #include "support/tool_runner.h"
 

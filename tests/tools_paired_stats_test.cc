@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "paired_stats.h"
+#include "statistics.h"
 
 namespace perfcounters::tools {
 namespace {

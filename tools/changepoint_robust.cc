@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "statistics.h"
+
 namespace perfcounters::tools {
 namespace {
 

@@ -8,55 +8,10 @@
 #include <vector>
 
 #include "changepoint_robust.h"
+#include "statistics.h"
 
 namespace perfcounters::tools {
 namespace {
-
-// The regularized incomplete beta function I_x(a, b) by its continued
-// fraction (modified Lentz), the symmetry relation where it converges
-// slowly.
-double BetaContinuedFraction(double a, double b, double x) {
-  constexpr double kTiny = 1e-300;
-  constexpr double kEps = 1e-15;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= 10000; ++m) {
-    const double dm = m;
-    double num = dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm));
-    d = 1 + num * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + num / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    h *= d * c;
-    num = -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1));
-    d = 1 + num * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + num / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    const double delta = d * c;
-    h *= delta;
-    if (std::fabs(delta - 1) < kEps) break;
-  }
-  return h;
-}
-
-// I_x(a, b), with y = 1 - x and the logarithms of both given by the caller:
-// computed from x, 1 - x and log(x) lose digits when x is near 1.
-double RegularizedBeta(double a, double b, double x, double y, double log_x,
-                       double log_y) {
-  if (x <= 0) return 0;
-  if (y <= 0) return 1;
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) -
-                           std::lgamma(b) + a * log_x + b * log_y;
-  if (x < (a + 1) / (a + b + 2)) {
-    return std::exp(log_front) * BetaContinuedFraction(a, b, x) / a;
-  }
-  return 1 - std::exp(log_front) * BetaContinuedFraction(b, a, y) / b;
-}
 
 struct Stats {
   double mean = 0;
@@ -221,19 +176,6 @@ const char* ChangeKindName(ChangeKind kind) {
 
 const char* ChangeMethodName(ChangeMethod method) {
   return method == ChangeMethod::kOtava ? "otava" : "robust";
-}
-
-double StudentTwoSidedP(double t, double df) {
-  if (std::isnan(t) || df <= 0) return 1;
-  if (std::isinf(t)) return 0;
-  // p = I_x(df / 2, 1 / 2) at x = df / (df + t^2); 1 - x = t^2 / (df + t^2)
-  // and log(x) = -log1p(t^2 / df) keep their digits for a small t or a
-  // large df, where x is near 1.
-  const double t2 = t * t;
-  const double p =
-      RegularizedBeta(df / 2, 0.5, df / (df + t2), t2 / (df + t2),
-                      -std::log1p(t2 / df), std::log(t2 / (df + t2)));
-  return std::clamp(p, 0.0, 1.0);
 }
 
 double TTestP(const double* left, size_t n1, const double* right, size_t n2) {

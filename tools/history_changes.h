@@ -18,7 +18,8 @@
 //     the smallest relative change) is removed while p >= max_p or its
 //     change <= min_magnitude, and its neighbours are re-tested.
 // The t-test is Otava's: pooled variance of the two sides' population
-// standard deviations, n1 + n2 - 2 degrees of freedom, two-sided.
+// standard deviations, n1 + n2 - 2 degrees of freedom, two-sided
+// (StudentTwoSidedP(), statistics.h).
 #ifndef PERFCOUNTERS_TOOLS_HISTORY_CHANGES_H_
 #define PERFCOUNTERS_TOOLS_HISTORY_CHANGES_H_
 
@@ -88,10 +89,6 @@ std::vector<ChangePoint> FindChangePoints(
 std::vector<ChangePoint> FindChangePointsWithin(
     const std::vector<double>& series, const std::vector<size_t>& boundaries,
     const ChangePointOptions& options = {});
-
-// Two-sided p of Student's t distribution with `df` degrees of freedom:
-// P(|T| >= |t|).
-double StudentTwoSidedP(double t, double df);
 
 // Otava's t-test of two samples (population standard deviations, pooled):
 // the two-sided p; 1 when n1 + n2 < 3; 0 when both sides are constant and

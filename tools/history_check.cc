@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "perfcounters/internal/edit_distance.h"
 #include "perfcounters/internal/status_macros.h"
+#include "statistics.h"
 
 namespace perfcounters::tools {
 namespace {

@@ -10,19 +10,6 @@
 
 namespace perfcounters::tools {
 
-double BinomialHalfCdf(size_t n, size_t k) {
-  if (k >= n) return 1.0;
-  // Sum of C(n, i) 2^-n in log space: finite for any n.
-  const double log_half_n = static_cast<double>(n) * std::log(0.5);
-  const double lgn = std::lgamma(static_cast<double>(n) + 1);
-  double sum = 0;
-  for (size_t i = 0; i <= k; ++i) {
-    sum += std::exp(lgn - std::lgamma(static_cast<double>(i) + 1) -
-                    std::lgamma(static_cast<double>(n - i) + 1) + log_half_n);
-  }
-  return std::min(sum, 1.0);
-}
-
 size_t SignTestRank(size_t n, double confidence) {
   const double alpha = 1 - confidence;
   size_t rank = 0;

@@ -10,7 +10,8 @@
 // and a symmetric-distribution interval (Wilcoxon's Hodges-Lehmann) is
 // pulled towards it. The sign test assumes only independent pairs; its
 // interval is a pair of order statistics, exact for any distribution, a
-// little wider than Wilcoxon's where both are valid.
+// little wider than Wilcoxon's where both are valid. The binomial
+// distribution: BinomialHalfCdf() (statistics.h).
 #ifndef PERFCOUNTERS_TOOLS_PAIRED_STATS_H_
 #define PERFCOUNTERS_TOOLS_PAIRED_STATS_H_
 
@@ -18,9 +19,6 @@
 #include <vector>
 
 namespace perfcounters::tools {
-
-// P(B <= k) for B ~ Binomial(n, 1/2); 1 when k >= n.
-double BinomialHalfCdf(size_t n, size_t k);
 
 // The 1-based rank r of the interval's lower bound for n pairs: the
 // largest r with 2 * P(B(n, 1/2) <= r - 1) <= 1 - confidence; the interval

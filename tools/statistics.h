@@ -1,6 +1,9 @@
-// statistics.h: the statistics compare and history rest on: the median,
-// the two-sided Mann-Whitney U test (SciPy's method="auto") and the
-// smallest p it can give.
+// statistics.h: the statistics compare, ab and history rest on: the
+// median, the two-sided Mann-Whitney U test (SciPy's method="auto") and the
+// smallest p it can give, Student's t and the binomial(n, 1/2)
+// distributions. The distributions are Boost.Math's (statistics.cc, the
+// one file that includes it); the exact Mann-Whitney distribution is ours
+// (Boost.Math has none). docs/design/statistics.md says what was measured.
 #ifndef PERFCOUNTERS_TOOLS_STATISTICS_H_
 #define PERFCOUNTERS_TOOLS_STATISTICS_H_
 
@@ -31,6 +34,13 @@ double Median(std::vector<double> values);
 // values (2 / C(n1 + n2, n1)): 0.1 for 3 vs 3, 0.029 for 4 vs 4, 0.0079
 // for 5 vs 5. With fewer than 4 repetitions a side it is >= 0.05.
 double MinimumP(size_t n1, size_t n2);
+
+// Two-sided p of Student's t distribution with `df` degrees of freedom:
+// P(|T| >= |t|); 1 when t is NaN or df <= 0, 0 when t is infinite.
+double StudentTwoSidedP(double t, double df);
+
+// P(B <= k) for B ~ Binomial(n, 1/2); 1 when k >= n.
+double BinomialHalfCdf(size_t n, size_t k);
 
 }  // namespace perfcounters::tools
 
