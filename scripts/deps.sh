@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # deps.sh: installs, with apt-get, the Debian 12 packages the project needs and
 # that are missing. Sourced by scripts/main (perfcounters_install_deps main:
-# library, Google Benchmark integration, examples, command) and scripts/test
-# (perfcounters_install_deps test: all that plus what the test suite needs);
-# safe to re-run. Set PERFCOUNTERS_NO_APT=1 to skip (then you install them
-# yourself).
+# library, Google Benchmark integration, examples, command), scripts/test
+# (perfcounters_install_deps test: all that plus what the test suite needs)
+# and the developer's checks, scripts/ci-quick and scripts/check-tidy
+# (perfcounters_install_deps dev: all that plus clang-format and clang-tidy);
+# safe to re-run. Run it to install a set yourself: scripts/deps.sh
+# [main|test|dev] (default dev). Set PERFCOUNTERS_NO_APT=1 to skip (then you
+# install them yourself).
 set -euo pipefail
 
 # The library, benchmark_ext, the examples and the perfcounters command.
@@ -44,7 +47,13 @@ perfcounters_test_packages=(
   g++-aarch64-linux-gnu qemu-system-arm cpio binutils xz-utils
 )
 
-# perfcounters_install_deps main|test [PACKAGE]...
+# The developer's checks on top of that (scripts/check-format,
+# scripts/check-tidy, scripts/check-sizes, scripts/ci-quick): clang-format
+# and clang-tidy 14, the versions .clang-format and .clang-tidy are written
+# for, and universal-ctags (function sizes).
+perfcounters_dev_packages=(clang-format-14 clang-tidy-14 universal-ctags)
+
+# perfcounters_install_deps main|test|dev [PACKAGE]...
 perfcounters_install_deps() {
   [[ ${PERFCOUNTERS_NO_APT:-0} == 1 ]] && return 0
   local set=${1:-test}
@@ -53,7 +62,8 @@ perfcounters_install_deps() {
   case $set in
     main) ;;
     test) wanted+=("${perfcounters_test_packages[@]}") ;;
-    *) echo "deps: unknown package set '$set' (main or test)" >&2; return 2 ;;
+    dev) wanted+=("${perfcounters_test_packages[@]}" "${perfcounters_dev_packages[@]}") ;;
+    *) echo "deps: unknown package set '$set' (main, test or dev)" >&2; return 2 ;;
   esac
   local missing=() p
   for p in "${wanted[@]}" "$@"; do
@@ -66,3 +76,8 @@ perfcounters_install_deps() {
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
+
+# Run, not sourced: install a set (default dev).
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  perfcounters_install_deps "${@:-dev}"
+fi
