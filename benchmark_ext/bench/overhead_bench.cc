@@ -83,7 +83,7 @@ std::vector<EventSpec> Specs(const std::string& group) {
 
 // A group of n events that opens and counts here: hardware when possible.
 std::string EventsFor(int n, std::string* why_no_hardware) {
-  const std::string hw = FirstEvents(
+  std::string hw = FirstEvents(
       "cycles,instructions,instructions,instructions,instructions,"
       "instructions,instructions,instructions",
       n);
