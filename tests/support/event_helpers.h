@@ -20,11 +20,25 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 #include "perfcounters/attr.h"
 #include "perfcounters/event_spec.h"
+#include "perfcounters/grammar.h"
 
 namespace perfcounters::testing {
+
+// `text` (perf's grammar, one event) parsed with user-only as the default
+// (`page-faults` is `page-faults:u`); a test failure and an empty spec when
+// it does not parse.
+inline EventSpec UserSpec(const char* text) {
+  ParseOptions options;
+  options.default_user_only = true;
+  absl::StatusOr<EventSpec> spec = ParseEvent(text, options);
+  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
+  return spec.ok() ? *spec : EventSpec();
+}
 
 // read_format of a single event read with ReadCount(), with its id.
 inline constexpr uint64_t kCountFormat = PERF_FORMAT_TOTAL_TIME_ENABLED |
