@@ -27,8 +27,8 @@
 # (tests/arm64/cross-build: each emulated instruction costs host CPU). What
 # the tests measure keeps the build type's flags: the library,
 # benchmark_ext, the command, tests/e2e's benchmark binaries, and
-# profile_test (its own code is the profiled subject: inlined frames,
-# DWARF). Debug keeps -O0 -g; an empty value keeps every build type's. The
+# profile_test and profile_symbols_test (their own code is the profiled
+# subject: inlined frames, DWARF). Debug keeps -O0 -g; an empty value keeps every build type's. The
 # tests pass at any level (they hold bounds, never the optimizer's code
 # shape).
 set(PERFCOUNTERS_TEST_OPTIMIZATION "-O0" CACHE STRING

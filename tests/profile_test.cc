@@ -1,11 +1,10 @@
-// Profiles against the real kernel and an independent symbolizer: cpu-clock
-// samples of two functions spinning for a measured 3:1 ratio of CPU time,
-// no samples while stopped, call chains through frame pointers, profiles of
-// two threads merged, an unprivileged user at perf_event_paranoid 2; every
-// sampled address symbolized as `addr2line -f -C -i` does (binutils' for
-// GCC's debug info, LLVM's for clang's), inlined frames included, and stripped
-// copies that give symbol-table names or [unknown], never another function's;
-// bad input refused clearly.
+// Profiles against the real kernel: cpu-clock samples of two functions
+// spinning for a measured 3:1 ratio of CPU time, no samples while stopped,
+// call chains through frame pointers, broken call chains and unknown frames
+// said as such, addresses named by their mapping, profiles of two threads
+// merged, an unprivileged user at perf_event_paranoid 2; bad input refused
+// clearly. The symbolizer against DWARF, addr2line and objcopy:
+// profile_symbols_test.cc. The profiled code: support/profiled_workloads.h.
 #include "perfcounters/profile.h"
 
 #include <sys/auxv.h>
@@ -13,200 +12,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <map>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perfcounters/symbols.h"
 #include "support/as_nobody.h"
 #include "support/event_helpers.h"
 #include "support/paranoid.h"
+#include "support/profiled_workloads.h"
 #include "support/status_matchers.h"
-#include "support/subprocess.h"
 
 using ::perfcounters::testing::IsOk;
-
-// The profiled functions have external linkage, so that their debug info
-// carries linkage names: binutils' addr2line then names them exactly (for a
-// function without one it may name an inlined frame after the symbol that
-// encloses it, which llvm-symbolizer, elfutils and we do not).
-namespace perfcounters::profiled {
-
-// Spins in its own loop for `ns` of this thread's CPU time; the clock is
-// read every 200000 additions, so almost every sample lands in the loop.
-#define PERFCOUNTERS_SPINNER(Name, K)                       \
-  __attribute__((noinline)) uint64_t Name(uint64_t ns) {    \
-    const uint64_t start = testing::ThreadCpuNs();          \
-    volatile uint64_t sink = 0;                             \
-    uint64_t now = start;                                   \
-    while (now - start < ns) {                              \
-      for (int i = 0; i < 200000; ++i) sink = sink + i + K; \
-      now = testing::ThreadCpuNs();                         \
-    }                                                       \
-    return now - start;                                     \
-  }
-PERFCOUNTERS_SPINNER(SpinThree, 3)
-PERFCOUNTERS_SPINNER(SpinOne, 1)
-PERFCOUNTERS_SPINNER(SpinStopped, 2)
-
-// An always-inline helper: its samples belong to the caller's code.
-__attribute__((always_inline)) inline uint64_t AddSquares(uint64_t n) {
-  volatile uint64_t sink = 0;
-  for (uint64_t i = 0; i < n; ++i) sink = sink + i * i;
-  return sink;
-}
-
-__attribute__((noinline)) uint64_t SpinInlined(uint64_t ns) {
-  const uint64_t start = testing::ThreadCpuNs();
-  uint64_t now = start;
-  while (now - start < ns) {
-    AddSquares(200000);
-    now = testing::ThreadCpuNs();
-  }
-  return now - start;
-}
-
-__attribute__((noinline)) uint64_t Outer(uint64_t ns) {
-  const uint64_t r = SpinOne(ns);
-  asm volatile("" ::: "memory");  // keep the call a call, not a tail call
-  return r;
-}
-
-// Internal linkage: GCC writes no linkage name for these, so their names
-// come from the symbol table or the DWARF scopes. MixStatic spends its time
-// in its own loop, in MixHelper inlined into it and in MixHelper's
-// out-of-line copy (its address is taken).
-__attribute__((always_inline)) static inline uint64_t MixHelper(uint64_t n) {
-  volatile uint64_t sink = 0;
-  for (uint64_t i = 0; i < n; ++i) sink = sink + (i ^ 0x5bd1e995u);
-  return sink;
-}
-static uint64_t (*volatile g_mix_helper)(uint64_t) = &MixHelper;
-
-__attribute__((noinline)) static uint64_t MixStatic(uint64_t ns) {
-  const uint64_t start = testing::ThreadCpuNs();
-  uint64_t now = start;
-  volatile uint64_t sink = 0;
-  while (now - start < ns) {
-    MixHelper(100000);
-    g_mix_helper(100000);
-    for (int i = 0; i < 100000; ++i) sink = sink + i;
-    now = testing::ThreadCpuNs();
-  }
-  return now - start;
-}
-
-}  // namespace perfcounters::profiled
 
 namespace perfcounters {
 namespace {
 
 using ::testing::HasSubstr;
 using namespace ::perfcounters::profiled;
-
-uint64_t SelfOf(const ProfileSummary& s, const std::string& prefix) {
-  uint64_t n = 0;
-  for (const FunctionShare& f : s.functions) {
-    if (f.name.rfind(prefix, 0) == 0) n += f.self;
-  }
-  return n;
-}
-
-const FunctionShare* Find(const ProfileSummary& s, const std::string& prefix) {
-  for (const FunctionShare& f : s.functions) {
-    if (f.name.rfind(prefix, 0) == 0) return &f;
-  }
-  return nullptr;
-}
-
-Profile MustTake(Profiler& p) {
-  absl::StatusOr<Profile> prof = p.Take();
-  EXPECT_TRUE(prof.ok()) << prof.status();
-  return prof.ok() ? *prof : Profile();
-}
-
-// The main executable's path as /proc/self/maps names it.
-std::string SelfExe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, n) : std::string();
-}
-
-// The oracle: binutils' addr2line for GCC's debug info, LLVM's own
-// llvm-addr2line (same flags, same output) for clang's: binutils 2.40 drops
-// clang's inlined frames (inside ThreadCpuNs() inlined into SpinThree() it
-// names SpinThree alone, though with ThreadCpuNs's file and line), where
-// llvm-addr2line, elfutils and we name both.
-#if defined(__clang__)
-#define PERFCOUNTERS_STR2(x) #x
-#define PERFCOUNTERS_STR(x) PERFCOUNTERS_STR2(x)
-constexpr const char* kAddr2Line =
-    "llvm-addr2line-" PERFCOUNTERS_STR(__clang_major__);
-#else
-constexpr const char* kAddr2Line = "addr2line";
-#endif
-
-// addr2line -f -C -i -a: for each offset, its function names, innermost
-// first (inlined frames, then their callers).
-std::map<uint64_t, std::vector<std::string>> Addr2Line(
-    const std::string& module, const std::vector<uint64_t>& offsets) {
-  testing::Command cmd;
-  cmd.argv = {kAddr2Line, "-f", "-C", "-i", "-a", "-e", module};
-  for (uint64_t o : offsets)
-    cmd.argv.push_back(absl::StrCat("0x", absl::Hex(o)));
-  const testing::RunResult run = testing::RunCommand(cmd);
-  EXPECT_EQ(run.code, 0) << run.err;
-  std::map<uint64_t, std::vector<std::string>> out;
-  std::vector<std::string> lines = absl::StrSplit(run.out, '\n');
-  uint64_t current = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    if (l.rfind("0x", 0) == 0) {
-      current = std::strtoull(l.c_str(), nullptr, 16);
-      out[current];
-      continue;
-    }
-    if (l.empty()) continue;
-    out[current].push_back(l);
-    ++i;  // the file:line line
-  }
-  return out;
-}
-
-// The test's standard profile: 3:1 CPU time on two functions plus an
-// inlined helper, with call chains.
-struct Sampled {
-  Profile profile;
-  uint64_t three_ns = 0, one_ns = 0;
-};
-
-Sampled SampleThreeToOne(bool callchain) {
-  ProfileOptions o;
-  o.callchain = callchain;
-  absl::StatusOr<Profiler> p = Profiler::Open(o);
-  EXPECT_TRUE(p.ok()) << p.status();
-  Sampled s;
-  if (!p.ok()) return s;
-  EXPECT_TRUE(p->Start().ok());
-  for (int i = 0; i < 20; ++i) {
-    s.three_ns += SpinThree(15'000'000);
-    s.one_ns += SpinOne(5'000'000);
-  }
-  EXPECT_THAT(p->Stop(), IsOk());
-  SpinStopped(50'000'000);
-  EXPECT_TRUE(p->Start().ok());
-  SpinInlined(20'000'000);
-  s.one_ns += Outer(5'000'000);
-  s.profile = MustTake(*p);
-  return s;
-}
 
 TEST(ProfileTest, CpuClockSharesFollowCpuTimeAndStoppedRegionsGetNone) {
   Sampled s = SampleThreeToOne(false);
@@ -229,18 +56,6 @@ TEST(ProfileTest, CpuClockSharesFollowCpuTimeAndStoppedRegionsGetNone) {
   const double cpu_ms = (s.three_ns + s.one_ns + 20'000'000) / 1e6;
   EXPECT_GT(s.profile.samples, 0.8 * 4 * cpu_ms);
   EXPECT_LT(s.profile.samples, 1.5 * 4 * cpu_ms);
-}
-
-TEST(ProfileTest, AlwaysInlineHelperIsAnInlinedFrame) {
-  Sampled s = SampleThreeToOne(false);
-  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_THAT(sym, IsOk());
-  const ProfileSummary sum = SummarizeProfile(s.profile, *sym);
-  const FunctionShare* helper = Find(sum, "perfcounters::profiled::AddSquares");
-  ASSERT_NE(helper, nullptr) << "the inlined helper was never sampled";
-  EXPECT_TRUE(helper->inlined);
-  EXPECT_THAT(helper->file, HasSubstr("profile_test.cc"));
-  EXPECT_GT(helper->line, 0);
 }
 
 TEST(ProfileTest, CallChainsThroughFramePointers) {
@@ -269,126 +84,6 @@ TEST(ProfileTest, CallChainsThroughFramePointers) {
       Find(sum, "perfcounters::(anonymous namespace)::ProfileTest_CallChains");
   ASSERT_NE(test_body, nullptr);
   EXPECT_GE(test_body->inclusive, 0.9 * s.profile.samples);
-}
-
-TEST(ProfileTest, SymbolsAgreeWithAddr2Line) {
-  if (testing::RunShellLine(absl::StrCat("command -v ", kAddr2Line)).code !=
-      0) {
-    GTEST_SKIP() << kAddr2Line << " is not installed (the oracle for this "
-                 << "compiler's debug info)";
-  }
-  Sampled s = SampleThreeToOne(true);
-  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_THAT(sym, IsOk());
-  const std::string exe = SelfExe();
-  std::map<uint64_t, std::vector<std::string>> ours;
-  auto add = [&](uint64_t ip) {
-    const Location& loc = sym->Symbolize(ip);
-    if (loc.module != exe || !loc.from_debug_info) return;
-    std::vector<std::string> names;
-    for (const SourceFrame& f : loc.frames) names.push_back(f.function);
-    ours[loc.offset] = names;
-  };
-  for (const auto& [ip, n] : s.profile.by_address) add(ip);
-  for (const auto& [stack, n] : s.profile.stacks) {
-    for (size_t i = 1; i < stack.size(); ++i) add(stack[i] - 1);
-  }
-  ASSERT_GT(ours.size(), 5u);
-  std::vector<uint64_t> offsets;
-  for (const auto& [o, names] : ours) offsets.push_back(o);
-  const auto theirs = Addr2Line(exe, offsets);
-  size_t inlined = 0;
-  for (const auto& [o, names] : ours) {
-    auto it = theirs.find(o);
-    ASSERT_NE(it, theirs.end())
-        << "addr2line said nothing of 0x" << std::hex << o;
-    EXPECT_EQ(names, it->second) << "at 0x" << std::hex << o;
-    if (names.size() > 1) ++inlined;
-  }
-  EXPECT_GT(inlined, 0u) << "no sampled address had inlined frames";
-}
-
-// Strips `exe` into a temporary copy with objcopy's `flag` and checks every
-// sampled address: the copy names it as the full binary's outermost function,
-// or [unknown]. Returns how many it named.
-size_t CheckStripped(const Profile& profile, const std::string& flag) {
-  const std::string exe = SelfExe();
-  const std::string copy =
-      absl::StrCat(::testing::TempDir(), "/stripped_", getpid());
-  const testing::RunResult objcopy =
-      testing::RunArgv({"objcopy", flag, exe, copy});
-  EXPECT_EQ(objcopy.code, 0) << objcopy.err;
-  absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
-  absl::StatusOr<Symbolizer> stripped = Symbolizer::ForFile(copy);
-  EXPECT_TRUE(full.ok() && stripped.ok()) << stripped.status();
-  if (!full.ok() || !stripped.ok()) return 0;
-  size_t named = 0;
-  for (const auto& [ip, n] : profile.by_address) {
-    const Location& f = full->Symbolize(ip);
-    if (f.module != exe) continue;
-    const std::string want = f.frames.back().function;
-    const uint64_t offset = f.offset;
-    const Location& s = stripped->Symbolize(offset);
-    EXPECT_EQ(s.frames.size(), 1u);
-    const std::string got = s.frames.front().function;
-    if (got == kUnknownFunction) continue;
-    EXPECT_EQ(got, want) << "at 0x" << std::hex << offset;
-    ++named;
-  }
-  unlink(copy.c_str());
-  return named;
-}
-
-TEST(ProfileTest, StrippedCopiesNeverNameAnotherFunction) {
-  Sampled s = SampleThreeToOne(false);
-  // strip -g keeps the symbol table: the spinners are named by it.
-  EXPECT_GT(CheckStripped(s.profile, "--strip-debug"), 0u);
-  // --strip-all leaves only the dynamic symbols: mostly [unknown].
-  CheckStripped(s.profile, "--strip-all");
-}
-
-// clang emits no .debug_aranges (unless -gdwarf-aranges), by which libdw
-// finds a compilation unit by address: a copy of this binary without them
-// must be symbolized from its debug info exactly as the binary itself.
-TEST(ProfileTest, DebugInfoWithoutArangesIsStillRead) {
-  Sampled s = SampleThreeToOne(false);
-  const std::string exe = SelfExe();
-  const std::string copy =
-      absl::StrCat(::testing::TempDir(), "/no_aranges_", getpid());
-  const testing::RunResult objcopy = testing::RunArgv(
-      {"objcopy", "--remove-section=.debug_aranges", exe, copy});
-  ASSERT_EQ(objcopy.code, 0) << objcopy.err;
-  absl::StatusOr<Symbolizer> full = Symbolizer::ForThisProcess();
-  absl::StatusOr<Symbolizer> bare = Symbolizer::ForFile(copy);
-  ASSERT_TRUE(full.ok() && bare.ok()) << bare.status();
-  // The sampled addresses, and the profiled functions' entries: under TSan
-  // most samples land in its runtime (the spinners' volatile accesses are
-  // instrumented calls), which left as few as 4 distinct addresses here.
-  std::vector<uint64_t> ips;
-  for (const auto& [ip, n] : s.profile.by_address) ips.push_back(ip);
-  for (uint64_t (*fn)(uint64_t) :
-       {&SpinThree, &SpinOne, &SpinStopped, &SpinInlined, &Outer}) {
-    ips.push_back(reinterpret_cast<uint64_t>(fn));
-  }
-  size_t compared = 0;
-  for (const uint64_t ip : ips) {
-    const Location& f = full->Symbolize(ip);
-    if (f.module != exe || !f.from_debug_info) continue;
-    const Location& b = bare->Symbolize(f.offset);
-    EXPECT_TRUE(b.from_debug_info) << "at 0x" << std::hex << f.offset;
-    ASSERT_EQ(b.frames.size(), f.frames.size())
-        << "at 0x" << std::hex << f.offset;
-    for (size_t i = 0; i < f.frames.size(); ++i) {
-      EXPECT_EQ(b.frames[i].function, f.frames[i].function);
-      EXPECT_EQ(b.frames[i].file, f.frames[i].file);
-      EXPECT_EQ(b.frames[i].line, f.frames[i].line);
-      EXPECT_EQ(b.frames[i].inlined, f.frames[i].inlined);
-    }
-    ++compared;
-  }
-  unlink(copy.c_str());
-  // More than the 5 entries: sampled addresses were compared too.
-  EXPECT_GT(compared, 5u) << "too few addresses with debug info";
 }
 
 // A build without frame pointers walks into garbage: every stack's callers
@@ -509,52 +204,6 @@ TEST(ProfileTest, AnAddressIsNamedByTheMappingItLiesIn) {
   // And the code of this binary is still its own.
   EXPECT_EQ(sym->Symbolize(reinterpret_cast<uint64_t>(&SpinOne) + 4).module,
             SelfExe());
-}
-
-// One function, one name: a static function as a frame of its own and as
-// the caller of a frame inlined into it (the symbol's
-// "ns::MixStatic(unsigned long)" and DWARF's "MixStatic" were two entries),
-// and a static helper inlined and out of line ("MixHelper" without its
-// namespace, and the symbol's name), in the function list and the stacks.
-TEST(ProfileTest, OneNamePerFunction) {
-  ProfileOptions o;
-  o.callchain = true;
-  absl::StatusOr<Profiler> p = Profiler::Open(o);
-  ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_TRUE(p->Start().ok());
-  MixStatic(300'000'000);
-  const Profile profile = MustTake(*p);
-  absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();
-  ASSERT_THAT(sym, IsOk());
-  const ProfileSummary sum = SummarizeProfile(profile, *sym);
-  std::map<std::string, std::set<std::string>> names;  // by short name
-  std::map<std::string, int> entries;
-  auto note = [&](const std::string& name) {
-    for (const char* fn : {"MixStatic", "MixHelper"}) {
-      if (name.find(fn) != std::string::npos) names[fn].insert(name);
-    }
-  };
-  for (const FunctionShare& f : sum.functions) {
-    note(f.name);
-    ++entries[f.name];
-  }
-  for (const StackShare& st : sum.stacks) {
-    for (absl::string_view frame : absl::StrSplit(st.stack, ';')) {
-      note(std::string(frame));
-    }
-  }
-  for (const char* fn : {"MixStatic", "MixHelper"}) {
-    SCOPED_TRACE(fn);
-    ASSERT_EQ(names[fn].size(), 1u) << ::testing::PrintToString(names[fn]);
-    const std::string name = *names[fn].begin();
-    EXPECT_EQ(name,
-              absl::StrCat("perfcounters::profiled::", fn, "(unsigned long)"));
-    EXPECT_EQ(entries[name], 1);
-  }
-  const FunctionShare* helper = Find(sum, "perfcounters::profiled::MixHelper");
-  ASSERT_NE(helper, nullptr);
-  EXPECT_TRUE(helper->inlined);
-  EXPECT_GT(helper->inclusive, 0u);
 }
 
 TEST(ProfileTest, ThreadsMerge) {
