@@ -13,13 +13,12 @@
 //                state.ResumeTiming(): gbench's own pause, the yardstick
 //                of Time and CPU
 //   /measure     `for (auto _ : perfcounters::Measure(state))` with
-//                perfcounters::PauseTiming(state)/ResumeTiming(state), as
-//                the library orders them: the counters stop, then gbench's
-//                timer; gbench's timer restarts, then the counters
-//   /reordered   the other order (gbench's timer inside the counters'
-//                bracket, our reads outside gbench's timer), for comparison
-//                only: the library's calibration does not measure gbench's
-//                timer, so its counts keep what that timer costs
+//                perfcounters::PauseTiming(state)/ResumeTiming(state), in
+//                the order the library chooses for the event list: the
+//                counters inside gbench's timer where every group is read
+//                from user space, outside it (gbench's pause and resume
+//                counted, and calibrated away) where a group is read with
+//                read(2)
 //   /nopause     Measure without the pause (BM_Body240 only): the
 //                counters' yardstick
 //
@@ -30,11 +29,12 @@
 // (--pause_cost_events=LIST[;LIST...] runs these lists instead, e.g.
 // instructions:u in the emulated arm64 machine, where it is exact.)
 //
-// The summary gives per list: each way's Time and CPU over /gbench's
-// (issue 38's target: <= 1.10), and per counter the value with the pause
-// [the least..the greatest repetition] against /nopause's (BM_Body240) or
-// task-clock against gbench's CPU (BM_Sort/256). Medians of the
-// repetitions (--benchmark_repetitions, default 5 here).
+// The summary gives per list the order chosen, each way's Time and CPU over
+// /gbench's (issue 38's target: <= 1.10), and per counter the value with
+// the pause [the least..the greatest repetition] against /nopause's
+// (BM_Body240) or task-clock against gbench's CPU (BM_Sort/256). Medians of
+// the repetitions (--benchmark_repetitions, default 5 here, interleaved at
+// random unless --benchmark_enable_random_interleaving says otherwise).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -49,48 +49,6 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "perfcounters/benchmark.h"
-
-namespace pause_cost {
-
-// The library's own order: perfcounters::PauseTiming(benchmark::State&).
-struct AsIs {
-  benchmark::State& state;
-};
-
-// gbench's State with the pause halves in the other order (/reordered).
-struct Reordered {
-  benchmark::State& state;
-};
-
-}  // namespace pause_cost
-
-namespace perfcounters {
-
-// PauseTiming/ResumeTiming for Reordered: gbench's timer first on the way
-// in, last on the way out (Measure's friends, as every specialization is).
-template <>
-void PauseTiming<pause_cost::AsIs>(pause_cost::AsIs& a) {
-  PauseTiming(a.state);
-}
-
-template <>
-void ResumeTiming<pause_cost::AsIs>(pause_cost::AsIs& a) {
-  ResumeTiming(a.state);
-}
-
-template <>
-void PauseTiming<pause_cost::Reordered>(pause_cost::Reordered& r) {
-  r.state.PauseTiming();
-  Measure::PauseActive();
-}
-
-template <>
-void ResumeTiming<pause_cost::Reordered>(pause_cost::Reordered& r) {
-  Measure::ResumeActive();
-  r.state.ResumeTiming();
-}
-
-}  // namespace perfcounters
 
 namespace pause_cost {
 namespace {
@@ -114,13 +72,11 @@ void BM_Body240Gbench(benchmark::State& state) {
   }
 }
 
-template <typename Pausing>
 void BM_Body240Measure(benchmark::State& state) {
-  Pausing p{state};
   for (auto _ : perfcounters::Measure(state)) {
     Body240();
-    perfcounters::PauseTiming(p);
-    perfcounters::ResumeTiming(p);
+    perfcounters::PauseTiming(state);
+    perfcounters::ResumeTiming(state);
   }
 }
 
@@ -147,15 +103,13 @@ void BM_SortGbench(benchmark::State& state) {
   }
 }
 
-template <typename Pausing>
 void BM_SortMeasure(benchmark::State& state) {
   const std::vector<int> data = Shuffled(static_cast<size_t>(state.range(0)));
   std::vector<int> v = data;
-  Pausing p{state};
   for (auto _ : perfcounters::Measure(state)) {
-    perfcounters::PauseTiming(p);
+    perfcounters::PauseTiming(state);
     std::copy(data.begin(), data.end(), v.begin());
-    perfcounters::ResumeTiming(p);
+    perfcounters::ResumeTiming(state);
     std::sort(v.begin(), v.end());
     benchmark::DoNotOptimize(v.data());
   }
@@ -216,15 +170,25 @@ class Collector : public benchmark::ConsoleReporter {
 
 void Register() {
   benchmark::RegisterBenchmark("BM_Body240/gbench", BM_Body240Gbench);
-  benchmark::RegisterBenchmark("BM_Body240/measure", BM_Body240Measure<AsIs>);
-  benchmark::RegisterBenchmark("BM_Body240/reordered",
-                               BM_Body240Measure<Reordered>);
+  benchmark::RegisterBenchmark("BM_Body240/measure", BM_Body240Measure);
   benchmark::RegisterBenchmark("BM_Body240/nopause", BM_Body240NoPause);
   benchmark::RegisterBenchmark("BM_Sort/gbench", BM_SortGbench)->Arg(256);
-  benchmark::RegisterBenchmark("BM_Sort/measure", BM_SortMeasure<AsIs>)
-      ->Arg(256);
-  benchmark::RegisterBenchmark("BM_Sort/reordered", BM_SortMeasure<Reordered>)
-      ->Arg(256);
+  benchmark::RegisterBenchmark("BM_Sort/measure", BM_SortMeasure)->Arg(256);
+}
+
+// The order Measure's pause takes for `plan` on this thread: inside
+// gbench's timer when every open group is read from user space.
+std::string Order(const perfcounters::Plan& plan) {
+  if (plan.groups.empty()) return "no counters";
+  perfcounters::CountersOptions options;
+  options.calibrate = false;
+  const perfcounters::Counters c = perfcounters::Counters::Open(plan, options);
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    if (!c.user_space(g) && c.user_space_reason(g) != "not open") {
+      return "counters outside gbench's timer: read(2)";
+    }
+  }
+  return "counters inside gbench's timer: user-space reads";
 }
 
 std::string Ratio(double a, double b) {
@@ -259,13 +223,13 @@ void PrintWay(const char* way, const Row& m, const Row& g, const Row* nopause) {
   }
 }
 
-void PrintRound(const std::string& title,
+void PrintRound(const std::string& title, const std::string& order,
                 const std::map<std::string, Row>& rows) {
   auto find = [&](const std::string& name) -> const Row* {
     auto it = rows.find(name);
     return it == rows.end() ? nullptr : &it->second;
   };
-  std::printf("\n%s:\n", title.c_str());
+  std::printf("\n%s (%s):\n", title.c_str(), order.c_str());
   for (const std::string body : {"BM_Body240", "BM_Sort"}) {
     const std::string arg = body == "BM_Sort" ? "/256" : "";
     const Row* g = find(body + "/gbench" + arg);
@@ -273,8 +237,8 @@ void PrintRound(const std::string& title,
     std::printf(" %s: gbench's pause CPU %8.1f ns, Time %8.1f ns\n",
                 body.c_str(), g->cpu, g->real);
     const Row* n = find(body + "/nopause" + arg);
-    for (const char* way : {"measure", "reordered"}) {
-      if (const Row* m = find(body + "/" + way + arg)) PrintWay(way, *m, *g, n);
+    if (const Row* m = find(body + "/measure" + arg)) {
+      PrintWay("measure", *m, *g, n);
     }
   }
 }
@@ -285,14 +249,18 @@ void PrintRound(const std::string& title,
 int main(int argc, char** argv) {
   pause_cost::Register();
   std::vector<char*> args(argv, argv + argc);
+  // 5 repetitions, interleaved at random (a change of load then falls on
+  // every way alike), unless given.
   std::string reps = "--benchmark_repetitions=5";
-  bool has_reps = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]).rfind("--benchmark_repetitions", 0) == 0) {
-      has_reps = true;
+  std::string interleave = "--benchmark_enable_random_interleaving=true";
+  for (std::string* flag : {&reps, &interleave}) {
+    const std::string name = flag->substr(0, flag->find('='));
+    bool given = false;
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]).rfind(name, 0) == 0) given = true;
     }
+    if (!given) args.insert(args.begin() + 1, flag->data());
   }
-  if (!has_reps) args.insert(args.begin() + 1, reps.data());
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   // --pause_cost_events=LIST[;LIST...]: these event lists instead (the
@@ -319,8 +287,12 @@ int main(int argc, char** argv) {
   }
   n = kept;
   if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-  std::vector<std::pair<std::string, std::map<std::string, pause_cost::Row>>>
-      results;
+  struct Round {
+    std::string title;
+    std::string order;
+    std::map<std::string, pause_cost::Row> rows;
+  };
+  std::vector<Round> results;
   for (const auto& [title, events] : rounds) {
     absl::StatusOr<perfcounters::Plan> plan =
         perfcounters::SetBenchmarkEvents(events);
@@ -333,12 +305,14 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     pause_cost::Collector collector;
     benchmark::RunSpecifiedBenchmarks(&collector);
-    results.emplace_back(title, collector.rows);
+    results.push_back({title, pause_cost::Order(*plan), collector.rows});
   }
   benchmark::Shutdown();
   std::printf(
       "\nSummary (medians; Time/CPU over gbench's own pause, issue 38's "
       "target <= 1.10):\n");
-  for (const auto& [title, rows] : results) pause_cost::PrintRound(title, rows);
+  for (const Round& r : results) {
+    pause_cost::PrintRound(r.title, r.order, r.rows);
+  }
   return 0;
 }

@@ -110,6 +110,17 @@ bool DescribeSetup(const bench::Flags& flags) {
         absl::StrCat("perfcounters.calibration.", key, ".spread"),
         absl::StrCat(cost.spread));
   }
+  // Where the counters pause: inside gbench's timer or outside it.
+  benchmark::AddCustomContext(
+      "perfcounters.pause_order",
+      setup.outside_timer
+          ? (flags.calibrate
+                 ? "counters outside gbench's timer (a group is read with "
+                   "read(2)); gbench's pause and resume are measured at "
+                   "each batch's first pause and subtracted per pause"
+                 : "counters outside gbench's timer (a group is read with "
+                   "read(2)); gbench's pause and resume are counted")
+          : "counters inside gbench's timer (read from user space)");
   for (const auto& [key, cost] : setup.pause_calibration) {
     benchmark::AddCustomContext(
         absl::StrCat("perfcounters.calibration.", key, ".pause"),

@@ -40,6 +40,15 @@ struct Measure::ThreadCounters {
   // The simulator's brackets (simulate.h) when the configuration is
   // simulated (`counters` then holds no group); null otherwise.
   std::shared_ptr<bench_internal::SimThread> sim = nullptr;
+  // Some open group is read with read(2): the counters pause outside
+  // gbench's timer (Measure::PauseAfterTimer()).
+  bool outside_timer = false;
+  // Then: whether the pause's bracket was measured with gbench's real
+  // PauseTiming()/ResumeTiming() (at the batch's first pause), and
+  // the least time enabled of that bracket (ns), which the paused-timer
+  // check takes off per pause.
+  bool timer_calibrated = false;
+  uint64_t pause_enabled_ns = 0;
 };
 
 namespace bench_internal {
@@ -85,6 +94,10 @@ struct MeasurementSetup {
   // the event was not counted).
   std::vector<std::pair<std::string, BracketCost>> calibration;
   std::vector<std::pair<std::string, BracketCost>> pause_calibration;
+  // Some group is read with read(2): the counters pause outside gbench's
+  // timer, and a pause's calibration is measured with gbench's own pause
+  // at each batch's first pause (pause_calibration is then empty).
+  bool outside_timer = false;
   // Keys of events that could not be calibrated (their group was never on
   // the PMU for a whole empty interval): nothing is subtracted from them.
   std::vector<std::string> uncalibrated;

@@ -13,6 +13,8 @@
 // PauseTiming() on a stand-in state) and subtracts what they count: the batch's
 // bracket once per batch (the first interval) and the pause's once per pause
 // (every further interval).
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -26,6 +28,7 @@
 #include "measure_internal.h"
 #include "perfcounters/benchmark.h"
 #include "perfcounters/counters.h"
+#include "perfcounters/internal/counter_set.h"
 #include "sampling_run.h"
 #include "simulate.h"
 
@@ -109,19 +112,76 @@ void Measure::Access::Calibrate(ThreadCounters* c) {
 }
 
 // The profile's hooks stay outside the counters' bracket: the counters
-// stop before the sampler stops and start after it starts.
+// stop before the sampler stops and start after it starts. Of each pair
+// below one acts, the other returns (see benchmark.h).
 ABSL_ATTRIBUTE_NOINLINE void Measure::PauseActive() {
-  if (Measure* m = bench_internal::t_active; m != nullptr) m->Pause();
+  Measure* m = bench_internal::t_active;
+  if (m != nullptr) {
+    if (m->outside_timer_) return;
+    m->Pause();
+  }
   bench_internal::ProfilePause();
 }
 
-ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeActive() {
+ABSL_ATTRIBUTE_NOINLINE void Measure::PauseAfterTimer() {
+  Measure* m = bench_internal::t_active;
+  if (m == nullptr || !m->outside_timer_) return;
+  m->Pause();
+  bench_internal::ProfilePause();
+  if (m->state_ != nullptr && !m->counters_->timer_calibrated) {
+    m->CalibrateTimerPause();
+  }
+}
+
+ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeBeforeTimer() {
+  Measure* m = bench_internal::t_active;
+  if (m == nullptr || !m->outside_timer_) return;
   bench_internal::ProfileResume();
-  if (Measure* m = bench_internal::t_active; m != nullptr) m->Resume();
+  m->Resume();
+}
+
+ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeActive() {
+  Measure* m = bench_internal::t_active;
+  if (m != nullptr && m->outside_timer_) return;
+  bench_internal::ProfileResume();
+  if (m != nullptr) m->Resume();
+}
+
+// The counters are stopped and gbench's timer paused (the first pause of a
+// batch on this thread): the pause's bracket, which now
+// holds gbench's ResumeTiming() and PauseTiming(), measured through this
+// very code with the real state. It replaces the calibration by the
+// stand-in state for every later pause (when calibrating at all; its time
+// enabled serves the paused-timer check either way); the batch so far is
+// kept (MeasureBracket gives it back). gbench's timer runs only inside
+// each sample's ResumeTiming()/PauseTiming() pair, as in a pause of its own.
+void Measure::CalibrateTimerPause() {
+  ThreadCounters* c = counters_;
+  c->timer_calibrated = true;  // before: the samples pause too
+  if (c->sim != nullptr) return;
+  benchmark::State& state = *state_;
+  const CounterSet& set = internal::CounterSetOf(c->counters);
+  uint64_t least_enabled = UINT64_MAX;
+  std::vector<BracketCost> pause =
+      c->counters.MeasureBracket([&state, &set, &least_enabled] {
+        ResumeTiming(state);
+        PauseTiming(state);
+        uint64_t enabled = 0;
+        for (size_t g = 0; g < set.group_count(); ++g) {
+          enabled = std::max(enabled, set.enabled(g));
+        }
+        least_enabled = std::min(least_enabled, enabled);
+      });
+  c->pause_enabled_ns = least_enabled == UINT64_MAX ? 0 : least_enabled;
+  if (!c->config->options.calibrate) return;
+  std::vector<BracketCost> batch = c->counters.first_calibration();
+  c->counters.SetCalibration(std::move(batch), std::move(pause));
 }
 
 Measure::Measure(ThreadCounters* counters)
-    : state_(nullptr), counters_(counters) {}
+    : state_(nullptr),
+      counters_(counters),
+      outside_timer_(counters->outside_timer) {}
 
 Measure::Measure(benchmark::State& state) : state_(&state) {
   absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
@@ -140,6 +200,10 @@ Measure::Measure(benchmark::State& state) : state_(&state) {
   }
   if (*config == nullptr) return;
   counters_ = bench_internal::CountersFor(*config);
+  outside_timer_ = counters_->outside_timer;
+  // gbench's pause is measured again in every batch (at its first pause):
+  // on a loaded VM its cost drifts over seconds.
+  counters_->timer_calibrated = false;
   counters_->counters.Reset();
   if (state.thread_index() == 0) bench_internal::ResetRun(*(*config));
 }

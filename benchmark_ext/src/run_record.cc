@@ -68,6 +68,12 @@ void PublishBatch(const ThreadCounters& c,
     enabled = std::max(enabled, set.enabled(g));
     timed = true;
   }
+  // Where the counters pause outside gbench's timer, each pause's interval
+  // holds gbench's own pause and resume, which its timer leaves out: their
+  // least time (calibrated) is not the benchmark's.
+  if (c.outside_timer && set.intervals() > 1) {
+    enabled -= std::min(enabled, (set.intervals() - 1) * c.pause_enabled_ns);
+  }
   run.counted_ns += enabled;
   run.time_known = run.time_known && timed;
   for (size_t i = 0; i < set.event_count(); ++i) {

@@ -78,6 +78,12 @@ ThreadCounters* CountersFor(const std::shared_ptr<const Config>& config) {
   t_counters = std::make_unique<ThreadCounters>(ThreadCounters{
       config, absl::OkStatus(), Counters::Open(config->plan, options)});
   ThreadCounters& c = *t_counters;
+  const CounterSet& groups = internal::CounterSetOf(c.counters);
+  for (size_t g = 0; g < groups.group_count(); ++g) {
+    if (groups.group_status(g).ok() && !groups.user_space(g)) {
+      c.outside_timer = true;
+    }
+  }
   if (config->options.calibrate) {
     CalibrateBrackets(&c);
     const std::vector<std::string> missed = c.counters.Uncalibrated();
@@ -172,12 +178,17 @@ MeasurementSetup PrepareCallingThread() {
   setup.read_path = user > 0 && syscall > 0 ? "mixed"
                     : user > 0              ? "user-space"
                                             : "syscall";
+  setup.outside_timer = c.outside_timer;
   const std::vector<BracketCost>& batch = c.counters.first_calibration();
   const std::vector<BracketCost>& pause = c.counters.calibration();
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!batch[i].valid || !pause[i].valid) continue;
     setup.calibration.emplace_back((*config)->keys[i], batch[i]);
-    setup.pause_calibration.emplace_back((*config)->keys[i], pause[i]);
+    // Outside gbench's timer the pause's cost is measured later, at a
+    // batch's first pause, with gbench's own pause inside.
+    if (!c.outside_timer) {
+      setup.pause_calibration.emplace_back((*config)->keys[i], pause[i]);
+    }
   }
   setup.uncalibrated = c.counters.Uncalibrated();
   return setup;

@@ -521,6 +521,12 @@ std::vector<BracketCost> CounterSet::Calibrate(
     int samples, double max_cpu_seconds, absl::FunctionRef<void()> bracket) {
   const size_t wanted = static_cast<size_t>(std::max(samples, 1));
   std::vector<std::vector<uint64_t>> counts(event_count());
+  // The batch so far, given back afterwards: a caller may calibrate in the
+  // middle of a batch (Measure does at a thread's first pause).
+  const std::vector<Slot> kept_slots = slots_;
+  const std::vector<uint64_t> kept_raw = raw_;
+  const uint64_t kept[] = {intervals_, user_snapshots_, syscall_snapshots_,
+                           general_calls_};
   // Groups still short of full-coverage samples; a group that is not open
   // or whose read failed has nothing to wait for.
   std::vector<bool> waiting(slots_.size());
@@ -557,7 +563,16 @@ std::vector<BracketCost> CounterSet::Calibrate(
       }
     }
   }
-  ResetBatch();
+  for (size_t g = 0; g < slots_.size(); ++g) {
+    slots_[g].failed = kept_slots[g].failed;
+    slots_[g].enabled = kept_slots[g].enabled;
+    slots_[g].running = kept_slots[g].running;
+  }
+  std::copy(kept_raw.begin(), kept_raw.end(), raw_.begin());
+  intervals_ = kept[0];
+  user_snapshots_ = kept[1];
+  syscall_snapshots_ = kept[2];
+  general_calls_ = kept[3];
   std::vector<BracketCost> cost(event_count());
   for (size_t i = 0; i < counts.size(); ++i) {
     std::vector<uint64_t>& v = counts[i];

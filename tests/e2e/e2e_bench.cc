@@ -21,6 +21,10 @@
 //                        per iteration
 //   BM_ShortMultiplexed  one batch of 1e7 loop instructions (about 2.5
 //                        multiplexing intervals of the emulated machine)
+//   BM_PausePerIteration/gbench, /measure, /nopause
+//                        HundredNops with a pause pair per iteration:
+//                        gbench's own (a plain loop), perfcounters' (in
+//                        Measure), and Measure without the pause
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -180,6 +184,33 @@ void BM_ShortMultiplexed(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ShortMultiplexed)->Iterations(1);
+
+// What a pause per iteration costs gbench's own Time and CPU, gbench's
+// pause the yardstick (benchmark_ext_pause_test.cc).
+void BM_PausePerIterationGbench(benchmark::State& state) {
+  for (auto _ : state) {
+    perfcounters::testing::HundredNops();
+    state.PauseTiming();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_PausePerIterationGbench)->Name("BM_PausePerIteration/gbench");
+
+void BM_PausePerIterationMeasure(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::HundredNops();
+    perfcounters::PauseTiming(state);
+    perfcounters::ResumeTiming(state);
+  }
+}
+BENCHMARK(BM_PausePerIterationMeasure)->Name("BM_PausePerIteration/measure");
+
+void BM_PausePerIterationNoPause(benchmark::State& state) {
+  for (auto _ : perfcounters::Measure(state)) {
+    perfcounters::testing::HundredNops();
+  }
+}
+BENCHMARK(BM_PausePerIterationNoPause)->Name("BM_PausePerIteration/nopause");
 
 }  // namespace
 

@@ -17,7 +17,9 @@
 // and the measurement's own counts (calibration) are subtracted. The values go
 // into `state.counters` as per-iteration counters; see docs/benchmark_ext.md
 // for the exact keys. `PauseTiming()`/`ResumeTiming()` below stop and restart
-// the counters together with gbench's timer.
+// the counters together with gbench's timer: inside it where every group is
+// read from user space, outside it (gbench's pause and resume then counted
+// and calibrated away) where a group is read with read(2).
 //
 // Which events are counted is process-wide: `SetBenchmarkEvents()`, called
 // by perfcounters' main (benchmark_main.h) from --perf_counters, or, when a
@@ -124,9 +126,24 @@ class Measure {
   friend void ResumeTiming(State& state);
   // The counters' halves of PauseTiming() and ResumeTiming(): stop and
   // restart the calling thread's running Measure loop, if any. Out of line
-  // and calibrated as they are (see docs/benchmark_ext.md).
+  // and calibrated as they are (see docs/benchmark_ext.md). Each pause and
+  // resume calls both of its pair, on either side of gbench's timer; the
+  // one that acts is chosen by how the loop's counters are read:
+  //   PauseActive()/ResumeActive() (inside gbench's timer) where every
+  //   group is read from user space: two cheap reads in the timer, and
+  //   gbench's pause is not counted;
+  //   PauseAfterTimer()/ResumeBeforeTimer() (outside it) where a group is
+  //   read with read(2): the timer holds no system call of ours, and the
+  //   counts hold gbench's pause and resume, measured with this very code
+  //   at each batch's first pause and subtracted per pause.
   static void PauseActive();
+  static void PauseAfterTimer();
+  static void ResumeBeforeTimer();
   static void ResumeActive();
+  // Measures the pause's bracket with gbench's real PauseTiming() and
+  // ResumeTiming() (at a batch's first pause, with the counters stopped and
+  // gbench's timer paused).
+  void CalibrateTimerPause();
   // The end of the calling thread's running Measure loop: Finish() it.
   static void FinishActive();
   // An empty loop over `counters` without gbench (calibration only).
@@ -146,22 +163,31 @@ class Measure {
   // The thread's running Measure loop before this one's (null unless
   // loops nest), given back when this one finishes.
   Measure* outer_ = nullptr;
+  // The counters pause outside gbench's timer (some group is read with
+  // read(2)); see PauseAfterTimer().
+  bool outside_timer_ = false;
 };
 
-// Stops the counters of the running Measure loop on this thread, then
-// gbench's timer (state.PauseTiming()). Without a running Measure it only
-// pauses the timer. Inline templates (State is benchmark::State, deduced),
-// so that calibration runs this very code on a stand-in state: what the
-// pause itself runs until the counters stop is calibrated away.
+// Stops the counters of the running Measure loop on this thread and
+// gbench's timer (state.PauseTiming()): the counters first where every
+// group is read from user space, else the timer first (see PauseActive()).
+// Without a running Measure it only pauses the timer. Inline templates
+// (State is benchmark::State, deduced), so that calibration runs this very
+// code on a stand-in state: what the pause itself runs until the counters
+// stop is calibrated away. Straight-line code: whichever half acts, the
+// code the counters see around the loop's body is the same.
 template <typename State>
 inline void PauseTiming(State& state) {
   Measure::PauseActive();
   state.PauseTiming();
+  Measure::PauseAfterTimer();
 }
 
-// Restarts gbench's timer (state.ResumeTiming()), then the counters.
+// Restarts gbench's timer (state.ResumeTiming()) and the counters, in the
+// reverse order of PauseTiming().
 template <typename State>
 inline void ResumeTiming(State& state) {
+  Measure::ResumeBeforeTimer();
   state.ResumeTiming();
   Measure::ResumeActive();
 }

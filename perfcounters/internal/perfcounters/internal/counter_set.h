@@ -142,7 +142,9 @@ class CounterSet {
   // kernel's multiplexing rotations — until each group has had its turn,
   // for at most `max_cpu_seconds` of this thread's CPU time. An event
   // whose group still has no such sample (or whose reads failed) gets
-  // `valid` = false. Clears the batch before and after.
+  // `valid` = false. Clears the batch for each sample and gives the batch
+  // so far back afterwards (a caller may calibrate between two intervals
+  // of a batch, while no interval is open).
   std::vector<BracketCost> Calibrate(int samples,
                                      double max_cpu_seconds = 0.25);
   // The same with the caller's own bracket: `bracket` runs one empty
