@@ -76,7 +76,7 @@ TEST(EventTest, PageFaultsCountFreshPagesTouched) {
   absl::StatusOr<Event> event =
       Event::Open(SoftwareAttr(PERF_COUNT_SW_PAGE_FAULTS), "page-faults");
   ASSERT_TRUE(event.ok()) << event.status();
-  absl::StatusOr<Count> count = event->Measure([&] { pages.Touch(); });
+  absl::StatusOr<Count> count = event->CountCall([&] { pages.Touch(); });
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_GE(count->value, kPages);
   EXPECT_LE(count->value, kPages + 16);
@@ -112,7 +112,7 @@ TEST(EventTest, ContextSwitchesCountPipePingPong) {
     }
   });
   const int64_t switches_before = ThreadContextSwitches();
-  absl::StatusOr<Count> count = event->Measure([&] {
+  absl::StatusOr<Count> count = event->CountCall([&] {
     char c = 'x';
     for (int i = 0; i < kRounds; ++i) {
       (void)!write(to_partner[1], &c, 1);
@@ -154,7 +154,7 @@ TEST(EventTest, BreakpointCountsExactlyTheWrites) {
   absl::StatusOr<Event> event = Event::Open(attr, "mem:watched:w");
   ASSERT_TRUE(event.ok()) << event.status();
   uint64_t reads = 0;
-  absl::StatusOr<Count> count = event->Measure([&] {
+  absl::StatusOr<Count> count = event->CountCall([&] {
     for (int i = 0; i < kWrites; ++i) {
       watched = i;
       reads += watched;  // reads do not trigger a write breakpoint
@@ -183,7 +183,7 @@ TEST(EventTest, TracepointCountsEachSyscall) {
       Event::Open(TracepointAttr(*id), "syscalls:sys_enter_getppid");
   ASSERT_TRUE(event.ok()) << event.status();
   constexpr int kCalls = 137;
-  absl::StatusOr<Count> count = event->Measure([] {
+  absl::StatusOr<Count> count = event->CountCall([] {
     for (int i = 0; i < kCalls; ++i) syscall(SYS_getppid);
   });
   ASSERT_TRUE(count.ok()) << count.status();
@@ -199,7 +199,7 @@ TEST(EventTest, TracepointFilterSelectsByArgument) {
       Event::Open(TracepointAttr(*id), "syscalls:sys_enter_close");
   ASSERT_TRUE(event.ok()) << event.status();
   ASSERT_THAT(event->SetFilter("fd == 12345"), IsOk());
-  absl::StatusOr<Count> count = event->Measure([] {
+  absl::StatusOr<Count> count = event->CountCall([] {
     for (int i = 0; i < 7; ++i) close(12345);  // EBADF, but traced
     for (int i = 0; i < 5; ++i) close(12346);
   });
@@ -257,7 +257,7 @@ TEST(EventTest, ReadCountLayouts) {
   attr.read_format = kTimes;
   absl::StatusOr<Event> no_id = Event::Open(attr, "page-faults");
   ASSERT_TRUE(no_id.ok()) << no_id.status();
-  absl::StatusOr<Count> count = no_id->Measure([&] { pages.Touch(); });
+  absl::StatusOr<Count> count = no_id->CountCall([&] { pages.Touch(); });
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_GE(count->value, 32u);
   EXPECT_EQ(count->id, 0u);
@@ -269,7 +269,7 @@ TEST(EventTest, ReadCountLayouts) {
   ASSERT_TRUE(lost.ok()) << lost.status();
   FreshPages more(48);
   ASSERT_TRUE(more.ok());
-  count = lost->Measure([&] { more.Touch(); });
+  count = lost->CountCall([&] { more.Touch(); });
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_GE(count->value, 48u);
   EXPECT_LE(count->value, 48 * testing::kMaxFaultsPerTouchedPage + 16);
@@ -428,7 +428,7 @@ TEST(EventTest, AllThreadsOnOneCpu) {
   CPU_ZERO(&cpu0);
   CPU_SET(0, &cpu0);
   ASSERT_EQ(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
-  absl::StatusOr<Count> count = event->Measure([] { SpinCpuNs(20'000'000); });
+  absl::StatusOr<Count> count = event->CountCall([] { SpinCpuNs(20'000'000); });
   sched_setaffinity(0, sizeof(old_mask), &old_mask);
   ASSERT_TRUE(count.ok()) << count.status();
   // cpu-clock on a CPU counts wall time the CPU was watched.
@@ -533,7 +533,7 @@ TEST(EventTest, CgroupModeCountsOurCgroup) {
   // 1 run in 15 here), which the library reports as not counted. Sleep once
   // so the measured spin starts with the clock running.
   if (event.ok()) {
-    count = event->Measure([] {
+    count = event->CountCall([] {
       usleep(1000);
       SpinCpuNs(20'000'000);
     });

@@ -3,7 +3,7 @@
 // naming the event, never a crash or a call on a stale fd; double close is
 // an error, not a second close(2). The thread-safety contract of event.h and
 // group.h (const operations may run concurrently; one object per thread for
-// Measure) is exercised with several threads (run under TSan by
+// CountCall) is exercised with several threads (run under TSan by
 // scripts/ci-hardening).
 #include <linux/perf_event.h>
 #include <unistd.h>
@@ -71,7 +71,7 @@ TEST(FaultLifecycleTest, EveryEventOperationAfterCloseIsAClearError) {
   ExpectClosedError(e->QueryId().status(), "QueryId: ");
   ExpectClosedError(e->SetOutput(-1), "SetOutput: ");
   ExpectClosedError(e->ReadCount().status(), "ReadCount: ");
-  ExpectClosedError(e->Measure([] {}).status(), "Measure: ");
+  ExpectClosedError(e->CountCall([] {}).status(), "CountCall: ");
   EXPECT_THAT(std::string(e->ReadCount().status().message()),
               HasSubstr("task-clock"));
   // The other event was not disturbed.
@@ -106,7 +106,7 @@ TEST(FaultLifecycleTest, EveryGroupOperationAfterCloseIsAClearError) {
   EXPECT_EQ(g->size(), 0u);
   for (const absl::Status& s :
        {g->Close(), g->Enable(), g->Disable(), g->Reset(), g->Verify(),
-        g->Read().status(), g->Measure([] {}).status()}) {
+        g->Read().status(), g->CountCall([] {}).status()}) {
     EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
     EXPECT_FALSE(s.message().empty());
   }
@@ -144,7 +144,7 @@ TEST(FaultLifecycleTest, OneGroupPerThreadCountsEachThread) {
       for (int round = 0; round < 20; ++round) {
         // Thread t touches (t + 1) * kPages pages.
         absl::StatusOr<GroupReading> r =
-            g->Measure([t] { TouchFreshPages((t + 1) * kPages); });
+            g->CountCall([t] { TouchFreshPages((t + 1) * kPages); });
         if (!r.ok() || r->values.size() != 2 || r->running == 0) {
           errors[t] = r.ok() ? "bad reading" : r.status().ToString();
           return;

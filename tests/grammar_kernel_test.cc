@@ -43,7 +43,7 @@ TEST(GrammarOnRealKernelTest, ParsedWriteBreakpointCountsEveryWrite) {
   absl::StatusOr<Event> event = OpenForCounting(*spec);
   ASSERT_TRUE(event.ok()) << event.status();
   constexpr int kWrites = 1000;
-  absl::StatusOr<Count> count = event->Measure([] {
+  absl::StatusOr<Count> count = event->CountCall([] {
     for (int i = 0; i < kWrites; ++i) {
       *static_cast<volatile uint64_t*>(&g_watched) = i;
     }
@@ -63,7 +63,7 @@ TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
   absl::StatusOr<Event> faults = OpenForCounting((*list)[1].events[0]);
   ASSERT_TRUE(faults.ok()) << faults.status();
   constexpr size_t kPages = 64;
-  absl::StatusOr<Count> fault_count = faults->Measure([&] {
+  absl::StatusOr<Count> fault_count = faults->CountCall([&] {
     // Fresh pages from mmap: a heap block of this size may be carved from
     // pages that earlier tests already touched (glibc raises its mmap
     // threshold after large frees), which fault no more; transparent huge
@@ -73,7 +73,7 @@ TEST(GrammarOnRealKernelTest, ParsedSoftwareEventsOpenAndCount) {
   });
   ASSERT_TRUE(fault_count.ok()) << fault_count.status();
   EXPECT_GE(fault_count->value, kPages);
-  absl::StatusOr<Count> clock_count = clock->Measure([] {
+  absl::StatusOr<Count> clock_count = clock->CountCall([] {
     volatile uint64_t x = 0;
     for (int i = 0; i < 1000000; ++i) x = x + i;
   });
@@ -114,9 +114,9 @@ TEST(GrammarOnRealKernelTest, EveryFormOfInstructionsCountsTheSameLoop) {
     absl::StatusOr<Event> event = OpenForCounting(*spec);
     ASSERT_TRUE(event.ok()) << form << ": " << event.status();
     absl::StatusOr<Count> once =
-        event->Measure([] { testing::TwoInstructionLoop(kLoops); });
+        event->CountCall([] { testing::TwoInstructionLoop(kLoops); });
     absl::StatusOr<Count> twice =
-        event->Measure([] { testing::TwoInstructionLoop(2 * kLoops); });
+        event->CountCall([] { testing::TwoInstructionLoop(2 * kLoops); });
     ASSERT_TRUE(once.ok() && twice.ok()) << form;
     ASSERT_GT(once->running, 0u) << form << " was not counted";
     ASSERT_GT(twice->running, 0u) << form << " was not counted";

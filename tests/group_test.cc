@@ -115,13 +115,13 @@ TEST(GroupTest, MeasureResetsEveryMember) {
   ASSERT_TRUE(group.ok()) << group.status();
   FreshPages first(100);
   ASSERT_TRUE(first.ok());
-  absl::StatusOr<GroupReading> one = group->Measure([&] { first.Touch(); });
+  absl::StatusOr<GroupReading> one = group->CountCall([&] { first.Touch(); });
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_GE(one->values[1].value, 100u);
 
   FreshPages second(10);
   ASSERT_TRUE(second.ok());
-  absl::StatusOr<GroupReading> two = group->Measure([&] { second.Touch(); });
+  absl::StatusOr<GroupReading> two = group->CountCall([&] { second.Touch(); });
   ASSERT_TRUE(two.ok()) << two.status();
   // Only the second run's faults: the member was reset too.
   EXPECT_GE(two->values[1].value, 10u);
@@ -224,7 +224,7 @@ TEST(GroupTest, SingleEventGroup) {
   ASSERT_TRUE(group.ok()) << group.status();
   FreshPages pages(40);
   ASSERT_TRUE(pages.ok());
-  absl::StatusOr<GroupReading> reading = group->Measure([&] { pages.Touch(); });
+  absl::StatusOr<GroupReading> reading = group->CountCall([&] { pages.Touch(); });
   ASSERT_TRUE(reading.ok()) << reading.status();
   ASSERT_EQ(reading->values.size(), 1u);
   EXPECT_GE(reading->values[0].value, 40u);

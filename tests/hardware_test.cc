@@ -56,7 +56,7 @@ EventSpec CyclesU() {
 
 // Instructions:u of TwoInstructionLoop(n), measured alone.
 uint64_t InstructionsOfLoop(const Event& event, uint64_t n) {
-  absl::StatusOr<Count> count = event.Measure([n] { TwoInstructionLoop(n); });
+  absl::StatusOr<Count> count = event.CountCall([n] { TwoInstructionLoop(n); });
   EXPECT_TRUE(count.ok()) << count.status();
   if (!count.ok()) return 0;
   EXPECT_EQ(count->running, count->enabled);
@@ -69,7 +69,7 @@ TEST(HardwareTest, CyclesAndInstructionsCount) {
   ASSERT_TRUE(group.ok()) << group.status();
   ASSERT_THAT(group->Verify(), IsOk());
   absl::StatusOr<GroupReading> reading =
-      group->Measure([] { TwoInstructionLoop(1'000'000); });
+      group->CountCall([] { TwoInstructionLoop(1'000'000); });
   ASSERT_TRUE(reading.ok()) << reading.status();
   EXPECT_GE(reading->values[0].value, 2'000'000u);
   EXPECT_LE(reading->values[0].value, 2'010'000u);
@@ -120,7 +120,7 @@ TEST(HardwareTest, CyclesFollowTheIcountShift) {
   absl::StatusOr<Group> group = Group::Open({CyclesU(), InstructionsU()});
   ASSERT_TRUE(group.ok()) << group.status();
   absl::StatusOr<GroupReading> reading =
-      group->Measure([] { TwoInstructionLoop(500'000); });
+      group->CountCall([] { TwoInstructionLoop(500'000); });
   ASSERT_TRUE(reading.ok()) << reading.status();
   const uint64_t cycles = reading->values[0].value;
   const uint64_t instructions = reading->values[1].value;
@@ -333,7 +333,7 @@ TEST(HardwareTest, FittingGroupCountsEveryMember) {
   ASSERT_TRUE(group.ok()) << group.status();
   ASSERT_THAT(group->Verify(), IsOk());
   absl::StatusOr<GroupReading> reading =
-      group->Measure([] { TwoInstructionLoop(100'000); });
+      group->CountCall([] { TwoInstructionLoop(100'000); });
   ASSERT_TRUE(reading.ok()) << reading.status();
   EXPECT_EQ(reading->running, reading->enabled);
   for (const GroupValue& v : reading->values) {

@@ -340,7 +340,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
   Attr moved = attr;
   moved.config1 = reinterpret_cast<uint64_t>(&second);
   ASSERT_TRUE(bp->ModifyAttributes(moved).ok());
-  absl::StatusOr<Count> count = bp->Measure([] {
+  absl::StatusOr<Count> count = bp->CountCall([] {
     for (int i = 0; i < 10; ++i) first = i;
     for (int i = 0; i < 3; ++i) second = i;
   });

@@ -148,7 +148,7 @@ TEST(RealTracefsTest, ParsedSchedSwitchCountsSleeps) {
   if (!event.ok())
     GTEST_SKIP() << "cannot open the tracepoint: " << event.status();
   constexpr int kSleeps = 20;
-  absl::StatusOr<Count> count = event->Measure([] {
+  absl::StatusOr<Count> count = event->CountCall([] {
     for (int i = 0; i < kSleeps; ++i) usleep(1000);
   });
   ASSERT_TRUE(count.ok()) << count.status();

@@ -62,7 +62,7 @@ TEST(VendorEventsHardware, LibpfmNamesCountExactlyWhatGenericNamesCount) {
   ASSERT_TRUE(group.ok()) << group.status();
   for (uint64_t n : {uint64_t{100000}, uint64_t{1000000}}) {
     absl::StatusOr<GroupReading> r =
-        group->Measure([n] { testing::TwoInstructionLoop(n); });
+        group->CountCall([n] { testing::TwoInstructionLoop(n); });
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->values.size(), 4u);
     ASSERT_GT(r->running, 0u);

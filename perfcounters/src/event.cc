@@ -319,7 +319,7 @@ absl::StatusOr<Count> Event::ReadCount() const {
   return count;
 }
 
-absl::StatusOr<Count> Event::Measure(const std::function<void()>& f) const {
+absl::StatusOr<Count> Event::CountCall(const std::function<void()>& f) const {
   return internal::MeasureInterval(*this, &Event::ReadCount, f);
 }
 

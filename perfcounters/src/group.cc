@@ -226,7 +226,7 @@ absl::StatusOr<GroupReading> Group::Read() const {
   return reading;
 }
 
-absl::StatusOr<GroupReading> Group::Measure(
+absl::StatusOr<GroupReading> Group::CountCall(
     const std::function<void()>& f) const {
   return internal::MeasureInterval(*this, &Group::Read, f);
 }

@@ -1,4 +1,4 @@
-// measure.h (internal): the Measure(f) sequence shared by Event and Group.
+// measure.h (internal): the CountCall(f) sequence shared by Event and Group.
 #ifndef PERFCOUNTERS_SRC_MEASURE_H_
 #define PERFCOUNTERS_SRC_MEASURE_H_
 

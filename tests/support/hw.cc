@@ -48,7 +48,7 @@ std::string WhyBreakpointsDoNotCount() {
   attr.read_format = kCountFormat;
   absl::StatusOr<Event> event = Event::Open(attr, "mem:probe:w");
   if (!event.ok()) return std::string(event.status().message());
-  absl::StatusOr<Count> count = event->Measure([] { probe = probe + 1; });
+  absl::StatusOr<Count> count = event->CountCall([] { probe = probe + 1; });
   if (!count.ok()) return std::string(count.status().message());
   if (count->value != 1) {
     return absl::StrCat(

@@ -8,7 +8,7 @@
 //
 // Thread safety: const methods (reads, ioctls) are each independent
 // syscalls on the fd and may run concurrently from several threads on one
-// Event. Measure() from two threads at once on one Event is not a data race
+// Event. CountCall() from two threads at once on one Event is not a data race
 // but its reset/enable/disable steps interleave and the counts are
 // meaningless: use one Event per thread. Close(), moves and destruction must
 // not overlap any other use of the same Event (tests/fault_lifecycle_test.cc).
@@ -128,7 +128,7 @@ class Event {
   // reading (go-perf's Measure). Needs the read_format of ReadCount().
   // enabled/running are those of this interval only (reset clears values,
   // not times).
-  absl::StatusOr<Count> Measure(const std::function<void()>& f) const;
+  absl::StatusOr<Count> CountCall(const std::function<void()>& f) const;
 
  private:
   Event(int fd, Attr attr, std::string label, Target target, pid_t opener);

@@ -7,7 +7,7 @@
 // read(2) of the leader returns the whole group (a GroupReading).
 //
 // Thread safety: as for Event (event.h): concurrent const calls such as
-// Read() on one Group are supported; Measure()/Verify() need one Group per
+// Read() on one Group are supported; CountCall()/Verify() need one Group per
 // thread; Close(), moves and destruction must not overlap any other use.
 #ifndef PERFCOUNTERS_GROUP_H_
 #define PERFCOUNTERS_GROUP_H_
@@ -29,7 +29,7 @@ namespace perfcounters {
 struct GroupOptions {
   Target target;
   // Leave the group disabled after Open; start counting with Enable() or
-  // Measure(). When false the group counts from open.
+  // CountCall(). When false the group counts from open.
   // Groups are opened as perf opens them: a disabled leader with enabled
   // members. A group with hardware events is first opened once with every
   // event enabled and closed again, because some PMU drivers (arm64's) only
@@ -81,7 +81,7 @@ class Group {
   // reading (go-perf's MeasureGroup, but resetting every member).
   // enabled/running are those of this interval only (reset clears values,
   // not times).
-  absl::StatusOr<GroupReading> Measure(const std::function<void()>& f) const;
+  absl::StatusOr<GroupReading> CountCall(const std::function<void()>& f) const;
 
   // Checks that the group is really scheduled on the PMU: enables it, runs
   // a busy loop until the group has run (or ~20 ms of enabled time passed),

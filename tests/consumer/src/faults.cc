@@ -32,7 +32,7 @@ double PageFaultsOfTouching(int pages) {
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return -1;
     madvise(p, bytes, MADV_NOHUGEPAGE);  // one fault per 4 KiB page
-    reading = group->Measure([&] {
+    reading = group->CountCall([&] {
       for (size_t i = 0; i < bytes; i += page) {
         static_cast<volatile char*>(p)[i] = 1;
       }
