@@ -224,7 +224,8 @@ TEST(GroupTest, SingleEventGroup) {
   ASSERT_TRUE(group.ok()) << group.status();
   FreshPages pages(40);
   ASSERT_TRUE(pages.ok());
-  absl::StatusOr<GroupReading> reading = group->CountCall([&] { pages.Touch(); });
+  absl::StatusOr<GroupReading> reading =
+      group->CountCall([&] { pages.Touch(); });
   ASSERT_TRUE(reading.ok()) << reading.status();
   ASSERT_EQ(reading->values.size(), 1u);
   EXPECT_GE(reading->values[0].value, 40u);
