@@ -27,7 +27,6 @@ using ::perfcounters::testing::IsOk;
 
 namespace {
 
-using perfcounters::Counters;
 using perfcounters::CounterSet;
 using perfcounters::EventSpec;
 using perfcounters::ReadMode;

@@ -30,8 +30,18 @@ using ::perfcounters::testing::IsOk;
 namespace perfcounters {
 namespace {
 
+using ::perfcounters::profiled::Find;
+using ::perfcounters::profiled::MixStatic;
+using ::perfcounters::profiled::MustTake;
+using ::perfcounters::profiled::Outer;
+using ::perfcounters::profiled::Sampled;
+using ::perfcounters::profiled::SampleThreeToOne;
+using ::perfcounters::profiled::SelfExe;
+using ::perfcounters::profiled::SpinInlined;
+using ::perfcounters::profiled::SpinOne;
+using ::perfcounters::profiled::SpinStopped;
+using ::perfcounters::profiled::SpinThree;
 using ::testing::HasSubstr;
-using namespace ::perfcounters::profiled;
 
 // The oracle: binutils' addr2line for GCC's debug info, LLVM's own
 // llvm-addr2line (same flags, same output) for clang's: binutils 2.40 drops

@@ -32,8 +32,16 @@ using ::perfcounters::testing::IsOk;
 namespace perfcounters {
 namespace {
 
+using ::perfcounters::profiled::Find;
+using ::perfcounters::profiled::MustTake;
+using ::perfcounters::profiled::Outer;
+using ::perfcounters::profiled::Sampled;
+using ::perfcounters::profiled::SampleThreeToOne;
+using ::perfcounters::profiled::SelfExe;
+using ::perfcounters::profiled::SelfOf;
+using ::perfcounters::profiled::SpinOne;
+using ::perfcounters::profiled::SpinThree;
 using ::testing::HasSubstr;
-using namespace ::perfcounters::profiled;
 
 TEST(ProfileTest, CpuClockSharesFollowCpuTimeAndStoppedRegionsGetNone) {
   Sampled s = SampleThreeToOne(false);

@@ -27,18 +27,22 @@
 // encloses it, which llvm-symbolizer, elfutils and we do not).
 namespace perfcounters::profiled {
 
+// The profiled functions are defined here, not only declared: each test
+// binary compiles them once, with its own flags (see the top of this file).
+// NOLINTBEGIN(misc-definitions-in-headers)
+
 // Spins in its own loop for `ns` of this thread's CPU time; the clock is
 // read every 200000 additions, so almost every sample lands in the loop.
-#define PERFCOUNTERS_SPINNER(Name, K)                       \
-  __attribute__((noinline)) uint64_t Name(uint64_t ns) {    \
-    const uint64_t start = testing::ThreadCpuNs();          \
-    volatile uint64_t sink = 0;                             \
-    uint64_t now = start;                                   \
-    while (now - start < ns) {                              \
-      for (int i = 0; i < 200000; ++i) sink = sink + i + K; \
-      now = testing::ThreadCpuNs();                         \
-    }                                                       \
-    return now - start;                                     \
+#define PERFCOUNTERS_SPINNER(Name, K)                         \
+  __attribute__((noinline)) uint64_t Name(uint64_t ns) {      \
+    const uint64_t start = testing::ThreadCpuNs();            \
+    volatile uint64_t sink = 0;                               \
+    uint64_t now = start;                                     \
+    while (now - start < ns) {                                \
+      for (int i = 0; i < 200000; ++i) sink = sink + i + (K); \
+      now = testing::ThreadCpuNs();                           \
+    }                                                         \
+    return now - start;                                       \
   }
 PERFCOUNTERS_SPINNER(SpinThree, 3)
 PERFCOUNTERS_SPINNER(SpinOne, 1)
@@ -92,6 +96,8 @@ static uint64_t (*volatile g_mix_helper)(uint64_t) = &MixHelper;
   }
   return now - start;
 }
+
+// NOLINTEND(misc-definitions-in-headers)
 
 }  // namespace perfcounters::profiled
 
