@@ -91,16 +91,20 @@ add_test(NAME arm64.setup COMMAND "${_pc_arm64_dir}/sysroot" --boot)
 set_tests_properties(arm64.setup PROPERTIES
   FIXTURES_SETUP arm64_fetched LABELS arm64 TIMEOUT 600)
 
-# tools_history_test and tools_history_changes_test run natively only:
+# tools_history_test, tools_history_changes_test and tools_history_scale_test
+# run natively only:
 # they start a PostgreSQL server, which the machine has not, and check no
 # hardware. Nor does
-# tools_changepoint_test (statistics on a synthetic corpus, arithmetic only).
+# tools_changepoint_test (statistics on a synthetic corpus, arithmetic only),
+# nor tools_compare_memory_test (the command's memory per input byte: the
+# same code on every machine, and tens of MB to parse under emulation).
 # profile_symbols_test checks the symbolizer against DWARF (inlined frames,
 # namespaces), addr2line and objcopy: the machine gets its programs with
 # debug sections stripped and has no binutils.
 set(_pc_arm64_tests ${PERFCOUNTERS_TEST_BINARIES})
 list(REMOVE_ITEM _pc_arm64_tests tools_history_test tools_history_changes_test
-  tools_changepoint_test profile_symbols_test)
+  tools_changepoint_test profile_symbols_test tools_compare_memory_test
+  tools_history_scale_test)
 set(_pc_binaries "")
 foreach(bin ${_pc_arm64_tests})
   list(APPEND _pc_binaries "tests/${bin}")

@@ -30,20 +30,38 @@ namespace {
 constexpr absl::string_view kRealTime = "real_time";
 constexpr absl::string_view kCpuTime = "cpu_time";
 
-// The usable entries of one benchmark in one file.
+// One benchmark (run_name) of one file: its entries are
+// FileIndex::order[begin, end), in file order. (Small: a file of many
+// 1-repetition benchmarks has one per entry.)
 struct Group {
   absl::string_view name;
-  std::vector<const RunEntry*> iterations;
-  const RunEntry* median = nullptr;
-  const RunEntry* mean = nullptr;
-  std::string problem;
+  uint32_t begin = 0;
+  uint32_t end = 0;
 };
 
+// The benchmarks of one file, in 8 bytes per entry and 32 per benchmark
+// (no map node, no list per benchmark: a comparison of many small
+// benchmarks holds two of these beside the files).
 struct FileIndex {
+  const BenchmarkFile* file = nullptr;
+  // Indexes of the entries (all but complexity rows), by run_name, then in
+  // file order.
+  std::vector<uint32_t> order;
+  // The benchmarks that pass the filter, by name.
   std::vector<Group> groups;
+  // Indexes into `groups` in order of first appearance in the file.
+  std::vector<uint32_t> file_order;
   // run_names of complexity rows (BigO, RMS), in file order.
   std::vector<absl::string_view> complexity;
-  OomSafeMap<absl::string_view, size_t> by_name;
+
+  const RunEntry& Entry(uint32_t i) const { return file->entries[order[i]]; }
+  // The group named `name`, or null.
+  const Group* Find(absl::string_view name) const {
+    auto it = std::lower_bound(
+        groups.begin(), groups.end(), name,
+        [](const Group& g, absl::string_view n) { return g.name < n; });
+    return it != groups.end() && it->name == name ? &*it : nullptr;
+  }
 };
 
 std::string ProblemOf(const RunEntry& e) {
@@ -56,11 +74,22 @@ std::string ProblemOf(const RunEntry& e) {
                                   : absl::StrCat("skipped: ", e.skip_message());
 }
 
+// Why `g` has no usable data: its first errored or skipped entry's
+// message; "" when none.
+std::string ProblemOf(const FileIndex& index, const Group& g) {
+  for (uint32_t i = g.begin; i < g.end; ++i) {
+    const RunEntry& e = index.Entry(i);
+    if (e.error_occurred || e.skipped) return ProblemOf(e);
+  }
+  return "";
+}
+
 FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
   FileIndex index;
-  index.groups.reserve(file.entries.size() / 2 + 1);
-  index.by_name.reserve(file.entries.size() / 2 + 1);
-  for (const RunEntry& e : file.entries) {
+  index.file = &file;
+  index.order.reserve(file.entries.size());
+  for (size_t i = 0; i < file.entries.size(); ++i) {
+    const RunEntry& e = file.entries[i];
     if (e.run_type != RunType::kIteration &&
         (e.aggregate_name() == "BigO" || e.aggregate_name() == "RMS")) {
       // gbench's complexity fit of a family: a coefficient, not a run.
@@ -71,40 +100,60 @@ FileIndex Index(const BenchmarkFile& file, const CompareOptions& options) {
       }
       continue;
     }
-    auto [it, inserted] = index.by_name.try_emplace(e.run_name, 0);
-    if (inserted) {
-      if (options.filter && !options.filter->Matches(e.run_name)) {
-        it->second = static_cast<size_t>(-1);
-        continue;
-      }
-      it->second = index.groups.size();
-      index.groups.push_back(Group{e.run_name, {}, nullptr, nullptr, {}});
-    }
-    if (it->second == static_cast<size_t>(-1)) continue;
-    Group& g = index.groups[it->second];
-    if (e.error_occurred || e.skipped) {
-      if (g.problem.empty()) g.problem = ProblemOf(e);
-      continue;
-    }
-    if (e.run_type == RunType::kIteration) {
-      g.iterations.push_back(&e);
-    } else if (e.aggregate_name() == "median") {
-      g.median = &e;
-    } else if (e.aggregate_name() == "mean") {
-      g.mean = &e;
-    }
+    index.order.push_back(static_cast<uint32_t>(i));
   }
+  // By name, then file order: a benchmark's entries are one range.
+  std::sort(index.order.begin(), index.order.end(),
+            [&file](uint32_t a, uint32_t b) {
+              const int c =
+                  file.entries[a].run_name.compare(file.entries[b].run_name);
+              return c != 0 ? c < 0 : a < b;
+            });
+  for (uint32_t i = 0; i < index.order.size();) {
+    const absl::string_view name = index.Entry(i).run_name;
+    uint32_t end = i + 1;
+    while (end < index.order.size() && index.Entry(end).run_name == name) {
+      ++end;
+    }
+    if (!options.filter || options.filter->Matches(name)) {
+      index.groups.push_back(Group{name, i, end});
+    }
+    i = end;
+  }
+  index.file_order.resize(index.groups.size());
+  for (uint32_t g = 0; g < index.groups.size(); ++g) index.file_order[g] = g;
+  std::sort(index.file_order.begin(), index.file_order.end(),
+            [&index](uint32_t a, uint32_t b) {
+              return index.order[index.groups[a].begin] <
+                     index.order[index.groups[b].begin];
+            });
   return index;
 }
 
 // Which entries give the samples: repetitions, else the median aggregate,
-// else the mean.
-std::vector<const RunEntry*> SampleEntries(const Group& g, bool* aggregate) {
+// else the mean (the last of each, as the file has them), never an
+// errored or skipped one.
+std::vector<const RunEntry*> SampleEntries(const FileIndex& index,
+                                           const Group& g, bool* aggregate) {
+  std::vector<const RunEntry*> iterations;
+  const RunEntry* median = nullptr;
+  const RunEntry* mean = nullptr;
+  for (uint32_t i = g.begin; i < g.end; ++i) {
+    const RunEntry& e = index.Entry(i);
+    if (e.error_occurred || e.skipped) continue;
+    if (e.run_type == RunType::kIteration) {
+      iterations.push_back(&e);
+    } else if (e.aggregate_name() == "median") {
+      median = &e;
+    } else if (e.aggregate_name() == "mean") {
+      mean = &e;
+    }
+  }
   *aggregate = false;
-  if (!g.iterations.empty()) return g.iterations;
+  if (!iterations.empty()) return iterations;
   *aggregate = true;
-  if (g.median != nullptr) return {g.median};
-  if (g.mean != nullptr) return {g.mean};
+  if (median != nullptr) return {median};
+  if (mean != nullptr) return {mean};
   *aggregate = false;
   return {};
 }
@@ -199,9 +248,11 @@ void AddDerivedMetrics(const BenchmarkFile& file,
   }
 }
 
-MetricList SideMetrics(const BenchmarkFile& file, const Group& g) {
+MetricList SideMetrics(const FileIndex& index, const Group& g) {
+  const BenchmarkFile& file = *index.file;
   bool aggregate = false;
-  const std::vector<const RunEntry*> entries = SampleEntries(g, &aggregate);
+  const std::vector<const RunEntry*> entries =
+      SampleEntries(index, g, &aggregate);
   MetricList list;
   list.reserve(8);
   SideStats& real = Slot(list, kRealTime);
@@ -326,7 +377,8 @@ void ComparePaired(MetricComparison& m) {
   m.p_method = PMethod::kExact;
   m.evidence = Evidence::kPaired;
   if (in.valid) {
-    m.paired_interval = std::make_pair(std::exp(in.low), std::exp(in.high));
+    m.paired_low = std::exp(in.low);
+    m.paired_high = std::exp(in.high);
   }
 }
 
@@ -392,12 +444,12 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
                                  : Pairing::kBoth;
     MetricList bm, nm;
     if (bg != nullptr) {
-      bm = SideMetrics(base, *bg);
-      if (bm.empty() && !bg->problem.empty()) bc.base_problem = bg->problem;
+      bm = SideMetrics(bi, *bg);
+      if (bm.empty()) bc.base_problem = ProblemOf(bi, *bg);
     }
     if (ng != nullptr) {
-      nm = SideMetrics(next, *ng);
-      if (nm.empty() && !ng->problem.empty()) bc.next_problem = ng->problem;
+      nm = SideMetrics(ni, *ng);
+      if (nm.empty()) bc.next_problem = ProblemOf(ni, *ng);
     }
     // Base's metrics, each with its match in next (or none), then next's
     // other metrics; the list is sized exactly (a benchmark's metrics
@@ -437,16 +489,13 @@ Comparison Compare(const BenchmarkFile& base, const BenchmarkFile& next,
     out.benchmarks.push_back(std::move(bc));
   };
 
-  for (const Group& bg : bi.groups) {
-    auto it = ni.by_name.find(bg.name);
-    const Group* ng = it == ni.by_name.end() || it->second == size_t(-1)
-                          ? nullptr
-                          : &ni.groups[it->second];
-    compare_pair(&bg, ng);
+  for (uint32_t b : bi.file_order) {
+    const Group& bg = bi.groups[b];
+    compare_pair(&bg, ni.Find(bg.name));
   }
-  for (const Group& ng : ni.groups) {
-    auto it = bi.by_name.find(ng.name);
-    if (it == bi.by_name.end()) compare_pair(nullptr, &ng);
+  for (uint32_t n : ni.file_order) {
+    const Group& ng = ni.groups[n];
+    if (bi.Find(ng.name) == nullptr) compare_pair(nullptr, &ng);
   }
 
   for (const FileIndex* index : {&bi, &ni}) {
@@ -465,11 +514,12 @@ std::vector<BenchmarkMetrics> Summarize(const BenchmarkFile& file) {
   const FileIndex index = Index(file, {});
   std::vector<BenchmarkMetrics> out;
   out.reserve(index.groups.size());
-  for (const Group& g : index.groups) {
+  for (uint32_t i : index.file_order) {
+    const Group& g = index.groups[i];
     BenchmarkMetrics b;
     b.name = std::string(g.name);
-    b.metrics = SideMetrics(file, g);
-    if (b.metrics.empty()) b.problem = g.problem;
+    b.metrics = SideMetrics(index, g);
+    if (b.metrics.empty()) b.problem = ProblemOf(index, g);
     out.push_back(std::move(b));
   }
   return out;

@@ -16,6 +16,7 @@
 #define PERFCOUNTERS_TOOLS_COMPARE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "name_filter.h"
 #include "perfcounters/internal/unavailable_context.h"
 #include "perfcounters/metrics.h"
+#include "sample_list.h"
 #include "statistics.h"
 
 namespace perfcounters::tools {
@@ -64,9 +66,7 @@ bool IsTimeValued(absl::string_view metric);
 // One side of one metric of one benchmark.
 struct SideStats {
   // Counted samples (repetitions, or 1 for an aggregate-only file).
-  std::vector<double> samples;
-  // Samples marked not counted.
-  size_t not_counted = 0;
+  SampleList samples;
   // Median of `samples`; empty when none was counted.
   MaybeDouble median;
   // The lowest multiplexing coverage ("<label>.coverage"; a derived
@@ -78,7 +78,10 @@ struct SideStats {
   // kFewMuxIntervals; a derived metric: of its inputs); empty when none
   // says so.
   MaybeDouble mux_intervals;
-  // (The flags last: a comparison holds many of these, without padding.)
+  // (The count and flags last: a comparison holds many of these, without
+  // padding.)
+  // Samples marked not counted.
+  uint32_t not_counted = 0;
   // The metric appears in at least one entry of this benchmark.
   bool present = false;
   // True when the value comes from an aggregate entry (median or mean),
@@ -121,7 +124,7 @@ inline constexpr char kEstimateMarker[] = "~";
 std::string EstimateLegend();
 
 // What a change of one metric rests on (see Significant()).
-enum class Evidence {
+enum class Evidence : uint8_t {
   kNone,       // no change (a median is missing)
   kOneSample,  // a side has one counted sample: no test is possible
   kExact,      // both sides' repetitions agree within kExactSpread, or
@@ -147,9 +150,10 @@ struct MetricComparison {
   MaybeDouble change_pct;
   // When both sides have >= 2 counted samples.
   MaybeDouble p_value;
-  // kPaired: the 95 % sign-test interval of new/base (a ratio), when the
-  // rounds are enough for one (6).
-  std::optional<std::pair<double, double>> paired_interval;
+  // kPaired: the 95 % sign-test interval of new/base (a ratio), [low,
+  // high], when the rounds are enough for one (6); else both empty.
+  MaybeDouble paired_low;
+  MaybeDouble paired_high;
   PMethod p_method = PMethod::kNone;
   Evidence evidence = Evidence::kNone;
   // The change is common-mode drift (drift.h): most benchmarks' times

@@ -20,7 +20,7 @@ nlohmann::ordered_json SideJson(const SideStats& s) {
   j["present"] = s.present;
   j["counted"] = s.median.has_value();
   j["median"] = s.median ? nlohmann::ordered_json(*s.median) : nullptr;
-  j["samples"] = s.samples;
+  j["samples"] = s.samples.ToVector();
   j["not_counted"] = s.not_counted;
   j["from_aggregate"] = s.from_aggregate;
   // Multiplexing: the lowest coverage and fewest intervals (absent: on the
@@ -102,9 +102,8 @@ nlohmann::ordered_json BenchmarkJson(const Comparison& c,
                     : m.p_method == PMethod::kNormal ? "normal"
                                                      : "none";
     x["evidence"] = EvidenceName(m.evidence);
-    if (m.paired_interval) {
-      x["paired_ratio_interval"] = {m.paired_interval->first,
-                                    m.paired_interval->second};
+    if (m.paired_low && m.paired_high) {
+      x["paired_ratio_interval"] = {*m.paired_low, *m.paired_high};
     }
     x["significant"] = Significant(m, options.alpha);
     metrics.push_back(std::move(x));

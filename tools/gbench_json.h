@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "input_text.h"
+#include "maybe_double.h"
 
 namespace perfcounters::tools {
 
@@ -115,8 +116,9 @@ struct RunEntry {
   // Every other numeric field, in file order.
   std::vector<EntryCounter> counters;
   // "real_time" / "cpu_time" in nanoseconds (converted from "time_unit").
-  std::optional<double> real_time_ns;
-  std::optional<double> cpu_time_ns;
+  // (8 bytes each: a time is finite, never NaN, maybe_double.h.)
+  MaybeDouble real_time_ns;
+  MaybeDouble cpu_time_ns;
   // "iterations", 0 when absent.
   double iterations = 0;
   // "repetition_index", -1 when absent.

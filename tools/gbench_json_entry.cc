@@ -250,11 +250,12 @@ void Handler::CheckEntry() {
                       " has no real_time and no cpu_time: its times are "
                       "absent"));
   }
-  std::string key =
+  std::pmr::string key(
       absl::StrCat(entry_.run_name, "\n",
                    entry_.run_type == RunType::kIteration
                        ? absl::StrCat("#", entry_.repetition_index)
-                       : entry_.aggregate_name());
+                       : entry_.aggregate_name()),
+      &seen_arena_);
   auto [it, inserted] = seen_.try_emplace(std::move(key), out_.entries.size());
   if (!inserted) {
     Warn(absl::StrCat(
@@ -276,7 +277,7 @@ bool Handler::FinishEntry() {
   CheckEntry();
   const double scale = *NanosecondsPer(time_unit_);
   auto convert = [&](const std::optional<double>& raw, const char* what,
-                     std::optional<double>& dest) {
+                     MaybeDouble& dest) {
     if (!raw) return true;
     const double ns = *raw * scale;
     if (!std::isfinite(ns)) {

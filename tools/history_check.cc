@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/types/span.h"
 #include "compare_gates.h"
 #include "compare_output.h"
 #include "compare_rows.h"
@@ -42,7 +43,7 @@ std::string VerdictWords(int code, const std::vector<GateResult>& gates) {
                       "gates above)");
 }
 
-double RelativeSpread(const std::vector<double>& v, double median) {
+double RelativeSpread(absl::Span<const double> v, double median) {
   if (v.size() < 2) return 0;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   if (median == 0) return *hi == *lo ? 0 : INFINITY;
@@ -242,7 +243,7 @@ std::vector<std::string> CheckMetricNames(const BenchmarkFile& run) {
   return MetricNames(c);
 }
 
-double PredictionP(const std::vector<double>& history, double value) {
+double PredictionP(absl::Span<const double> history, double value) {
   const size_t n = history.size();
   if (n < 2) return 1;
   double mean = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "compare.h"
 #include "compare_gates.h"
 #include "compare_output.h"
@@ -57,7 +58,7 @@ absl::StatusOr<std::string> MachineHint(HistoryStore& store,
 // p of the prediction test: how likely a run drawn from the history (its
 // mean and sample standard deviation, n values) is at least as far from
 // the mean as `value` (Student's t, n - 1 degrees of freedom).
-double PredictionP(const std::vector<double>& history, double value);
+double PredictionP(absl::Span<const double> history, double value);
 
 // Renders a check: the gates and, per checked benchmark and metric of the
 // gates, the history's median (runs), the new value, the change and p.

@@ -50,8 +50,8 @@ PairedInterval SignTestInterval(std::vector<double> values, double confidence) {
   return out;
 }
 
-std::vector<double> LogRatios(const std::vector<double>& base,
-                              const std::vector<double>& next) {
+std::vector<double> LogRatios(absl::Span<const double> base,
+                              absl::Span<const double> next) {
   std::vector<double> out;
   if (base.size() != next.size()) return out;
   out.reserve(base.size());

@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "absl/types/span.h"
+
 namespace perfcounters::tools {
 
 // The 1-based rank r of the interval's lower bound for n pairs: the
@@ -47,8 +49,8 @@ PairedInterval SignTestInterval(std::vector<double> values, double confidence);
 
 // log(next[i] / base[i]) for each i; empty when the sizes differ or a
 // value is not positive and finite (a ratio of such values means nothing).
-std::vector<double> LogRatios(const std::vector<double>& base,
-                              const std::vector<double>& next);
+std::vector<double> LogRatios(absl::Span<const double> base,
+                              absl::Span<const double> next);
 
 }  // namespace perfcounters::tools
 

@@ -75,8 +75,8 @@ double Median(std::vector<double> values) {
   return lower + (upper - lower) / 2;
 }
 
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
-                               const std::vector<double>& b) {
+MannWhitneyResult MannWhitneyU(absl::Span<const double> a,
+                               absl::Span<const double> b) {
   const size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
   std::vector<std::pair<double, bool>> all;  // value, from a
   all.reserve(n);

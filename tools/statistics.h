@@ -8,12 +8,16 @@
 #define PERFCOUNTERS_TOOLS_STATISTICS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "absl/types/span.h"
+#include "sample_list.h"
 
 namespace perfcounters::tools {
 
 // How a p-value was computed.
-enum class PMethod { kNone, kExact, kNormal };
+enum class PMethod : uint8_t { kNone, kExact, kNormal };
 
 // Two-sided Mann-Whitney U test. Exact distribution when there are no ties
 // and the smaller sample has at most 8 values (SciPy's method="auto");
@@ -24,11 +28,14 @@ struct MannWhitneyResult {
   double p = 1;
   PMethod method = PMethod::kNone;
 };
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a,
-                               const std::vector<double>& b);
+MannWhitneyResult MannWhitneyU(absl::Span<const double> a,
+                               absl::Span<const double> b);
 
 // Median of `values` (non-empty); the mean of the middle two for even sizes.
 double Median(std::vector<double> values);
+inline double Median(const SampleList& values) {
+  return Median(values.ToVector());
+}
 
 // The smallest two-sided p the U test can give with n1 and n2 distinct
 // values (2 / C(n1 + n2, n1)): 0.1 for 3 vs 3, 0.029 for 4 vs 4, 0.0079
