@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -457,11 +458,18 @@ absl::Status ForEachRecentHistory(
     }
   }
   const bool read = !runs.empty() && (metrics.empty() || !metric_ids.empty());
+  // Only the points of runs from the lowest id of those read on: a seek in
+  // the key (benchmark, metric, run), so that a check reads about
+  // `lookback` points a series however many runs the store holds (runs
+  // added out of time order only widen it; `row` keeps the runs read).
+  int64_t first_run = std::numeric_limits<int64_t>::max();
+  for (const auto& entry : runs) first_run = std::min(first_run, entry.first);
   std::string sql =
       absl::StrCat(kPointColumns,
                    " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE "
                    "name = ?)");
   if (!metrics.empty()) sql += " AND metric_id = ?";
+  sql += " AND run_id >= ?";
   OomSafeMap<int64_t, RankedPoints> by_metric;
   KeepHeapTop();
   RecentHistory history;
@@ -474,12 +482,12 @@ absl::Status ForEachRecentHistory(
       by_metric[r[0].i].Add(run->second.rank, PointFrom(r));
     };
     if (read && metrics.empty()) {
-      RETURN_IF_ERROR(
-          store.QueryNumbers(sql, {benchmarks[i]}, kPointTypes, row));
+      RETURN_IF_ERROR(store.QueryNumbers(sql, {benchmarks[i], first_run},
+                                         kPointTypes, row));
     } else if (read) {
       for (int64_t mid : metric_ids) {
-        RETURN_IF_ERROR(
-            store.QueryNumbers(sql, {benchmarks[i], mid}, kPointTypes, row));
+        RETURN_IF_ERROR(store.QueryNumbers(sql, {benchmarks[i], mid, first_run},
+                                           kPointTypes, row));
       }
     }
     for (auto& [mid, points] : by_metric) {
