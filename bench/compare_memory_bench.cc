@@ -26,13 +26,13 @@
 //       compare DIR/many_base.json DIR/many_new.json --format json ...)
 //
 // --tool runs another build of the command (e.g. an older one, to compare).
-// Measured (--mb 15, RelWithDebInfo, shared 2-core VM): 2x60k_small
-// 286 MB, 2.87x in every format (397 MB, 3.99x before the entries'
-// rare fields went out of line and the comparison's optionals to 8
-// bytes); 2x15MB 51 MB, 1.71x. Not yet within the target: 2x200k_1rep
-// 322 MB, 3.75x, and 2x6k_40ctr 129 MB, 3.70x (table and json alike):
-// the cost is per benchmark and per metric (216 bytes each plus its
-// samples), not per input byte. docs/tools.md has the table.
+// Measured (--mb 15, RelWithDebInfo, shared 2-core VM), table and json
+// alike: 2x15MB 43.6 MB, 1.45x; 2x60k_small 209 MB, 2.10x; 2x200k_1rep
+// 223 MB, 2.60x; 2x6k_40ctr 97.8 MB, 2.81x (json before the comparison's
+// index and samples were made small: 1.67x, 2.86x, 3.75x, 3.69x). The
+// cost is per benchmark and per metric, not per input byte;
+// tests/tools_compare_memory_test.cc bounds it. docs/tools.md has the
+// table.
 #include <unistd.h>
 
 #include <cstdio>
