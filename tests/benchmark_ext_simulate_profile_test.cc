@@ -185,6 +185,37 @@ TEST(SimulatedProfile, UnmodifiedLoopSplitsThreeToOneExactly) {
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+// A plain Threads(2) loop is counted in gbench's extra run, on one thread:
+// the profile says so in the JSON ("threads": 2, "threads_sampled": 1), on
+// its hot: line and in a note naming it, as the sampled profile does.
+TEST(SimulatedProfile, PlainThreadsLoopSaysItWasCountedOnOneThread) {
+  REQUIRE_VALGRIND();
+  Result r = Simulate({"--perf_counters=instructions", "--perf_profile=auto",
+                       "--benchmark_filter=BM_PlainThreadsProfileSplit"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string name =
+      "BM_PlainThreadsProfileSplit/iterations:20/threads:2";
+  const nlohmann::json& e = r.Entry(name);
+  ASSERT_TRUE(e.is_object()) << r.json_text;
+  const std::string counting =
+      r.json["context"].value("perfcounters.counting", "");
+  if (counting.find("extra run") == std::string::npos) {
+    // Before gbench 1.9: no extra run, no profile of a plain loop.
+    EXPECT_FALSE(e.contains("perfcounters_profile")) << e.dump();
+    EXPECT_THAT(r.err, HasSubstr(name + ": no profile"));
+    return;
+  }
+  ASSERT_TRUE(e.contains("perfcounters_profile")) << e.dump() << r.err;
+  const nlohmann::json& p = e["perfcounters_profile"];
+  EXPECT_EQ(p.value("source", ""), "simulated");
+  EXPECT_EQ(p.value("threads", 0), 2) << p.dump();
+  EXPECT_EQ(p.value("threads_sampled", 0), 1) << p.dump();
+  EXPECT_THAT(r.out, HasSubstr("(instructions [simulated]) (1 of 2 threads "
+                               "counted)"));
+  EXPECT_THAT(r.err, HasSubstr(name + ": profiled on one thread only"));
+  EXPECT_THAT(r.err, HasSubstr("is counted in gbench's extra run"));
+}
+
 // --perf_profile=L1-dcache-load-misses says where the misses are: the
 // streaming pass (a miss per 64-byte line of 256 KiB, twice), not the
 // loop over one warm line.

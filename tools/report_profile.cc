@@ -88,8 +88,9 @@ std::string Caption(const BenchmarkProfile& p) {
   }
   if (p.threads_sampled && p.threads && *p.threads_sampled < *p.threads) {
     absl::StrAppendFormat(&text,
-                          "; sampled on %.17g of its %.17g threads: the "
+                          "; %s on %.17g of its %.17g threads: the "
                           "other threads are not in it",
+                          p.simulated ? "counted" : "sampled",
                           *p.threads_sampled, *p.threads);
   }
   if (p.stacks_truncated > 0) {

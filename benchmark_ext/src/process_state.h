@@ -88,6 +88,8 @@ struct SimSamplingRunState {
   SimProfileCosts costs;  // guarded by mu
   absl::Status error;     // guarded by mu
   bool added = false;     // guarded by mu
+  // A dump came from gbench's extra run (one thread). Guarded by mu.
+  bool from_extra_run = false;
 };
 
 struct ProcessState {

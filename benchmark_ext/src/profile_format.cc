@@ -202,8 +202,13 @@ std::string HotLine(const ShownProfile& p, int top) {
                         " of ", p.threads, " threads sampled)");
   }
   if (!p.simulated) return HotLine(p.summary, top);
-  // The event and the source, as compare and report tag simulated values.
-  const std::string tag = absl::StrCat("(", p.summary.event, " [simulated])");
+  // The event and the source, as compare and report tag simulated values;
+  // and, as above, the threads a plain loop was counted on.
+  std::string tag = absl::StrCat("(", p.summary.event, " [simulated])");
+  if (p.threads_sampled > 0) {
+    absl::StrAppend(&tag, " (", p.threads_sampled, " of ", p.threads,
+                    " threads counted)");
+  }
   if (p.summary.samples == 0) {
     return absl::StrCat("hot: none counted ", tag);
   }

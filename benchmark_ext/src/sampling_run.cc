@@ -183,6 +183,12 @@ class Collector : public benchmark::BenchmarkReporter {
       shown.summary = std::move(r->summary);
       shown.simulated = true;
       shown.excluded = r->excluded;
+      if (r->from_extra_run && run.threads > 1) {
+        // As in the sampled profile: gbench's extra run has one thread.
+        shown.threads = run.threads;
+        shown.threads_sampled = 1;
+        one_thread_.push_back(run.benchmark_name());
+      }
       return;
     }
   }
@@ -196,15 +202,16 @@ class Collector : public benchmark::BenchmarkReporter {
     }
     const std::vector<std::string> one = std::exchange(one_thread_, {});
     if (one.empty()) return;
+    const char* how = simulated_ != nullptr ? "count" : "sample";
     std::fprintf(
         stderr,
         "perfcounters: note: %s: profiled on one thread only: a plain `for "
-        "(auto _ : state)` loop is sampled in gbench's extra run (its "
+        "(auto _ : state)` loop is %sed in gbench's extra run (its "
         "ProfilerManager), which runs it on the main thread alone, so the "
         "profile is gbench's thread 0's, not its other threads' (the JSON "
-        "says \"threads_sampled\": 1); use perfcounters::Measure to sample "
+        "says \"threads_sampled\": 1); use perfcounters::Measure to %s "
         "every thread\n",
-        absl::StrJoin(one, ", ").c_str());
+        absl::StrJoin(one, ", ").c_str(), how, how);
   }
 
  private:

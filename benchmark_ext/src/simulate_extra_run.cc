@@ -40,7 +40,8 @@ class SimulatedExtraRunCounter : public ExtraRunCountingClient {
     }
     absl::StatusOr<std::string> text = SimDumpText();
     // The sampling run's region, by function (simulate_profile.h).
-    if (text.ok() && SimProfiling()) SimProfileAdd(*text);
+    if (text.ok() && SimProfiling())
+      SimProfileAdd(*text, /*from_extra_run=*/true);
     absl::StatusOr<SimCosts> dump =
         text.ok() ? BenchmarkCallCosts(*text) : text.status();
     std::lock_guard<std::mutex> lock(mu_);

@@ -232,7 +232,8 @@ void PublishSimulated(SimThread* t, const Config& config,
                       benchmark::IterationCount iterations) {
   absl::StatusOr<std::string> text = SimDumpText();
   // The sampling run's region, by function (simulate_profile.h).
-  if (text.ok() && SimProfiling()) SimProfileAdd(*text);
+  if (text.ok() && SimProfiling())
+    SimProfileAdd(*text, /*from_extra_run=*/false);
   absl::StatusOr<SimCosts> dump =
       text.ok() ? ParseCallgrindTotals(*text) : text.status();
   RunRecord& run = Registry::Get().run();

@@ -178,12 +178,13 @@ bool SimProfiling() {
   return SimSampling().profiling.load(std::memory_order_relaxed);
 }
 
-void SimProfileAdd(absl::string_view dump) {
+void SimProfileAdd(absl::string_view dump, bool from_extra_run) {
   SimProfileCosts costs;
   absl::Status st = ParseSimProfileDump(dump, costs);
   SimSamplingRunState& sim = SimSampling();
   std::lock_guard<std::mutex> lock(sim.mu);
   sim.added = true;
+  sim.from_extra_run = sim.from_extra_run || from_extra_run;
   if (!st.ok()) {
     if (sim.error.ok()) sim.error = st;
     return;
@@ -203,6 +204,7 @@ absl::StatusOr<SimProfileResult> TakeSimProfile(
     std::lock_guard<std::mutex> lock(sim.mu);
     costs = std::exchange(sim.costs, {});
     out.empty = !std::exchange(sim.added, false);
+    out.from_extra_run = std::exchange(sim.from_extra_run, false);
     absl::Status error = std::exchange(sim.error, absl::OkStatus());
     if (!error.ok()) return error;
   }

@@ -54,8 +54,9 @@ void SimProfileStart();
 void SimProfileStop();
 bool SimProfiling();
 
-// Adds a region dump's costs to the running benchmark's (thread-safe).
-void SimProfileAdd(absl::string_view dump);
+// Adds a region dump's costs to the running benchmark's (thread-safe);
+// `from_extra_run`: the dump is of gbench's extra run (its one thread).
+void SimProfileAdd(absl::string_view dump, bool from_extra_run);
 
 // The running benchmark's profile on `inputs` (named `event`), and the
 // kept costs cleared. `empty`: no dump was added (its loop did not run).
@@ -64,6 +65,8 @@ struct SimProfileResult {
   // The event's count in the bracket's and gbench's loop code, left out.
   uint64_t excluded = 0;
   bool empty = true;
+  // Counted in gbench's extra run, which runs the loop on one thread.
+  bool from_extra_run = false;
 };
 absl::StatusOr<SimProfileResult> TakeSimProfile(
     const std::string& event, const std::vector<SimEvent>& inputs);

@@ -275,6 +275,16 @@ void BM_PlainProfileSplit(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainProfileSplit)->Iterations(20);
 
+// The same plain loop on two threads: gbench's extra run (1.9 and newer)
+// runs it on one, and the profile says so.
+void BM_PlainThreadsProfileSplit(benchmark::State& state) {
+  for (auto _ : state) {
+    ThreeParts();
+    OnePart();
+  }
+}
+BENCHMARK(BM_PlainThreadsProfileSplit)->Iterations(20)->Threads(2);
+
 constexpr size_t kStreamBytes = 256 * 1024;
 
 __attribute__((noinline)) uint64_t StreamBig(const uint64_t* p) {
