@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -251,39 +252,163 @@ void PrintHelp() {
   benchmark::PrintDefaultHelp();
 }
 
+// The main's own flags, taken out of argv.
+struct MainFlags {
+  bench_internal::SourceFlag source;
+  bench::Flags counters;
+  bench_internal::ProfileFlags profile;
+};
+
+// Takes --perf_counters_source, the --perf_counters* and the --perf_profile*
+// flags out of argv; nullopt after printing what was wrong.
+std::optional<MainFlags> ExtractMainFlags(int* argc, char** argv) {
+  absl::StatusOr<bench_internal::SourceFlag> source =
+      bench_internal::ExtractSourceFlag(
+          argc, argv, std::getenv(bench_internal::kSourceEnvVar));
+  if (!source.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(source.status().message()).c_str());
+    return std::nullopt;
+  }
+  absl::StatusOr<bench::Flags> flags =
+      bench::ExtractFlags(argc, argv, std::getenv(bench::kEventsEnvVar));
+  if (!flags.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(flags.status().message()).c_str());
+    return std::nullopt;
+  }
+  absl::StatusOr<bench_internal::ProfileFlags> profile_flags =
+      bench_internal::ExtractProfileFlags(argc, argv);
+  if (!profile_flags.ok()) {
+    std::fprintf(stderr, "perfcounters: error: %s\n",
+                 std::string(profile_flags.status().message()).c_str());
+    return std::nullopt;
+  }
+  return MainFlags{*std::move(source), *std::move(flags),
+                   *std::move(profile_flags)};
+}
+
+// Plans the requested events (the simulator's in its child), says what
+// cannot be counted, and writes how they are counted into the JSON
+// context; false after printing an error.
+bool SetUpEvents(const bench::Flags& flags,
+                 const bench_internal::SourceFlag& source, bool child) {
+  const std::string list = flags.events.value_or("");
+  MeasureOptions options;
+  options.read_mode = flags.read_mode;
+  options.calibrate = flags.calibrate;
+  absl::StatusOr<Plan> plan =
+      child ? bench_internal::SetSimulatedEvents(list, options)
+            : SetBenchmarkEvents(list, options);
+  if (!plan.ok()) {
+    // The message quotes the list (shortened when long) where it matters.
+    std::fprintf(stderr, "perfcounters: error: %s: %s\n",
+                 flags.events_source.c_str(),
+                 std::string(plan.status().message()).c_str());
+    return false;
+  }
+  NoteRepeatedEvents(*plan);
+  const std::string warnings = DescribeUnavailable(*plan);
+  std::fputs(warnings.c_str(), stderr);
+  if (const std::string model = CpuModel(); !model.empty()) {
+    benchmark::AddCustomContext("perfcounters.cpu_model", model);
+  }
+  if (!child) bench_internal::NoteSimulatable(list, *plan);
+  if (!list.empty()) {
+    benchmark::AddCustomContext("perfcounters.events", list);
+    if (!plan->unavailable.empty()) {
+      benchmark::AddCustomContext("perfcounters.unavailable",
+                                  bench_internal::UnavailableContext(*plan));
+    }
+  }
+  if (flags.strict && !plan->unavailable.empty()) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_strict: %zu requested "
+                 "counter(s) cannot be counted on this machine (see the "
+                 "warnings above); no benchmark was run\n",
+                 plan->unavailable.size());
+    return false;
+  }
+  if (child) {
+    if (!bench_internal::DescribeSimulatorChild()) return false;
+    bench_internal::PrepareCallingThread();
+    // Unmodified benchmarks in gbench's extra run (1.9 and newer).
+    absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
+        bench_internal::CurrentConfig();
+    bench_internal::AddSimulatedCountingContext(
+        config.ok() && *config != nullptr &&
+        bench_internal::StartExtraRunCounting(*config));
+    bench_internal::AddEnvironmentContext();
+    return true;
+  }
+  if (!DescribeSetup(flags)) return false;
+  bench_internal::AddEnvironmentContext();
+  StartCounting(flags);
+  // Said when asked for (--perf_counters_source or the environment).
+  if (!list.empty() && !source.origin.empty()) {
+    benchmark::AddCustomContext("perfcounters.source", "pmu");
+  }
+  return true;
+}
+
+// Runs the benchmarks into the display and --benchmark_out reporters
+// (after --perf_profile's sampling run); the main's exit status.
+int RunBenchmarks(const bench::Flags& flags,
+                  const bench_internal::ProfileFlags& profile_flags,
+                  const OutFileFlags& out, bool child) {
+  bench_internal::RowFiller rows;
+  std::unique_ptr<benchmark::BenchmarkReporter> display(
+      benchmark::CreateDefaultDisplayReporter());
+  const bool console =
+      dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
+  const bool display_json =
+      dynamic_cast<benchmark::JSONReporter*>(display.get()) != nullptr;
+  display = bench_internal::WithEnvironmentEnd(std::move(display));
+  bench_internal::DisplayReporter reporter(std::move(display), flags.verbose,
+                                           &rows, /*warn=*/true);
+  std::unique_ptr<benchmark::BenchmarkReporter> file =
+      bench_internal::WithEnvironmentEnd(MakeFileReporter(out));
+  std::unique_ptr<bench_internal::OutFile> out_file;
+  if (file != nullptr) {
+    out_file = std::make_unique<bench_internal::OutFile>(
+        std::make_unique<bench_internal::DisplayReporter>(
+            std::move(file), true, &rows, /*warn=*/false),
+        out.path, out.format);
+    out_file->HandleInterrupts();
+  }
+  // With --perf_profile, a sampling run first (sampling_run.h).
+  bench_internal::RunWithProfiles(profile_flags, &reporter, console,
+                                  display_json, out_file.get(),
+                                  out.format == "json");
+  benchmark::Shutdown();
+  if (out_file != nullptr && !out_file->Write()) return 1;
+  if (flags.strict && bench_internal::AnyCounterNotCounted()) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_strict: some requested "
+                 "counters were not counted in some runs (see the warnings "
+                 "above)\n");
+    return 1;
+  }
+  if (child) bench_internal::MarkSimulatorChild("finished");
+  return 0;
+}
+
 }  // namespace
 
 int BenchmarkMain(int argc, char** argv) {
   // The arguments as given, for the simulator's child (simulate.h).
   const std::vector<std::string> args(argv, argv + argc);
-  absl::StatusOr<bench_internal::SourceFlag> source =
-      bench_internal::ExtractSourceFlag(
-          &argc, argv, std::getenv(bench_internal::kSourceEnvVar));
-  if (!source.ok()) {
-    std::fprintf(stderr, "perfcounters: error: %s\n",
-                 std::string(source.status().message()).c_str());
-    return 1;
-  }
-  absl::StatusOr<bench::Flags> flags =
-      bench::ExtractFlags(&argc, argv, std::getenv(bench::kEventsEnvVar));
-  if (!flags.ok()) {
-    std::fprintf(stderr, "perfcounters: error: %s\n",
-                 std::string(flags.status().message()).c_str());
-    return 1;
-  }
-  absl::StatusOr<bench_internal::ProfileFlags> profile_flags =
-      bench_internal::ExtractProfileFlags(&argc, argv);
-  if (!profile_flags.ok()) {
-    std::fprintf(stderr, "perfcounters: error: %s\n",
-                 std::string(profile_flags.status().message()).c_str());
-    return 1;
-  }
+  std::optional<MainFlags> main_flags = ExtractMainFlags(&argc, argv);
+  if (!main_flags.has_value()) return 1;
+  const bench_internal::SourceFlag& source = main_flags->source;
+  const bench::Flags& flags = main_flags->counters;
+  const bench_internal::ProfileFlags& profile_flags = main_flags->profile;
   const bool child = bench_internal::IsSimulatorChild();
   if (child) bench_internal::MarkSimulatorChild("started");
-  if (!child && source->source != bench_internal::Source::kPmu) {
+  if (!child && source.source != bench_internal::Source::kPmu) {
     std::optional<int> rc = bench_internal::MaybeSimulate(
-        *source, flags->events.value_or(""), profile_flags->event,
-        profile_flags->period || profile_flags->frequency, args);
+        source, flags.events.value_or(""), profile_flags.event,
+        profile_flags.period || profile_flags.frequency, args);
     if (rc.has_value()) return *rc;
   }
   const OutFileFlags out = FindOutFile(argc, argv);
@@ -302,105 +427,16 @@ int BenchmarkMain(int argc, char** argv) {
       return 1;
     }
   }
-  if (flags->overridden_env_events.has_value()) {
+  if (flags.overridden_env_events.has_value()) {
     std::fprintf(
         stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
-        flags->events_source.c_str(),
-        bench_internal::ShortForMessage(*flags->events).c_str(),
+        flags.events_source.c_str(),
+        bench_internal::ShortForMessage(*flags.events).c_str(),
         bench::kEventsEnvVar,
-        bench_internal::ShortForMessage(*flags->overridden_env_events).c_str());
+        bench_internal::ShortForMessage(*flags.overridden_env_events).c_str());
   }
-
-  const std::string list = flags->events.value_or("");
-  MeasureOptions options;
-  options.read_mode = flags->read_mode;
-  options.calibrate = flags->calibrate;
-  absl::StatusOr<Plan> plan =
-      child ? bench_internal::SetSimulatedEvents(list, options)
-            : SetBenchmarkEvents(list, options);
-  if (!plan.ok()) {
-    // The message quotes the list (shortened when long) where it matters.
-    std::fprintf(stderr, "perfcounters: error: %s: %s\n",
-                 flags->events_source.c_str(),
-                 std::string(plan.status().message()).c_str());
-    return 1;
-  }
-  NoteRepeatedEvents(*plan);
-  const std::string warnings = DescribeUnavailable(*plan);
-  std::fputs(warnings.c_str(), stderr);
-  if (const std::string model = CpuModel(); !model.empty()) {
-    benchmark::AddCustomContext("perfcounters.cpu_model", model);
-  }
-  if (!child) bench_internal::NoteSimulatable(list, *plan);
-  if (!list.empty()) {
-    benchmark::AddCustomContext("perfcounters.events", list);
-    if (!plan->unavailable.empty()) {
-      benchmark::AddCustomContext("perfcounters.unavailable",
-                                  bench_internal::UnavailableContext(*plan));
-    }
-  }
-  if (flags->strict && !plan->unavailable.empty()) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_strict: %zu requested "
-                 "counter(s) cannot be counted on this machine (see the "
-                 "warnings above); no benchmark was run\n",
-                 plan->unavailable.size());
-    return 1;
-  }
-  if (child) {
-    if (!bench_internal::DescribeSimulatorChild()) return 1;
-    bench_internal::PrepareCallingThread();
-    // Unmodified benchmarks in gbench's extra run (1.9 and newer).
-    absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
-        bench_internal::CurrentConfig();
-    bench_internal::AddSimulatedCountingContext(
-        config.ok() && *config != nullptr &&
-        bench_internal::StartExtraRunCounting(*config));
-    bench_internal::AddEnvironmentContext();
-  } else {
-    if (!DescribeSetup(*flags)) return 1;
-    bench_internal::AddEnvironmentContext();
-    StartCounting(*flags);
-    // Said when asked for (--perf_counters_source or the environment).
-    if (!list.empty() && !source->origin.empty()) {
-      benchmark::AddCustomContext("perfcounters.source", "pmu");
-    }
-  }
-  bench_internal::RowFiller rows;
-  std::unique_ptr<benchmark::BenchmarkReporter> display(
-      benchmark::CreateDefaultDisplayReporter());
-  const bool console =
-      dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
-  const bool display_json =
-      dynamic_cast<benchmark::JSONReporter*>(display.get()) != nullptr;
-  display = bench_internal::WithEnvironmentEnd(std::move(display));
-  bench_internal::DisplayReporter reporter(std::move(display), flags->verbose,
-                                           &rows, /*warn=*/true);
-  std::unique_ptr<benchmark::BenchmarkReporter> file =
-      bench_internal::WithEnvironmentEnd(MakeFileReporter(out));
-  std::unique_ptr<bench_internal::OutFile> out_file;
-  if (file != nullptr) {
-    out_file = std::make_unique<bench_internal::OutFile>(
-        std::make_unique<bench_internal::DisplayReporter>(
-            std::move(file), true, &rows, /*warn=*/false),
-        out.path, out.format);
-    out_file->HandleInterrupts();
-  }
-  // With --perf_profile, a sampling run first (sampling_run.h).
-  bench_internal::RunWithProfiles(*profile_flags, &reporter, console,
-                                  display_json, out_file.get(),
-                                  out.format == "json");
-  benchmark::Shutdown();
-  if (out_file != nullptr && !out_file->Write()) return 1;
-  if (flags->strict && bench_internal::AnyCounterNotCounted()) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_strict: some requested "
-                 "counters were not counted in some runs (see the warnings "
-                 "above)\n");
-    return 1;
-  }
-  if (child) bench_internal::MarkSimulatorChild("finished");
-  return 0;
+  if (!SetUpEvents(flags, source, child)) return 1;
+  return RunBenchmarks(flags, profile_flags, out, child);
 }
 
 }  // namespace perfcounters

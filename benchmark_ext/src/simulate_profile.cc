@@ -114,6 +114,66 @@ struct SimFunctionTotals {
   uint64_t best = 0;  // the cost at the address that gave file/line
 };
 
+// A cost's frames, outermost first: the callers of `chain` (callgrind's
+// names, innermost first), the function (callgrind's name) at `loc`'s
+// place, the functions inlined into it at the address (`loc`: null or
+// unknown where the address was not symbolized).
+std::vector<SourceFrame> SimCostFrames(const std::vector<std::string>& chain,
+                                       const Location* loc) {
+  std::vector<SourceFrame> frames;
+  for (size_t i = chain.size(); i-- > 1;) {
+    frames.push_back(SourceFrame{chain[i], "", 0, false});
+  }
+  SourceFrame own{chain[0], "", 0, false};
+  const bool known = loc != nullptr && loc->known();
+  if (known) {
+    own.file = loc->frames.back().file;
+    own.line = loc->frames.back().line;
+  }
+  frames.push_back(own);
+  if (!known) return frames;
+  for (size_t i = loc->frames.size() - 1; i-- > 0;) {
+    SourceFrame f = loc->frames[i];
+    f.inlined = true;
+    // The innermost inlined frame's place is the address's.
+    if (i == 0) {
+      f.file = loc->frames[0].file;
+      f.line = loc->frames[0].line;
+    }
+    frames.push_back(std::move(f));
+  }
+  return frames;
+}
+
+// Adds a cost `v` of `frames` (outermost first; in `object`) to the
+// functions' totals: inclusive once per function on the stack, self to
+// the innermost, whose place is that of its largest cost.
+void AddSimCostToFunctions(
+    const std::vector<SourceFrame>& frames, uint64_t v,
+    const std::string& object,
+    std::map<std::string, SimFunctionTotals>& functions) {
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const SourceFrame& f = frames[i];
+    SimFunctionTotals& t = functions[f.function];
+    t.share.name = f.function;
+    if (std::find(seen.begin(), seen.end(), f.function) == seen.end()) {
+      seen.push_back(f.function);
+      t.share.inclusive += v;
+    }
+    if (i + 1 == frames.size()) {
+      t.share.self += v;
+      t.share.module = object;
+      t.share.inlined = t.share.inlined || f.inlined;
+      if (v > t.best) {
+        t.best = v;
+        t.share.file = f.file;
+        t.share.line = f.line;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> SimProfileOptions() {
@@ -241,55 +301,13 @@ absl::StatusOr<SimProfileResult> TakeSimProfile(
       }
       if (it->second.has_value()) loc = &it->second->Symbolize(address);
     }
-    // Frames outermost first: the callers, the function (callgrind's
-    // name), the functions inlined into it at the address.
-    std::vector<SourceFrame> frames;
-    for (size_t i = chain.size(); i-- > 1;) {
-      frames.push_back(SourceFrame{chain[i], "", 0, false});
-    }
-    SourceFrame own{chain[0], "", 0, false};
-    if (loc != nullptr && loc->known()) {
-      own.file = loc->frames.back().file;
-      own.line = loc->frames.back().line;
-    }
-    frames.push_back(own);
-    if (loc != nullptr && loc->known()) {
-      for (size_t i = loc->frames.size() - 1; i-- > 0;) {
-        SourceFrame f = loc->frames[i];
-        f.inlined = true;
-        // The innermost inlined frame's place is the address's.
-        if (i == 0) {
-          f.file = loc->frames[0].file;
-          f.line = loc->frames[0].line;
-        }
-        frames.push_back(std::move(f));
-      }
-    }
+    const std::vector<SourceFrame> frames = SimCostFrames(chain, loc);
     std::vector<std::string> names;
     for (const SourceFrame& f : frames) {
       names.push_back(SimProfileFrame(f.function));
     }
     stacks[absl::StrJoin(names, ";")] += v;
-    std::vector<std::string> seen;
-    for (size_t i = 0; i < frames.size(); ++i) {
-      const SourceFrame& f = frames[i];
-      SimFunctionTotals& t = functions[f.function];
-      t.share.name = f.function;
-      if (std::find(seen.begin(), seen.end(), f.function) == seen.end()) {
-        seen.push_back(f.function);
-        t.share.inclusive += v;
-      }
-      if (i + 1 == frames.size()) {
-        t.share.self += v;
-        t.share.module = object;
-        t.share.inlined = t.share.inlined || f.inlined;
-        if (v > t.best) {
-          t.best = v;
-          t.share.file = f.file;
-          t.share.line = f.line;
-        }
-      }
-    }
+    AddSimCostToFunctions(frames, v, object, functions);
   }
   for (auto& [key, t] : functions) s.functions.push_back(std::move(t.share));
   std::sort(s.functions.begin(), s.functions.end(),

@@ -311,6 +311,138 @@ void NoteSimulatable(std::string_view list, const Plan& plan) {
                absl::StrJoin(keys, ", ").c_str());
 }
 
+namespace {
+
+// valgrind's command line: callgrind with the fixed cache geometry, its
+// dumps in `dir`, then this program (`exe`) with the user's `args` and the
+// fixed iteration count, which `iterations` describes.
+std::vector<std::string> ValgrindArgv(const char* exe, const std::string& dir,
+                                      const std::vector<std::string>& args,
+                                      bool profiling, std::string* iterations) {
+  std::vector<std::string> argv = {"valgrind",
+                                   "-q",
+                                   "--tool=callgrind",
+                                   "--collect-atstart=no",
+                                   "--cache-sim=yes",
+                                   "--branch-sim=yes",
+                                   "--separate-threads=yes"};
+  for (const char* o : kCacheOptions) argv.emplace_back(o);
+  if (profiling) {
+    for (std::string& o : SimProfileOptions()) argv.push_back(std::move(o));
+  }
+  argv.push_back(absl::StrCat("--callgrind-out-file=", dir, "/callgrind.out"));
+  argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));
+  argv.emplace_back(exe);
+  argv.insert(argv.end(), args.begin() + 1, args.end());
+  *iterations = "as the user's --benchmark_min_time gives";
+  if (!GivesMinTime(args)) {
+#ifdef PERFCOUNTERS_GBENCH_HAS_MIN_TIME_ITERATIONS
+    argv.push_back(absl::StrCat("--benchmark_min_time=", kIterations, "x"));
+    *iterations =
+        absl::StrCat("fixed: --benchmark_min_time=", kIterations, "x");
+#else
+    // gbench 1.7 has no "<N>x": a minimum time of 0 ends its search at
+    // the first batch, of one iteration.
+    argv.emplace_back("--benchmark_min_time=0");
+    *iterations =
+        "fixed: --benchmark_min_time=0, one per run (gbench 1.7 has no "
+        "<N>x)";
+#endif
+  }
+  return argv;
+}
+
+// Runs `argv` (valgrind) in a child with address space randomisation off,
+// SIGINT and SIGTERM forwarded to it, and waits: 0 and its wait status in
+// `status`, or 1 after saying why it could not start.
+int RunValgrind(std::vector<std::string>& argv, int* status) {
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  std::fflush(nullptr);
+  // SIGINT and SIGTERM go on to the child (which writes its output whole
+  // and stops); the parent waits for it and cleans up.
+  struct sigaction forward {};
+  forward.sa_handler = ForwardSignal;
+  sigemptyset(&forward.sa_mask);
+  struct sigaction old_int {};
+  struct sigaction old_term {};
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
+  const pid_t pid = fork();
+  if (pid > 0) g_child = pid;
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    if (personality(ADDR_NO_RANDOMIZE) == -1) {
+      static constexpr char kWarn[] =
+          "perfcounters: warning: --perf_counters_source=simulate: address "
+          "space randomisation could not be turned off (personality(2) "
+          "refused, e.g. by a container's seccomp profile): simulated cache "
+          "misses may differ between runs\n";
+      (void)!write(2, kWarn, sizeof kWarn - 1);
+    }
+    execvp("valgrind", c_argv.data());
+    _exit(127);
+  }
+  int rc = 0;
+  if (pid < 0) {
+    std::fprintf(stderr, "perfcounters: error: fork: %s\n",
+                 std::strerror(errno));
+    rc = 1;
+  } else {
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  g_child = 0;
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  return rc;
+}
+
+// What the child's wait `status` and its marks (`started`, `finished`: its
+// main() began and ended) say, as the parent's exit status.
+int ChildOutcome(int status, bool started, bool finished, const char* exe) {
+  if (WIFSIGNALED(status)) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark died of signal %d (%s) under valgrind; its "
+                 "results are incomplete\n",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return 128 + WTERMSIG(status);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark exited with status %d under valgrind (%s)\n",
+                 WEXITSTATUS(status), exe);
+    return WEXITSTATUS(status);
+  }
+  if (!started) {
+    // A `valgrind` that exits 0 without running anything (a stub, a
+    // wrapper) must not pass for a run with no results.
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: %s "
+                 "exited with status 0 without running the benchmark (%s): "
+                 "nothing was counted and no results were written; is it "
+                 "Debian's package valgrind?\n",
+                 ValgrindPath().c_str(), exe);
+    return 1;
+  }
+  if (!finished) {
+    std::fprintf(stderr,
+                 "perfcounters: error: --perf_counters_source=simulate: the "
+                 "benchmark exited with status 0 under valgrind before its "
+                 "main() finished (exit() in a benchmark?); its results are "
+                 "incomplete (%s)\n",
+                 exe);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
 #ifndef PERFCOUNTERS_HAVE_VALGRIND_H
   std::fprintf(stderr,
@@ -349,82 +481,16 @@ int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
                  dir.c_str(), std::strerror(errno));
     return 1;
   }
-  std::vector<std::string> argv = {"valgrind",
-                                   "-q",
-                                   "--tool=callgrind",
-                                   "--collect-atstart=no",
-                                   "--cache-sim=yes",
-                                   "--branch-sim=yes",
-                                   "--separate-threads=yes"};
-  for (const char* o : kCacheOptions) argv.emplace_back(o);
-  if (profiling) {
-    for (std::string& o : SimProfileOptions()) argv.push_back(std::move(o));
-  }
-  argv.push_back(absl::StrCat("--callgrind-out-file=", dir, "/callgrind.out"));
-  argv.push_back(absl::StrCat("--log-file=", dir, "/valgrind.log"));
-  argv.emplace_back(exe);
-  argv.insert(argv.end(), args.begin() + 1, args.end());
-  std::string iterations = "as the user's --benchmark_min_time gives";
-  if (!GivesMinTime(args)) {
-#ifdef PERFCOUNTERS_GBENCH_HAS_MIN_TIME_ITERATIONS
-    argv.push_back(absl::StrCat("--benchmark_min_time=", kIterations, "x"));
-    iterations = absl::StrCat("fixed: --benchmark_min_time=", kIterations, "x");
-#else
-    // gbench 1.7 has no "<N>x": a minimum time of 0 ends its search at
-    // the first batch, of one iteration.
-    argv.emplace_back("--benchmark_min_time=0");
-    iterations =
-        "fixed: --benchmark_min_time=0, one per run (gbench 1.7 has no "
-        "<N>x)";
-#endif
-  }
+  std::string iterations;
+  std::vector<std::string> argv =
+      ValgrindArgv(exe, dir, args, profiling, &iterations);
   const std::string description = absl::StrCat(
       "simulate: ", version, " callgrind, ", kGeometry,
       ", address space randomisation off; iterations ", iterations);
   setenv(kChildEnvVar, dir.c_str(), 1);
   setenv(kDescriptionEnvVar, description.c_str(), 1);
-  std::vector<char*> c_argv;
-  for (std::string& a : argv) c_argv.push_back(a.data());
-  c_argv.push_back(nullptr);
-  std::fflush(nullptr);
-  // SIGINT and SIGTERM go on to the child (which writes its output whole
-  // and stops); the parent waits for it and cleans up.
-  struct sigaction forward {};
-  forward.sa_handler = ForwardSignal;
-  sigemptyset(&forward.sa_mask);
-  struct sigaction old_int {};
-  struct sigaction old_term {};
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
-  const pid_t pid = fork();
-  if (pid > 0) g_child = pid;
-  if (pid == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    if (personality(ADDR_NO_RANDOMIZE) == -1) {
-      static constexpr char kWarn[] =
-          "perfcounters: warning: --perf_counters_source=simulate: address "
-          "space randomisation could not be turned off (personality(2) "
-          "refused, e.g. by a container's seccomp profile): simulated cache "
-          "misses may differ between runs\n";
-      (void)!write(2, kWarn, sizeof kWarn - 1);
-    }
-    execvp("valgrind", c_argv.data());
-    _exit(127);
-  }
   int status = 0;
-  int rc = 0;
-  if (pid < 0) {
-    std::fprintf(stderr, "perfcounters: error: fork: %s\n",
-                 std::strerror(errno));
-    rc = 1;
-  } else {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  g_child = 0;
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  const int rc = RunValgrind(argv, &status);
   unsetenv(kChildEnvVar);
   unsetenv(kDescriptionEnvVar);
   PrintValgrindLog(dir + "/valgrind.log");
@@ -432,42 +498,7 @@ int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
   const bool finished = Exists(dir + "/finished");
   RemoveDir(dir);
   if (rc != 0) return rc;
-  if (WIFSIGNALED(status)) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_source=simulate: the "
-                 "benchmark died of signal %d (%s) under valgrind; its "
-                 "results are incomplete\n",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    return 128 + WTERMSIG(status);
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_source=simulate: the "
-                 "benchmark exited with status %d under valgrind (%s)\n",
-                 WEXITSTATUS(status), exe);
-    return WEXITSTATUS(status);
-  }
-  if (!started) {
-    // A `valgrind` that exits 0 without running anything (a stub, a
-    // wrapper) must not pass for a run with no results.
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_source=simulate: %s "
-                 "exited with status 0 without running the benchmark (%s): "
-                 "nothing was counted and no results were written; is it "
-                 "Debian's package valgrind?\n",
-                 ValgrindPath().c_str(), exe);
-    return 1;
-  }
-  if (!finished) {
-    std::fprintf(stderr,
-                 "perfcounters: error: --perf_counters_source=simulate: the "
-                 "benchmark exited with status 0 under valgrind before its "
-                 "main() finished (exit() in a benchmark?); its results are "
-                 "incomplete (%s)\n",
-                 exe);
-    return 1;
-  }
-  return 0;
+  return ChildOutcome(status, started, finished, exe);
 }
 
 }  // namespace perfcounters::bench_internal
