@@ -39,7 +39,7 @@ struct Group {
   uint32_t end = 0;
 };
 
-// The benchmarks of one file, in 8 bytes per entry and 32 per benchmark
+// The benchmarks of one file, in 4 bytes per entry and 28 per benchmark
 // (no map node, no list per benchmark: a comparison of many small
 // benchmarks holds two of these beside the files).
 struct FileIndex {

@@ -458,10 +458,11 @@ absl::Status ForEachRecentHistory(
     }
   }
   const bool read = !runs.empty() && (metrics.empty() || !metric_ids.empty());
-  // Only the points of runs from the lowest id of those read on: a seek in
-  // the key (benchmark, metric, run), so that a check reads about
-  // `lookback` points a series however many runs the store holds (runs
-  // added out of time order only widen it; `row` keeps the runs read).
+  // Only the points of runs from the lowest id of those read on (with a
+  // metric given, a seek in the key benchmark, metric, run), so that a
+  // check reads about `lookback` points a series however many runs the
+  // store holds; runs added out of time order, and other machines' and
+  // branches' runs since, only widen it (`row` keeps the runs read).
   int64_t first_run = std::numeric_limits<int64_t>::max();
   for (const auto& entry : runs) first_run = std::min(first_run, entry.first);
   std::string sql =
