@@ -55,7 +55,7 @@ constexpr const char* kGeometry = kSimGeometry;
 std::string ValgrindPath() {
   const char* path = std::getenv("PATH");
   for (absl::string_view d : absl::StrSplit(path != nullptr ? path : "", ':')) {
-    const std::string file = absl::StrCat(d.empty() ? "." : d, "/valgrind");
+    std::string file = absl::StrCat(d.empty() ? "." : d, "/valgrind");
     if (access(file.c_str(), X_OK) == 0) return file;
   }
   return "valgrind";

@@ -71,7 +71,7 @@ Event::Event(int fd, Attr attr, std::string label, Target target, pid_t opener)
     : fd_(fd),
       target_(target),
       opener_tid_(opener),
-      attr_(std::move(attr)),
+      attr_(attr),
       label_(std::move(label)) {}
 
 absl::StatusOr<Event> Event::Open(const Attr& attr, std::string label,
@@ -122,7 +122,7 @@ Event::Event(Event&& other) noexcept
       id_(std::exchange(other.id_, 0)),
       target_(other.target_),
       opener_tid_(std::exchange(other.opener_tid_, 0)),
-      attr_(std::move(other.attr_)),
+      attr_(other.attr_),
       label_(std::move(other.label_)) {}
 
 Event& Event::operator=(Event&& other) noexcept {
@@ -132,7 +132,7 @@ Event& Event::operator=(Event&& other) noexcept {
     id_ = std::exchange(other.id_, 0);
     target_ = other.target_;
     opener_tid_ = std::exchange(other.opener_tid_, 0);
-    attr_ = std::move(other.attr_);
+    attr_ = other.attr_;
     label_ = std::move(other.label_);
   }
   return *this;

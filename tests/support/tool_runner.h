@@ -48,7 +48,7 @@ inline std::string SelfExe() {
 // The built command: its build-tree path, else `perfcounters` next to this
 // binary (the arm64 machine).
 inline std::string ToolPath() {
-  const std::string built = PERFCOUNTERS_TOOL;
+  std::string built = PERFCOUNTERS_TOOL;
   if (Exists(built)) return built;
   const std::string self = SelfExe();
   return self.substr(0, self.rfind('/') + 1) + "perfcounters";
@@ -163,12 +163,15 @@ inline void ExpectGolden(const std::string& actual, const std::string& name) {
 }  // namespace perfcounters::tools::testing
 
 // Declares `var`, perf's path, or skips the test when perf is missing.
+// `var` is a name to declare, so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PERFCOUNTERS_REQUIRE_PERF(var)                                    \
   const std::string var = ::perfcounters::tools::testing::PerfPath();     \
   if (var.empty()) {                                                      \
     GTEST_SKIP() << "needs perf (apt-get install linux-perf) to compare " \
                     "with";                                               \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 // Skips where the source tree's test data is absent (the arm64 machine).
 #define PERFCOUNTERS_REQUIRE_TESTDATA()                                     \
