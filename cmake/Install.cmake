@@ -1,15 +1,15 @@
 # Install.cmake: `cmake --install` rules (PERFCOUNTERS_INSTALL, on by default
 # when perfcounters is the top-level project):
 #
-#   lib/            libperfcounters, libperfcounters_benchmark(_main)
+#   lib/            libperfcounters, libperfcounters_benchmark_ext(_main)
 #                   (static or shared after BUILD_SHARED_LIBS)
 #   include/        perfcounters/*.h (the library's and benchmark_ext's)
 #   bin/            the perfcounters command (PERFCOUNTERS_BUILD_TOOLS)
 #   lib/cmake/perfcounters/   perfcountersConfig.cmake, ...ConfigVersion.cmake
 #                   and the exported targets perfcounters::perfcounters,
-#                   perfcounters::benchmark, perfcounters::benchmark_main
-#   lib/pkgconfig/  perfcounters.pc, perfcounters_benchmark.pc,
-#                   perfcounters_benchmark_main.pc
+#                   perfcounters::benchmark_ext, perfcounters::benchmark_ext_main
+#   lib/pkgconfig/  perfcounters.pc, perfcounters_benchmark_ext.pc,
+#                   perfcounters_benchmark_ext_main.pc
 #
 # The core library and the Google Benchmark integration are two export sets,
 # so find_package(perfcounters) needs Google Benchmark only for the latter
@@ -30,14 +30,14 @@ install(EXPORT perfcountersTargets NAMESPACE perfcounters::
   DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
 set(PERFCOUNTERS_PC_FILES perfcounters)
 
-if(TARGET perfcounters_benchmark)
-  install(TARGETS perfcounters_benchmark perfcounters_benchmark_main
+if(TARGET perfcounters_benchmark_ext)
+  install(TARGETS perfcounters_benchmark_ext perfcounters_benchmark_ext_main
     EXPORT perfcountersBenchmarkTargets ${_pc_lib_destinations})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/benchmark_ext/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(EXPORT perfcountersBenchmarkTargets NAMESPACE perfcounters::
     DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
-  list(APPEND PERFCOUNTERS_PC_FILES perfcounters_benchmark perfcounters_benchmark_main)
+  list(APPEND PERFCOUNTERS_PC_FILES perfcounters_benchmark_ext perfcounters_benchmark_ext_main)
   # The consumer looks first where this build found Google Benchmark (a
   # Release build in its own prefix must not be mixed with the system's).
   set(PERFCOUNTERS_BENCHMARK_HINT "${benchmark_DIR}")
@@ -46,7 +46,7 @@ endif()
 # A shared build's libraries find the ones they need next to them (a
 # consumer's RUNPATH does not apply to its libraries' own dependencies).
 if(BUILD_SHARED_LIBS)
-  foreach(_pc_lib perfcounters_benchmark perfcounters_benchmark_main)
+  foreach(_pc_lib perfcounters_benchmark_ext perfcounters_benchmark_ext_main)
     if(TARGET ${_pc_lib})
       set_target_properties(${_pc_lib} PROPERTIES INSTALL_RPATH "$ORIGIN")
     endif()

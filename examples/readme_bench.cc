@@ -3,8 +3,8 @@
 #include <numeric>
 #include <vector>
 
-#include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_main.h"
+#include "perfcounters/benchmark_ext.h"
+#include "perfcounters/benchmark_ext_main.h"
 
 static void BM_Sum(benchmark::State& state) {
   std::vector<int> v(state.range(0), 1);
@@ -13,4 +13,4 @@ static void BM_Sum(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Sum)->Arg(1 << 16);
-PERFCOUNTERS_BENCHMARK_MAIN();  // or link perfcounters_benchmark_main
+PERFCOUNTERS_BENCHMARK_MAIN();  // or link perfcounters_benchmark_ext_main

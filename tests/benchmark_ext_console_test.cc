@@ -35,9 +35,9 @@
 namespace {
 
 using ::perfcounters::Plan;
-using ::perfcounters::bench_internal::GroupUnavailable;
-using ::perfcounters::bench_internal::ReasonLine;
-using ::perfcounters::bench_internal::TidyForConsole;
+using ::perfcounters::benchmark_ext_internal::GroupUnavailable;
+using ::perfcounters::benchmark_ext_internal::ReasonLine;
+using ::perfcounters::benchmark_ext_internal::TidyForConsole;
 using ::perfcounters::testing::ReadFile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -299,7 +299,7 @@ TEST(Console, OneLinePerReasonWithoutTheNameOrTrivialGroups) {
   // The JSON context says the same, in the format the tools read.
   const std::vector<perfcounters::UnavailableGroup> read =
       perfcounters::ParseUnavailableContext(
-          perfcounters::bench_internal::UnavailableContext(plan));
+          perfcounters::benchmark_ext_internal::UnavailableContext(plan));
   ASSERT_EQ(read.size(), full.size());
   for (size_t i = 0; i < full.size(); ++i) {
     EXPECT_EQ(read[i].keys, full[i].keys);
@@ -351,7 +351,7 @@ TEST(Console, TidyLeavesOutNotCountedAndFullCoverageAndRounds) {
 
 // Counts in warnings read as numbers, not in exponent notation.
 TEST(Console, CountsInMessagesAreReadable) {
-  using ::perfcounters::bench_internal::ReadableCount;
+  using ::perfcounters::benchmark_ext_internal::ReadableCount;
   EXPECT_EQ(ReadableCount(16051234.4), "16051234");
   EXPECT_EQ(ReadableCount(2.5e12), "2500000000000");
   EXPECT_EQ(ReadableCount(100000), "100000");
@@ -362,7 +362,7 @@ TEST(Console, CountsInMessagesAreReadable) {
 }
 
 TEST(Console, ContextOnTheConsole) {
-  using ::perfcounters::bench_internal::ShowContextOnConsole;
+  using ::perfcounters::benchmark_ext_internal::ShowContextOnConsole;
   EXPECT_TRUE(ShowContextOnConsole("perfcounters.events", false));
   EXPECT_TRUE(ShowContextOnConsole("perfcounters.read_path", false));
   EXPECT_FALSE(ShowContextOnConsole("perfcounters.read_path.groups", false));

@@ -235,7 +235,7 @@ TEST(BenchmarkE2E, GbenchsOwnMainStopsOnABadEnvironmentList) {
 }
 
 // A suite that kept gbench's BENCHMARK_MAIN() and also links
-// perfcounters_benchmark_main (gbench's main would run and refuse
+// perfcounters_benchmark_ext_main (gbench's main would run and refuse
 // --perf_counters as an unknown flag) stops at start with one line saying
 // what to change, with or without our flags.
 TEST(BenchmarkE2E, BenchmarkMainLeftInASuiteLinkingOurMainStopsAtStart) {
@@ -244,13 +244,14 @@ TEST(BenchmarkE2E, BenchmarkMainLeftInASuiteLinkingOurMainStopsAtStart) {
         std::vector<std::string>{kMinTime}}) {
     Result r = RunBench(args, WithEnv({}, "perfcounters_gbench_main_bench"));
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_EQ(r.err,
-              "perfcounters: error: this program defines its own main() "
-              "(gbench's BENCHMARK_MAIN()?) and links "
-              "perfcounters::benchmark_main, whose main() runs the benchmarks "
-              "with --perf_counters: delete BENCHMARK_MAIN(), or link "
-              "perfcounters::benchmark instead to keep your main() (events "
-              "from PERFCOUNTERS_EVENTS)\n");
+    EXPECT_EQ(
+        r.err,
+        "perfcounters: error: this program defines its own main() "
+        "(gbench's BENCHMARK_MAIN()?) and links "
+        "perfcounters::benchmark_ext_main, whose main() runs the benchmarks "
+        "with --perf_counters: delete BENCHMARK_MAIN(), or link "
+        "perfcounters::benchmark_ext instead to keep your main() (events "
+        "from PERFCOUNTERS_EVENTS)\n");
     EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchThreePages")));
   }
 }

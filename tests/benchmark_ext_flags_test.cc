@@ -1,16 +1,17 @@
 // benchmark_ext_flags_test.cc: --perf_counters, --benchmark_perf_counters,
 // --perf_counters_strict, --perf_counters_read, --perf_counters_calibrate
 // and PERFCOUNTERS_EVENTS are taken out of argv.
+#include "perfcounters/benchmark_ext_flags.h"
+
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "perfcounters/benchmark_flags.h"
 #include "support/status_matchers.h"
 
-namespace perfcounters::bench {
+namespace perfcounters::benchmark_ext {
 namespace {
 
 using ::perfcounters::testing::IsOk;
@@ -89,7 +90,7 @@ TEST(ExtractFlags, EmptyListIsAnError) {
 // A long list is echoed shortened: the message stays short.
 TEST(ExtractFlags, LongListsMakeShortMessages) {
   const std::string huge = "--perf_counters=" + std::string(5000, 'x');
-  Argv a({"bm", huge.c_str(), "--benchmark_perf_counters=y"});
+  Argv a({"bm", huge, "--benchmark_perf_counters=y"});
   absl::StatusOr<Flags> f = ExtractFlags(&a.argc, a.pointers.data(), nullptr);
   ASSERT_THAT(f, Not(IsOk()));
   EXPECT_LT(f.status().message().size(), 400u) << f.status();
@@ -199,4 +200,4 @@ TEST(FlagsHelp, DocumentsEveryFlag) {
 }
 
 }  // namespace
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::benchmark_ext

@@ -341,7 +341,7 @@ TEST(ProfileMembers, GoIntoTheNamedIterationRowsOnly) {
       "      \"name\": \"BM_b\",\n"
       "      \"run_type\": \"iteration\"\n"
       "    }";
-  const std::string got = bench_internal::InsertProfileMembers(
+  const std::string got = benchmark_ext_internal::InsertProfileMembers(
       text, {{"BM_a/{x}\"q\\", "{\"samples\": 1}"}});
   const nlohmann::json rows =
       nlohmann::json::parse("[" + got + "]", nullptr, false);
@@ -352,7 +352,7 @@ TEST(ProfileMembers, GoIntoTheNamedIterationRowsOnly) {
   EXPECT_EQ(rows[0]["perfcounters_profile"]["samples"], 1) << got;
   EXPECT_FALSE(rows[1].contains("perfcounters_profile")) << got;
   EXPECT_FALSE(rows[2].contains("perfcounters_profile")) << got;
-  EXPECT_EQ(bench_internal::InsertProfileMembers(text, {}), text);
+  EXPECT_EQ(benchmark_ext_internal::InsertProfileMembers(text, {}), text);
 }
 
 // The hot: line names code no symbol covers by its module and offset, so
@@ -370,7 +370,7 @@ TEST(ProfileMembers, HotLineNamesUnknownCodeByModuleAndOffset) {
   known.module = "/bin/parse_bench";
   known.self = 4;
   s.functions = {unknown, known};
-  EXPECT_EQ(bench_internal::HotLine(s, 3),
+  EXPECT_EQ(benchmark_ext_internal::HotLine(s, 3),
             "hot: [unknown] libjit.so+0x1f40 60% \xC2\xB7 Parse 40%");
 }
 
@@ -400,19 +400,20 @@ TEST(ProfileMembers, HotLineShortensLongTemplateNames) {
   b.module = "/bin/tok";
   b.self = 4;
   s.functions = {a, b};
-  const std::string line = bench_internal::HotLine(s, 3);
+  const std::string line = benchmark_ext_internal::HotLine(s, 3);
   EXPECT_EQ(line,
             "hot: Tokenize<\xE2\x80\xA6> 60% \xC2\xB7 "
             "HandleEverySingleNumberInTheInputAtOnce 40%");
-  EXPECT_LE(bench_internal::ConsoleFunctionName(std::string(200, 'x')).size(),
-            bench_internal::kConsoleNameMax);
+  EXPECT_LE(
+      benchmark_ext_internal::ConsoleFunctionName(std::string(200, 'x')).size(),
+      benchmark_ext_internal::kConsoleNameMax);
   // Short template arguments stay; an operator< is not a template.
-  EXPECT_EQ(bench_internal::ConsoleFunctionName("ns::Sum<int>(int)"),
+  EXPECT_EQ(benchmark_ext_internal::ConsoleFunctionName("ns::Sum<int>(int)"),
             "Sum<int>");
-  EXPECT_EQ(bench_internal::ConsoleFunctionName("ns::operator<(A, B)"),
-            bench_internal::ShortName("ns::operator<(A, B)"));
+  EXPECT_EQ(benchmark_ext_internal::ConsoleFunctionName("ns::operator<(A, B)"),
+            benchmark_ext_internal::ShortName("ns::operator<(A, B)"));
   const nlohmann::json j =
-      nlohmann::json::parse(bench_internal::ProfileJson(s));
+      nlohmann::json::parse(benchmark_ext_internal::ProfileJson(s));
   EXPECT_EQ(j["functions"][0]["name"], tokenize);
 }
 

@@ -117,7 +117,7 @@ void ExpectExactSplit(const Result& r, const std::string& name,
   for (const nlohmann::json& f : p["functions"]) {
     const std::string fn = f.value("name", "");
     if (f["samples"].get<double>() == 0 || f.value("inlined", false)) continue;
-    EXPECT_THAT(fn, Not(HasSubstr("bench_internal"))) << fn;
+    EXPECT_THAT(fn, Not(HasSubstr("benchmark_ext_internal"))) << fn;
     EXPECT_THAT(fn, Not(HasSubstr("benchmark::State::"))) << fn;
   }
   double stack_sum = 0;

@@ -5,7 +5,7 @@
 #
 #   benchmark_ext_state_owner_test.sh ARCHIVE
 #
-# Lists the writable data objects that ARCHIVE (libperfcounters_benchmark.a)
+# Lists the writable data objects that ARCHIVE (libperfcounters_benchmark_ext.a)
 # defines itself (.bss, .data, .data.rel, .tbss, .tdata: namespace-scope variables,
 # function statics and thread_locals; the compiler's own and the inline
 # functions' and static objects of other libraries' headers aside) and fails on each one that is not

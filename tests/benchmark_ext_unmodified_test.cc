@@ -141,7 +141,7 @@ TEST(BenchmarkUnmodified, PausedTimerInTheExtraRunIsWarnedAbout) {
 }
 
 TEST(BenchmarkUnmodified, SuggestedMinTimeFlagIsAcceptedByThisGbench) {
-  const std::string flag = bench_internal::MinTimeFlag(0.01);
+  const std::string flag = benchmark_ext_internal::MinTimeFlag(0.01);
   Result r = RunUnmodified(
       {"--perf_counters=page-faults", flag, "--benchmark_filter=BM_Touch16$"});
   EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;

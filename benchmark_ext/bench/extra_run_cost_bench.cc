@@ -35,7 +35,7 @@
 #include "extra_run.h"
 #include "extra_run_counting.h"
 #include "measure_internal.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 
 #ifdef PERFCOUNTERS_HAVE_PROFILER_MANAGER
 namespace {
@@ -62,7 +62,7 @@ double CpuSeconds() {
 
 // Process CPU seconds per repetition of one run of the benchmark.
 double Phase() {
-  perfcounters::bench_internal::NullReporter null;
+  perfcounters::benchmark_ext_internal::NullReporter null;
   const double start = CpuSeconds();
   benchmark::RunSpecifiedBenchmarks(&null, "^BM_Measured(/|$)");
   return (CpuSeconds() - start) / kRepetitions;
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
       "extra_run_cost_bench: this Google Benchmark (older than 1.9) has no "
       "ProfilerManager: no extra run, nothing to measure\n");
 #else
-  namespace bi = perfcounters::bench_internal;
+  namespace bi = perfcounters::benchmark_ext_internal;
   const absl::StatusOr<perfcounters::Plan> plan =
       perfcounters::SetBenchmarkEvents("task-clock", {});
   if (!plan.ok()) {

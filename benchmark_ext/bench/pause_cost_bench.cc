@@ -48,7 +48,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 
 namespace pause_cost {
 namespace {

@@ -1,7 +1,5 @@
 // benchmark_main.cc: perfcounters::BenchmarkMain, gbench's main with perf
 // counters.
-#include "perfcounters/benchmark_main.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -24,8 +22,9 @@
 #include "extra_run_counting.h"
 #include "measure_internal.h"
 #include "out_file.h"
-#include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_flags.h"
+#include "perfcounters/benchmark_ext.h"
+#include "perfcounters/benchmark_ext_flags.h"
+#include "perfcounters/benchmark_ext_main.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
@@ -55,9 +54,9 @@ std::string CpuModel() {
 // Prints the read path and records it and the calibration in the JSON
 // context. False (after an error message) when --perf_counters_read=user
 // cannot be honoured.
-bool DescribeSetup(const bench::Flags& flags) {
-  const bench_internal::MeasurementSetup setup =
-      bench_internal::PrepareCallingThread();
+bool DescribeSetup(const benchmark_ext::Flags& flags) {
+  const benchmark_ext_internal::MeasurementSetup setup =
+      benchmark_ext_internal::PrepareCallingThread();
   if (flags.strict && !setup.not_open.empty()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: requested "
@@ -186,11 +185,11 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeFileReporter(
 }
 
 // How benchmarks are counted (the JSON context), and the pass started.
-void StartCounting(const bench::Flags& flags) {
-  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
-      bench_internal::CurrentConfig();
+void StartCounting(const benchmark_ext::Flags& flags) {
+  absl::StatusOr<std::shared_ptr<const benchmark_ext_internal::Config>> config =
+      benchmark_ext_internal::CurrentConfig();
   if (!config.ok() || *config == nullptr) return;
-  if (!bench_internal::StartExtraRunCounting(*config)) {
+  if (!benchmark_ext_internal::StartExtraRunCounting(*config)) {
     benchmark::AddCustomContext(
         "perfcounters.counting",
         "benchmarks that use perfcounters::Measure; this Google Benchmark "
@@ -208,7 +207,8 @@ void StartCounting(const bench::Flags& flags) {
       "state.PauseTiming() regions included, the extra run's own cost "
       "(calibrated: perfcounters.pass_calibration.<name>) subtracted");
   if (flags.calibrate) {
-    for (const auto& [key, cost] : bench_internal::ExtraRunCalibration()) {
+    for (const auto& [key, cost] :
+         benchmark_ext_internal::ExtraRunCalibration()) {
       benchmark::AddCustomContext(
           absl::StrCat("perfcounters.pass_calibration.", key),
           absl::StrCat(cost.floor));
@@ -245,40 +245,40 @@ void NoteRepeatedEvents(const Plan& plan) {
 void PrintHelp() {
   // gbench exits 0 after the help: the simulator's parent must not take
   // that for a child that never ran.
-  bench_internal::MarkSimulatorChild("finished");
-  std::fputs(bench::FlagsHelp().c_str(), stdout);
-  std::fputs(bench_internal::SourceFlagHelp().c_str(), stdout);
-  std::fputs(bench_internal::ProfileFlagsHelp().c_str(), stdout);
+  benchmark_ext_internal::MarkSimulatorChild("finished");
+  std::fputs(benchmark_ext::FlagsHelp().c_str(), stdout);
+  std::fputs(benchmark_ext_internal::SourceFlagHelp().c_str(), stdout);
+  std::fputs(benchmark_ext_internal::ProfileFlagsHelp().c_str(), stdout);
   benchmark::PrintDefaultHelp();
 }
 
 // The main's own flags, taken out of argv.
 struct MainFlags {
-  bench_internal::SourceFlag source;
-  bench::Flags counters;
-  bench_internal::ProfileFlags profile;
+  benchmark_ext_internal::SourceFlag source;
+  benchmark_ext::Flags counters;
+  benchmark_ext_internal::ProfileFlags profile;
 };
 
 // Takes --perf_counters_source, the --perf_counters* and the --perf_profile*
 // flags out of argv; nullopt after printing what was wrong.
 std::optional<MainFlags> ExtractMainFlags(int* argc, char** argv) {
-  absl::StatusOr<bench_internal::SourceFlag> source =
-      bench_internal::ExtractSourceFlag(
-          argc, argv, std::getenv(bench_internal::kSourceEnvVar));
+  absl::StatusOr<benchmark_ext_internal::SourceFlag> source =
+      benchmark_ext_internal::ExtractSourceFlag(
+          argc, argv, std::getenv(benchmark_ext_internal::kSourceEnvVar));
   if (!source.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(source.status().message()).c_str());
     return std::nullopt;
   }
-  absl::StatusOr<bench::Flags> flags =
-      bench::ExtractFlags(argc, argv, std::getenv(bench::kEventsEnvVar));
+  absl::StatusOr<benchmark_ext::Flags> flags = benchmark_ext::ExtractFlags(
+      argc, argv, std::getenv(benchmark_ext::kEventsEnvVar));
   if (!flags.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(flags.status().message()).c_str());
     return std::nullopt;
   }
-  absl::StatusOr<bench_internal::ProfileFlags> profile_flags =
-      bench_internal::ExtractProfileFlags(argc, argv);
+  absl::StatusOr<benchmark_ext_internal::ProfileFlags> profile_flags =
+      benchmark_ext_internal::ExtractProfileFlags(argc, argv);
   if (!profile_flags.ok()) {
     std::fprintf(stderr, "perfcounters: error: %s\n",
                  std::string(profile_flags.status().message()).c_str());
@@ -291,14 +291,14 @@ std::optional<MainFlags> ExtractMainFlags(int* argc, char** argv) {
 // Plans the requested events (the simulator's in its child), says what
 // cannot be counted, and writes how they are counted into the JSON
 // context; false after printing an error.
-bool SetUpEvents(const bench::Flags& flags,
-                 const bench_internal::SourceFlag& source, bool child) {
+bool SetUpEvents(const benchmark_ext::Flags& flags,
+                 const benchmark_ext_internal::SourceFlag& source, bool child) {
   const std::string list = flags.events.value_or("");
   MeasureOptions options;
   options.read_mode = flags.read_mode;
   options.calibrate = flags.calibrate;
   absl::StatusOr<Plan> plan =
-      child ? bench_internal::SetSimulatedEvents(list, options)
+      child ? benchmark_ext_internal::SetSimulatedEvents(list, options)
             : SetBenchmarkEvents(list, options);
   if (!plan.ok()) {
     // The message quotes the list (shortened when long) where it matters.
@@ -313,12 +313,13 @@ bool SetUpEvents(const bench::Flags& flags,
   if (const std::string model = CpuModel(); !model.empty()) {
     benchmark::AddCustomContext("perfcounters.cpu_model", model);
   }
-  if (!child) bench_internal::NoteSimulatable(list, *plan);
+  if (!child) benchmark_ext_internal::NoteSimulatable(list, *plan);
   if (!list.empty()) {
     benchmark::AddCustomContext("perfcounters.events", list);
     if (!plan->unavailable.empty()) {
-      benchmark::AddCustomContext("perfcounters.unavailable",
-                                  bench_internal::UnavailableContext(*plan));
+      benchmark::AddCustomContext(
+          "perfcounters.unavailable",
+          benchmark_ext_internal::UnavailableContext(*plan));
     }
   }
   if (flags.strict && !plan->unavailable.empty()) {
@@ -330,19 +331,19 @@ bool SetUpEvents(const bench::Flags& flags,
     return false;
   }
   if (child) {
-    if (!bench_internal::DescribeSimulatorChild()) return false;
-    bench_internal::PrepareCallingThread();
+    if (!benchmark_ext_internal::DescribeSimulatorChild()) return false;
+    benchmark_ext_internal::PrepareCallingThread();
     // Unmodified benchmarks in gbench's extra run (1.9 and newer).
-    absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
-        bench_internal::CurrentConfig();
-    bench_internal::AddSimulatedCountingContext(
+    absl::StatusOr<std::shared_ptr<const benchmark_ext_internal::Config>>
+        config = benchmark_ext_internal::CurrentConfig();
+    benchmark_ext_internal::AddSimulatedCountingContext(
         config.ok() && *config != nullptr &&
-        bench_internal::StartExtraRunCounting(*config));
-    bench_internal::AddEnvironmentContext();
+        benchmark_ext_internal::StartExtraRunCounting(*config));
+    benchmark_ext_internal::AddEnvironmentContext();
     return true;
   }
   if (!DescribeSetup(flags)) return false;
-  bench_internal::AddEnvironmentContext();
+  benchmark_ext_internal::AddEnvironmentContext();
   StartCounting(flags);
   // Said when asked for (--perf_counters_source or the environment).
   if (!list.empty() && !source.origin.empty()) {
@@ -353,43 +354,43 @@ bool SetUpEvents(const bench::Flags& flags,
 
 // Runs the benchmarks into the display and --benchmark_out reporters
 // (after --perf_profile's sampling run); the main's exit status.
-int RunBenchmarks(const bench::Flags& flags,
-                  const bench_internal::ProfileFlags& profile_flags,
+int RunBenchmarks(const benchmark_ext::Flags& flags,
+                  const benchmark_ext_internal::ProfileFlags& profile_flags,
                   const OutFileFlags& out, bool child) {
-  bench_internal::RowFiller rows;
+  benchmark_ext_internal::RowFiller rows;
   std::unique_ptr<benchmark::BenchmarkReporter> display(
       benchmark::CreateDefaultDisplayReporter());
   const bool console =
       dynamic_cast<benchmark::ConsoleReporter*>(display.get()) != nullptr;
   const bool display_json =
       dynamic_cast<benchmark::JSONReporter*>(display.get()) != nullptr;
-  display = bench_internal::WithEnvironmentEnd(std::move(display));
-  bench_internal::DisplayReporter reporter(std::move(display), flags.verbose,
-                                           &rows, /*warn=*/true);
+  display = benchmark_ext_internal::WithEnvironmentEnd(std::move(display));
+  benchmark_ext_internal::DisplayReporter reporter(
+      std::move(display), flags.verbose, &rows, /*warn=*/true);
   std::unique_ptr<benchmark::BenchmarkReporter> file =
-      bench_internal::WithEnvironmentEnd(MakeFileReporter(out));
-  std::unique_ptr<bench_internal::OutFile> out_file;
+      benchmark_ext_internal::WithEnvironmentEnd(MakeFileReporter(out));
+  std::unique_ptr<benchmark_ext_internal::OutFile> out_file;
   if (file != nullptr) {
-    out_file = std::make_unique<bench_internal::OutFile>(
-        std::make_unique<bench_internal::DisplayReporter>(
+    out_file = std::make_unique<benchmark_ext_internal::OutFile>(
+        std::make_unique<benchmark_ext_internal::DisplayReporter>(
             std::move(file), true, &rows, /*warn=*/false),
         out.path, out.format);
     out_file->HandleInterrupts();
   }
   // With --perf_profile, a sampling run first (sampling_run.h).
-  bench_internal::RunWithProfiles(profile_flags, &reporter, console,
-                                  display_json, out_file.get(),
-                                  out.format == "json");
+  benchmark_ext_internal::RunWithProfiles(profile_flags, &reporter, console,
+                                          display_json, out_file.get(),
+                                          out.format == "json");
   benchmark::Shutdown();
   if (out_file != nullptr && !out_file->Write()) return 1;
-  if (flags.strict && bench_internal::AnyCounterNotCounted()) {
+  if (flags.strict && benchmark_ext_internal::AnyCounterNotCounted()) {
     std::fprintf(stderr,
                  "perfcounters: error: --perf_counters_strict: some requested "
                  "counters were not counted in some runs (see the warnings "
                  "above)\n");
     return 1;
   }
-  if (child) bench_internal::MarkSimulatorChild("finished");
+  if (child) benchmark_ext_internal::MarkSimulatorChild("finished");
   return 0;
 }
 
@@ -400,13 +401,14 @@ int BenchmarkMain(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   std::optional<MainFlags> main_flags = ExtractMainFlags(&argc, argv);
   if (!main_flags.has_value()) return 1;
-  const bench_internal::SourceFlag& source = main_flags->source;
-  const bench::Flags& flags = main_flags->counters;
-  const bench_internal::ProfileFlags& profile_flags = main_flags->profile;
-  const bool child = bench_internal::IsSimulatorChild();
-  if (child) bench_internal::MarkSimulatorChild("started");
-  if (!child && source.source != bench_internal::Source::kPmu) {
-    std::optional<int> rc = bench_internal::MaybeSimulate(
+  const benchmark_ext_internal::SourceFlag& source = main_flags->source;
+  const benchmark_ext::Flags& flags = main_flags->counters;
+  const benchmark_ext_internal::ProfileFlags& profile_flags =
+      main_flags->profile;
+  const bool child = benchmark_ext_internal::IsSimulatorChild();
+  if (child) benchmark_ext_internal::MarkSimulatorChild("started");
+  if (!child && source.source != benchmark_ext_internal::Source::kPmu) {
+    std::optional<int> rc = benchmark_ext_internal::MaybeSimulate(
         source, flags.events.value_or(""), profile_flags.event,
         profile_flags.period || profile_flags.frequency, args);
     if (rc.has_value()) return *rc;
@@ -414,14 +416,15 @@ int BenchmarkMain(int argc, char** argv) {
   const OutFileFlags out = FindOutFile(argc, argv);
   // gbench writes --benchmark_out to /dev/null; out_file.h writes the file.
   std::vector<char*> gbench_args =
-      bench_internal::GbenchArgs(argc, argv, !out.path.empty());
+      benchmark_ext_internal::GbenchArgs(argc, argv, !out.path.empty());
   int gbench_argc = static_cast<int>(gbench_args.size()) - 1;
   benchmark::Initialize(&gbench_argc, gbench_args.data(), &PrintHelp);
   if (benchmark::ReportUnrecognizedArguments(gbench_argc, gbench_args.data())) {
     return 1;
   }
   if (!out.path.empty()) {
-    if (absl::Status s = bench_internal::OutFile::Check(out.path); !s.ok()) {
+    if (absl::Status s = benchmark_ext_internal::OutFile::Check(out.path);
+        !s.ok()) {
       std::fprintf(stderr, "perfcounters: error: %s\n",
                    std::string(s.message()).c_str());
       return 1;
@@ -431,9 +434,10 @@ int BenchmarkMain(int argc, char** argv) {
     std::fprintf(
         stderr, "perfcounters: note: %s=%s overrides %s=%s\n",
         flags.events_source.c_str(),
-        bench_internal::ShortForMessage(*flags.events).c_str(),
-        bench::kEventsEnvVar,
-        bench_internal::ShortForMessage(*flags.overridden_env_events).c_str());
+        benchmark_ext_internal::ShortForMessage(*flags.events).c_str(),
+        benchmark_ext::kEventsEnvVar,
+        benchmark_ext_internal::ShortForMessage(*flags.overridden_env_events)
+            .c_str());
   }
   if (!SetUpEvents(flags, source, child)) return 1;
   return RunBenchmarks(flags, profile_flags, out, child);

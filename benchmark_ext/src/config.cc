@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "measure_internal.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/group.h"
 #include "perfcounters/internal/status_macros.h"
 #include "perfcounters/plan.h"
@@ -24,7 +24,7 @@
 #include "simulate.h"
 
 namespace perfcounters {
-namespace bench_internal {
+namespace benchmark_ext_internal {
 namespace {
 
 std::shared_ptr<const Config> MakeConfig(Plan plan,
@@ -67,7 +67,7 @@ void WarnSourceIgnoredByOwnMain() {
                "perfcounters: warning: %s is ignored: this program has its "
                "own main(), which counts on the PMU; only perfcounters' main "
                "re-runs the benchmarks under the simulator (link "
-               "perfcounters::benchmark_main or use "
+               "perfcounters::benchmark_ext_main or use "
                "PERFCOUNTERS_BENCHMARK_MAIN(); docs/simulate.md)\n",
                asked.c_str());
 }
@@ -123,12 +123,12 @@ absl::StatusOr<Plan> ConfigureEvents(std::string_view list,
   return plan;
 }
 
-}  // namespace bench_internal
+}  // namespace benchmark_ext_internal
 
 absl::StatusOr<Plan> SetBenchmarkEvents(std::string_view list,
                                         const MeasureOptions& options) {
-  return bench_internal::ConfigureEvents(list, options, OpenAndVerify,
-                                         /*simulated=*/false);
+  return benchmark_ext_internal::ConfigureEvents(list, options, OpenAndVerify,
+                                                 /*simulated=*/false);
 }
 
 }  // namespace perfcounters

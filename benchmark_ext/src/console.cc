@@ -22,13 +22,13 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "measure_internal.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/capabilities.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
 
 namespace perfcounters {
-namespace bench_internal {
+namespace benchmark_ext_internal {
 namespace {
 
 // The event's label: its key without the "#N" of a repeated request.
@@ -325,14 +325,14 @@ void DisplayReporter::WarnAboutPausedTimer(
                warning.c_str());
 }
 
-}  // namespace bench_internal
+}  // namespace benchmark_ext_internal
 
 std::string DescribeUnavailable(const Plan& plan) {
   if (plan.unavailable.empty()) return "";
   std::string out;
   const Capabilities caps = ProbeCapabilities();
-  for (const bench_internal::ReasonLine& line :
-       bench_internal::GroupUnavailable(plan, &caps)) {
+  for (const benchmark_ext_internal::ReasonLine& line :
+       benchmark_ext_internal::GroupUnavailable(plan, &caps)) {
     absl::StrAppend(&out,
                     "perfcounters: warning: ", absl::StrJoin(line.keys, ", "),
                     ": not counted — ", line.reason, "\n");

@@ -29,7 +29,7 @@
 #include "registry.h"
 #include "rows.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // Events that share one reason for not being counted.
 using ReasonLine = UnavailableGroup;
@@ -118,6 +118,6 @@ class DisplayReporter : public benchmark::BenchmarkReporter {
   absl::flat_hash_set<std::string> warned_;
 };
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_CONSOLE_H_

@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "perfcounters/environment.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // This compile's compiler, as its predefined macros say.
@@ -185,4 +185,4 @@ std::unique_ptr<benchmark::BenchmarkReporter> WithEnvironmentEnd(
   return std::make_unique<EnvironmentEndReporter>(std::move(reporter));
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

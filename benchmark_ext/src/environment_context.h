@@ -16,7 +16,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/environment.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The main program's GNU build-id (its NT_GNU_BUILD_ID note, found in its
 // loaded segments by dl_iterate_phdr: no file is read) as lowercase hex;
@@ -46,6 +46,6 @@ std::string AppendContextEnd(const std::string& tail,
 std::unique_ptr<benchmark::BenchmarkReporter> WithEnvironmentEnd(
     std::unique_ptr<benchmark::BenchmarkReporter> reporter);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_ENVIRONMENT_CONTEXT_H_

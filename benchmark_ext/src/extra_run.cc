@@ -9,7 +9,7 @@
 #include "benchmark/benchmark.h"
 #include "registry.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 ExtraRunState& ExtraRun() { return Registry::Get().state().extra_run; }
@@ -91,4 +91,4 @@ bool TakeExtraRunSelfCounted() {
   return ExtraRun().self_counted.exchange(false);
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -11,7 +11,7 @@
 #ifndef PERFCOUNTERS_BENCHMARK_EXT_SRC_EXTRA_RUN_H_
 #define PERFCOUNTERS_BENCHMARK_EXT_SRC_EXTRA_RUN_H_
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // True when the linked gbench has a ProfilerManager (1.9 and newer; known
 // at compile time).
@@ -47,6 +47,6 @@ bool InExtraRun();
 void MarkExtraRunSelfCounted();
 bool TakeExtraRunSelfCounted();
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_EXTRA_RUN_H_

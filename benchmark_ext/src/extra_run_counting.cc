@@ -20,7 +20,7 @@
 #include "registry.h"
 #include "simulate_extra_run.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // Repetitions of the calibration benchmark (as Measure's 33 empty
@@ -209,4 +209,4 @@ std::vector<std::pair<std::string, BracketCost>> ExtraRunCalibration() {
              : TheCounter()->calibration();
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -30,7 +30,7 @@
 #include "perfcounters/internal/counter_set.h"
 #include "registry.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The calibration benchmark's name; its rows are never reported.
 inline constexpr char kExtraRunCalibrationName[] =
@@ -100,6 +100,6 @@ std::vector<ExtraRunResult> TakeExtraRunResults();
 // The extra run's calibration per event key (for the JSON context).
 std::vector<std::pair<std::string, BracketCost>> ExtraRunCalibration();
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_EXTRA_RUN_COUNTING_H_

@@ -10,10 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "console.h"
-#include "perfcounters/benchmark_flags.h"
+#include "perfcounters/benchmark_ext_flags.h"
 #include "perfcounters/internal/status_macros.h"
 
-namespace perfcounters::bench {
+namespace perfcounters::benchmark_ext {
 namespace {
 
 // If `arg` is `--name=value` (or `-name=value`), sets *value and returns
@@ -81,8 +81,8 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
           flags.events_source != kEventsEnvVar) {
         return absl::InvalidArgumentError(absl::StrCat(
             flags.events_source, "=",
-            bench_internal::ShortForMessage(*flags.events), " and ", source,
-            "=", bench_internal::ShortForMessage(*value),
+            benchmark_ext_internal::ShortForMessage(*flags.events), " and ",
+            source, "=", benchmark_ext_internal::ShortForMessage(*value),
             " both give the event list (they are the same setting under two "
             "names); give only one of them"));
       }
@@ -186,4 +186,4 @@ std::string FlagsHelp() {
 )";
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::benchmark_ext

@@ -1,5 +1,5 @@
 // measure_internal.h: what benchmark_ext's sources share beyond the public
-// API (benchmark.h): the per-thread groups (thread_setup.cc), the run
+// API (benchmark_ext.h): the per-thread groups (thread_setup.cc), the run
 // record that combines a run's threads and writes its counters
 // (run_record.cc), the configuration (config.cc), the setup and warnings
 // the main (benchmark_main.cc) and its reporter (console.cc) print, and the
@@ -18,20 +18,20 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
 
 namespace perfcounters {
-namespace bench_internal {
+namespace benchmark_ext_internal {
 struct SimThread;
-}  // namespace bench_internal
+}  // namespace benchmark_ext_internal
 
 // One thread's groups (opened and calibrated by the core's Counters) and
 // the current batch.
 struct Measure::ThreadCounters {
-  std::shared_ptr<const bench_internal::Config> config;
+  std::shared_ptr<const benchmark_ext_internal::Config> config;
   // Not OK when no group was opened on this thread because the process
   // would run short of file descriptors (CheckDescriptorBudget); `counters`
   // then holds no group and every event is not counted.
@@ -39,7 +39,7 @@ struct Measure::ThreadCounters {
   Counters counters;
   // The simulator's brackets (simulate.h) when the configuration is
   // simulated (`counters` then holds no group); null otherwise.
-  std::shared_ptr<bench_internal::SimThread> sim = nullptr;
+  std::shared_ptr<benchmark_ext_internal::SimThread> sim = nullptr;
   // Some open group is read with read(2): the counters pause outside
   // gbench's timer (Measure::PauseAfterTimer()).
   bool outside_timer = false;
@@ -51,7 +51,7 @@ struct Measure::ThreadCounters {
   uint64_t pause_enabled_ns = 0;
 };
 
-namespace bench_internal {
+namespace benchmark_ext_internal {
 
 using ThreadCounters = Measure::ThreadCounters;
 
@@ -168,7 +168,7 @@ inline constexpr long kReservedDescriptors = 8;
 // saying how many are needed, free and open, and what to do.
 absl::Status CheckDescriptorBudget(size_t needed);
 
-}  // namespace bench_internal
+}  // namespace benchmark_ext_internal
 
 // Human-readable warnings for a plan: one line per distinct reason why
 // events cannot be counted, naming every event it applies to ("cycles,

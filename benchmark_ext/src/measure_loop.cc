@@ -26,14 +26,14 @@
 #include "benchmark/benchmark.h"
 #include "extra_run.h"
 #include "measure_internal.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/counters.h"
 #include "perfcounters/internal/counter_set.h"
 #include "sampling_run.h"
 #include "simulate.h"
 
 namespace perfcounters {
-namespace bench_internal {
+namespace benchmark_ext_internal {
 namespace {
 
 // What PauseTiming()/ResumeTiming() call on gbench's state, doing nothing:
@@ -52,7 +52,7 @@ thread_local Measure* t_active = nullptr;
 
 }  // namespace
 
-}  // namespace bench_internal
+}  // namespace benchmark_ext_internal
 
 // The library's access to Measure's calibration loop.
 class Measure::Access {
@@ -60,20 +60,20 @@ class Measure::Access {
   static void Calibrate(ThreadCounters* c);
 };
 
-void bench_internal::CalibrateBrackets(ThreadCounters* c) {
+void benchmark_ext_internal::CalibrateBrackets(ThreadCounters* c) {
   Measure::Access::Calibrate(c);
 }
 
 void Measure::Access::Calibrate(ThreadCounters* c) {
-  using bench_internal::NoTimer;
-  using bench_internal::t_active;
+  using benchmark_ext_internal::NoTimer;
+  using benchmark_ext_internal::t_active;
   if (c->sim != nullptr) {
     // The simulator's brackets, through the same code (simulate.h). An
     // empty loop, which the compiler drops with its test before the loop:
     // the least a benchmark's loop can run, so that what remains of a
     // batch is never below 0 (the benchmark function's own instructions
     // around its loop, a few per batch, stay in).
-    bench_internal::SimCalibrate(
+    benchmark_ext_internal::SimCalibrate(
         c->sim.get(),
         [c] {
           Measure m(c);
@@ -113,37 +113,37 @@ void Measure::Access::Calibrate(ThreadCounters* c) {
 
 // The profile's hooks stay outside the counters' bracket: the counters
 // stop before the sampler stops and start after it starts. Of each pair
-// below one acts, the other returns (see benchmark.h).
+// below one acts, the other returns (see benchmark_ext.h).
 ABSL_ATTRIBUTE_NOINLINE void Measure::PauseActive() {
-  Measure* m = bench_internal::t_active;
+  Measure* m = benchmark_ext_internal::t_active;
   if (m != nullptr) {
     if (m->outside_timer_) return;
     m->Pause();
   }
-  bench_internal::ProfilePause();
+  benchmark_ext_internal::ProfilePause();
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Measure::PauseAfterTimer() {
-  Measure* m = bench_internal::t_active;
+  Measure* m = benchmark_ext_internal::t_active;
   if (m == nullptr || !m->outside_timer_) return;
   m->Pause();
-  bench_internal::ProfilePause();
+  benchmark_ext_internal::ProfilePause();
   if (m->state_ != nullptr && !m->counters_->timer_calibrated) {
     m->CalibrateTimerPause();
   }
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeBeforeTimer() {
-  Measure* m = bench_internal::t_active;
+  Measure* m = benchmark_ext_internal::t_active;
   if (m == nullptr || !m->outside_timer_) return;
-  bench_internal::ProfileResume();
+  benchmark_ext_internal::ProfileResume();
   m->Resume();
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Measure::ResumeActive() {
-  Measure* m = bench_internal::t_active;
+  Measure* m = benchmark_ext_internal::t_active;
   if (m != nullptr && m->outside_timer_) return;
-  bench_internal::ProfileResume();
+  benchmark_ext_internal::ProfileResume();
   if (m != nullptr) m->Resume();
 }
 
@@ -184,8 +184,8 @@ Measure::Measure(ThreadCounters* counters)
       outside_timer_(counters->outside_timer) {}
 
 Measure::Measure(benchmark::State& state) : state_(&state) {
-  absl::StatusOr<std::shared_ptr<const bench_internal::Config>> config =
-      bench_internal::CurrentConfig();
+  absl::StatusOr<std::shared_ptr<const benchmark_ext_internal::Config>> config =
+      benchmark_ext_internal::CurrentConfig();
   if (!config.ok()) {
     // Only a bad PERFCOUNTERS_EVENTS in a program with its own main (e.g.
     // gbench's BENCHMARK_MAIN()) gets here: perfcounters' main rejects it
@@ -199,35 +199,35 @@ Measure::Measure(benchmark::State& state) : state_(&state) {
     std::_Exit(1);
   }
   if (*config == nullptr) return;
-  counters_ = bench_internal::CountersFor(*config);
+  counters_ = benchmark_ext_internal::CountersFor(*config);
   outside_timer_ = counters_->outside_timer;
   // gbench's pause is measured again in every batch (at its first pause):
   // on a loaded VM its cost drifts over seconds.
   counters_->timer_calibrated = false;
   counters_->counters.Reset();
-  if (state.thread_index() == 0) bench_internal::ResetRun(*(*config));
+  if (state.thread_index() == 0) benchmark_ext_internal::ResetRun(*(*config));
 }
 
 Measure::~Measure() {
   // A loop left early (after SkipWithError): stop without reporting.
-  if (state_ != nullptr) bench_internal::ProfileEnd();
-  if (bench_internal::t_active == this) {
+  if (state_ != nullptr) benchmark_ext_internal::ProfileEnd();
+  if (benchmark_ext_internal::t_active == this) {
     if (counters_ != nullptr) {
       if (counters_->sim != nullptr)
-        bench_internal::SimStop(counters_->sim.get());
+        benchmark_ext_internal::SimStop(counters_->sim.get());
       counters_->counters.Stop();
     }
-    bench_internal::t_active = outer_;
+    benchmark_ext_internal::t_active = outer_;
   }
   if (state_ != nullptr && counters_ != nullptr && !published_ &&
       state_->error_occurred()) {
-    bench_internal::PublishSkipped(*counters_);
+    benchmark_ext_internal::PublishSkipped(*counters_);
   }
 }
 
 void Measure::Begin() {
-  outer_ = bench_internal::t_active;
-  bench_internal::t_active = this;
+  outer_ = benchmark_ext_internal::t_active;
+  benchmark_ext_internal::t_active = this;
   iterations_ = 0;
   benchmark::IterationCount n = 0;
   if (state_ != nullptr) {
@@ -239,13 +239,13 @@ void Measure::Begin() {
       return;
     }
   }
-  if (state_ != nullptr && bench_internal::InExtraRun()) {
+  if (state_ != nullptr && benchmark_ext_internal::InExtraRun()) {
     // gbench's extra run (its ProfilerManager): this benchmark's counters
     // come from its own run and the extra run's row is not reported, so
     // the body is skipped: gbench's loop is finished right away.
-    bench_internal::MarkExtraRunSelfCounted();
+    benchmark_ext_internal::MarkExtraRunSelfCounted();
     // Its profile (if any) comes from its own run too.
-    bench_internal::ProfileDiscard();
+    benchmark_ext_internal::ProfileDiscard();
     while (state_->KeepRunningBatch(1)) {
     }
     finished_ = true;
@@ -254,42 +254,42 @@ void Measure::Begin() {
   // The sampler of the sampling run (a no-op otherwise), then the
   // counters, last: from here on to their stop in Finish() the code is the
   // calibrated bracket's.
-  bench_internal::ProfileBegin();
+  benchmark_ext_internal::ProfileBegin();
   iterations_ = n;
   if (counters_ != nullptr) {
     counters_->counters.Start();
     if (counters_->sim != nullptr) {
-      bench_internal::SimStart(counters_->sim.get());
+      benchmark_ext_internal::SimStart(counters_->sim.get());
     }
   }
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Measure::FinishActive() {
-  if (Measure* m = bench_internal::t_active; m != nullptr) m->Finish();
+  if (Measure* m = benchmark_ext_internal::t_active; m != nullptr) m->Finish();
 }
 
 void Measure::Finish() {
   // The counters stop first (a no-op when they are not running).
   if (counters_ != nullptr) {
     if (counters_->sim != nullptr)
-      bench_internal::SimStop(counters_->sim.get());
+      benchmark_ext_internal::SimStop(counters_->sim.get());
     counters_->counters.Stop();
   }
-  bench_internal::t_active = outer_;
-  if (state_ != nullptr) bench_internal::ProfileEnd();
+  benchmark_ext_internal::t_active = outer_;
+  if (state_ != nullptr) benchmark_ext_internal::ProfileEnd();
   if (finished_) return;
   finished_ = true;
   if (state_ == nullptr) return;  // a calibration loop
   benchmark::State& state = *state_;
   if (counters_ != nullptr) {
     if (state.error_occurred()) {
-      bench_internal::PublishSkipped(*counters_);
+      benchmark_ext_internal::PublishSkipped(*counters_);
     } else if (counters_->sim != nullptr) {
-      bench_internal::PublishSimulated(
+      benchmark_ext_internal::PublishSimulated(
           counters_->sim.get(), *counters_->config,
           state.max_iterations > 0 ? state.max_iterations : 1);
     } else {
-      bench_internal::PublishBatch(
+      benchmark_ext_internal::PublishBatch(
           *counters_, state.max_iterations > 0 ? state.max_iterations : 1);
     }
     published_ = true;
@@ -300,16 +300,18 @@ void Measure::Finish() {
   }
   if (counters_ != nullptr && state.thread_index() == 0 &&
       !state.error_occurred()) {
-    bench_internal::Report(*counters_->config, state);
+    benchmark_ext_internal::Report(*counters_->config, state);
     if (counters_->sim != nullptr) {
-      bench_internal::ReportSimulatedEstimates(*counters_->config, state);
+      benchmark_ext_internal::ReportSimulatedEstimates(*counters_->config,
+                                                       state);
     }
   }
 }
 
 void Measure::Pause() {
   if (counters_ == nullptr) return;
-  if (counters_->sim != nullptr) bench_internal::SimPause(counters_->sim.get());
+  if (counters_->sim != nullptr)
+    benchmark_ext_internal::SimPause(counters_->sim.get());
   counters_->counters.Stop();
 }
 
@@ -317,7 +319,7 @@ void Measure::Resume() {
   if (counters_ == nullptr) return;
   counters_->counters.Start();
   if (counters_->sim != nullptr)
-    bench_internal::SimResume(counters_->sim.get());
+    benchmark_ext_internal::SimResume(counters_->sim.get());
 }
 
 }  // namespace perfcounters

@@ -19,7 +19,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/internal/whole_file.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // The write end of the pipe that the signal handler wakes the writer
@@ -203,4 +203,4 @@ bool OutFile::Write() {
   return s.ok();
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

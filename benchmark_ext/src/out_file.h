@@ -31,7 +31,7 @@
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The argv gbench's Initialize() gets: `argv` with --benchmark_out pointed at
 // /dev/null when `redirect` (appended: gbench takes the last value, over
@@ -93,6 +93,6 @@ class OutFile : public benchmark::BenchmarkReporter {
   std::string last_name_;  // the benchmark reported last
 };
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_OUT_FILE_H_

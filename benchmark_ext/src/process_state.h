@@ -35,7 +35,7 @@
 #include "perfcounters/profile.h"
 #include "simulate.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 class ExtraRunClient;
 class ExtraRunCountingClient;
@@ -99,6 +99,6 @@ struct ProcessState {
   SimSamplingRunState sim_sampling;
 };
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROCESS_STATE_H_

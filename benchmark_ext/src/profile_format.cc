@@ -13,7 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "simulate_profile.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 std::string JsonString(const std::string& s) {
@@ -396,4 +396,4 @@ void ProfileReporter::Finalize() {
   inner_->Finalize();
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -15,7 +15,7 @@
 #include "benchmark/benchmark.h"
 #include "perfcounters/symbols.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // At most this many functions and distinct stacks go into the JSON member
 // (the folded file has every stack); the rest are counted in
@@ -92,6 +92,6 @@ class ProfileReporter : public benchmark::BenchmarkReporter {
   const int top_;
 };
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_PROFILE_FORMAT_H_

@@ -1,5 +1,5 @@
-// program_main.cc: main() of the perfcounters_benchmark_main library, and the
-// start-up check that the program's main() is that one.
+// program_main.cc: main() of the perfcounters_benchmark_ext_main library, and
+// the start-up check that the program's main() is that one.
 //
 // The library's main() is weak, and the library's link interface pulls this
 // file in (-Wl,--undefined=perfcounters_benchmark_main_entry) whether or
@@ -11,7 +11,7 @@
 
 #include <cstdio>
 
-#include "perfcounters/benchmark_main.h"
+#include "perfcounters/benchmark_ext_main.h"
 
 extern "C" int perfcounters_benchmark_main_entry(int argc, char** argv) {
   return perfcounters::BenchmarkMain(argc, argv);
@@ -33,9 +33,9 @@ __attribute__((constructor)) void CheckTheProgramsMain() {
   }
   std::fputs(
       "perfcounters: error: this program defines its own main() (gbench's "
-      "BENCHMARK_MAIN()?) and links perfcounters::benchmark_main, whose "
+      "BENCHMARK_MAIN()?) and links perfcounters::benchmark_ext_main, whose "
       "main() runs the benchmarks with --perf_counters: delete "
-      "BENCHMARK_MAIN(), or link perfcounters::benchmark instead to keep "
+      "BENCHMARK_MAIN(), or link perfcounters::benchmark_ext instead to keep "
       "your main() (events from PERFCOUNTERS_EVENTS)\n",
       stderr);
   _exit(1);

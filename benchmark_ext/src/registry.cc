@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 Registry& Registry::Get() {
   static Registry* const registry = new Registry();
@@ -80,4 +80,4 @@ void WarnOnce(absl::string_view key, absl::string_view message) {
                static_cast<int>(message.size()), message.data());
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -20,11 +20,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/plan.h"
 #include "process_state.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The configured events, immutable once published.
 struct Config {
@@ -141,6 +141,6 @@ class Registry {
 // process.
 void WarnOnce(absl::string_view key, absl::string_view message);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_REGISTRY_H_

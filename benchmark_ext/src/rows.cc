@@ -21,7 +21,7 @@
 #include "perfcounters/counters.h"
 #include "registry.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // gbench 1.8 brought State::SkipWithMessage and, with it, durations for
@@ -392,4 +392,4 @@ void RowFiller::Fill(std::vector<Run>* runs,
   extra_run_rows_.clear();
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -29,7 +29,7 @@
 #include "benchmark/benchmark.h"
 #include "extra_run_counting.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // " [repetition 3 of 5]" or " [repetitions 3, 17 of 100]": which
 // repetitions a warning concerns; empty when there is one (`total` <= 1).
@@ -108,6 +108,6 @@ class RowFiller {
   absl::flat_hash_map<std::string, size_t> extra_run_rows_;
 };
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_ROWS_H_

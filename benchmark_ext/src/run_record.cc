@@ -27,7 +27,7 @@
 #include "registry.h"
 #include "rows.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The warning for a batch that was multiplexed over too few rotations.
 std::string ShortMuxWarning(const CounterValue& v) {
@@ -224,4 +224,4 @@ std::string PausedTimerWarning(double counted_s, double timed_s) {
       "perfcounters::ResumeTiming(state) instead");
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -38,7 +38,7 @@
 #include "simulate.h"
 #include "simulate_profile.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // The sampling run's process-wide state (process_state.h).
@@ -586,4 +586,4 @@ void RunSimulatedProfileRun(const ProfileFlags& flags, bool file,
 }
 
 }  // namespace
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 struct ProfileFlags {
   // --perf_profile: an event, or "auto"; empty when not profiling.
@@ -61,6 +61,6 @@ void ProfileResume();
 // loop in gbench's extra run, which skips its body).
 void ProfileDiscard();
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SAMPLING_RUN_H_

@@ -21,12 +21,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/event_spec.h"
 #include "perfcounters/plan.h"
 #include "perfcounters/simulated_events.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 struct Config;
 
@@ -186,6 +186,6 @@ void PublishSimulated(SimThread* t, const Config& config,
 // Thread 0, after Report(): the estimates (est_cycles, est_ipc) of the run.
 void ReportSimulatedEstimates(const Config& config, benchmark::State& state);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_H_

@@ -30,7 +30,7 @@
 #include "absl/strings/strip.h"
 #include "simulate.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 constexpr absl::string_view kSimCallEventNames[kSimEventCount] = {
@@ -160,4 +160,4 @@ absl::StatusOr<SimCosts> BenchmarkCallCosts(absl::string_view dump) {
   return in;
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

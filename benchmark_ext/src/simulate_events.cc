@@ -17,14 +17,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "measure_internal.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/internal/status_macros.h"
 #include "perfcounters/plan.h"
 #include "registry.h"
 #include "simulate.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 absl::StatusOr<Source> ParseSource(absl::string_view origin,
@@ -121,4 +121,4 @@ std::vector<std::string> SimulatableKeys(std::string_view list) {
   return keys;
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -16,7 +16,7 @@
 #include "simulate.h"
 #include "simulate_profile.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 class SimulatedExtraRunCounter : public ExtraRunCountingClient {
@@ -108,4 +108,4 @@ ExtraRunCountingClient* NewSimulatedExtraRunCounter(
   return new SimulatedExtraRunCounter(config);
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -16,13 +16,13 @@
 #include "extra_run_counting.h"
 #include "registry.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // The simulator's client for `config` (a simulated configuration), owned
 // by the caller; it must outlive the benchmarks.
 ExtraRunCountingClient* NewSimulatedExtraRunCounter(
     const std::shared_ptr<const Config>& config);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_EXTRA_RUN_H_

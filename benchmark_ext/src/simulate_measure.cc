@@ -47,7 +47,7 @@
 #include "simulate.h"
 #include "simulate_profile.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 constexpr char kDumpPrefix[] = "callgrind.out.";
@@ -299,4 +299,4 @@ void ReportSimulatedEstimates(const Config& config, benchmark::State& state) {
   }
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -30,7 +30,7 @@
 #include "registry.h"
 #include "simulate.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 constexpr char kSimProfileEvents[] =
@@ -201,13 +201,13 @@ absl::StatusOr<std::vector<SimEvent>> SimProfileInputs(
 bool IsSimProfileBracket(absl::string_view function) {
   for (absl::string_view prefix :
        {// Measure's and the simulator's brackets; never a caller of the
-        // region (as the main's own perfcounters::bench_internal::
+        // region (as the main's own perfcounters::benchmark_ext_internal::
         // functions are).
-        "perfcounters::bench_internal::Sim",
-        "perfcounters::Measure::", "perfcounters::bench_internal::Profile",
+        "perfcounters::benchmark_ext_internal::Sim", "perfcounters::Measure::",
+        "perfcounters::benchmark_ext_internal::Profile",
         "perfcounters::PauseTiming<", "perfcounters::ResumeTiming<",
-        "perfcounters::bench_internal::ExtraRunFanOut::",
-        "perfcounters::bench_internal::(anonymous "
+        "perfcounters::benchmark_ext_internal::ExtraRunFanOut::",
+        "perfcounters::benchmark_ext_internal::(anonymous "
         "namespace)::SimulatedExtraRunCounter::",
         // gbench's loop functions and timers.
         "benchmark::State::", "benchmark::internal::ThreadTimer",
@@ -324,4 +324,4 @@ absl::StatusOr<SimProfileResult> TakeSimProfile(
   return out;
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -25,7 +25,7 @@
 #include "perfcounters/simulated_events.h"
 #include "perfcounters/symbols.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 
 // Callers kept per function (callgrind's --separate-callers): the depth of
 // the simulated profile's stacks below the innermost function.
@@ -71,6 +71,6 @@ struct SimProfileResult {
 absl::StatusOr<SimProfileResult> TakeSimProfile(
     const std::string& event, const std::vector<SimEvent>& inputs);
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_SRC_SIMULATE_PROFILE_H_

@@ -33,14 +33,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 #include "perfcounters/grammar.h"
 #include "perfcounters/plan.h"
 #include "perfcounters/profile.h"
 #include "simulate.h"
 #include "simulate_profile.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // The simulated caches: fixed, whatever the host's (docs/simulate.md;
@@ -501,4 +501,4 @@ int RunUnderSimulator(const std::vector<std::string>& args, bool profiling) {
   return ChildOutcome(status, started, finished, exe);
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

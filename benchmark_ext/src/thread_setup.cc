@@ -23,7 +23,7 @@
 #include "registry.h"
 #include "simulate.h"
 
-namespace perfcounters::bench_internal {
+namespace perfcounters::benchmark_ext_internal {
 namespace {
 
 // The number of open file descriptors (entries of /proc/self/fd, less the
@@ -194,4 +194,4 @@ MeasurementSetup PrepareCallingThread() {
   return setup;
 }
 
-}  // namespace perfcounters::bench_internal
+}  // namespace perfcounters::benchmark_ext_internal

@@ -33,8 +33,8 @@
 #include <ctime>
 
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_main.h"
+#include "perfcounters/benchmark_ext.h"
+#include "perfcounters/benchmark_ext_main.h"
 #include "support/loops.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 
 namespace {
 

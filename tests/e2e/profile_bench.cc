@@ -13,8 +13,8 @@
 #include <cstdint>
 
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_main.h"
+#include "perfcounters/benchmark_ext.h"
+#include "perfcounters/benchmark_ext_main.h"
 
 namespace profiled {
 

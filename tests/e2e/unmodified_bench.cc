@@ -22,8 +22,8 @@
 #include <cstdlib>
 
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
-#include "perfcounters/benchmark_main.h"
+#include "perfcounters/benchmark_ext.h"
+#include "perfcounters/benchmark_ext_main.h"
 #include "support/loops.h"
 
 namespace {

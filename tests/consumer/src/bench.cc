@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "benchmark/benchmark.h"
-#include "perfcounters/benchmark.h"
+#include "perfcounters/benchmark_ext.h"
 
 static void BM_TouchFourPages(benchmark::State& state) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));

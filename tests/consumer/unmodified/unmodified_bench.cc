@@ -4,7 +4,7 @@
 //   BM_Touch16          writes 16 fresh anonymous pages per iteration
 //   BM_Touch16Threads   the same on 2 threads (Threads(2))
 //
-// Linked with perfcounters::benchmark_main and run with --perf_counters:
+// Linked with perfcounters::benchmark_ext_main and run with --perf_counters:
 // counted in gbench's extra run (its ProfilerManager, 1.9 and newer), 16
 // page faults per iteration; before 1.9 named in a warning, not counted.
 #include <sys/mman.h>

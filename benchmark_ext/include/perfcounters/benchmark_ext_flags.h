@@ -1,4 +1,4 @@
-// benchmark_flags.h: the command-line flags and environment variable of
+// benchmark_ext_flags.h: the command-line flags and environment variable of
 // perfcounters' Google Benchmark main.
 //
 //   --perf_counters=LIST            events to count (our grammar: a comma
@@ -17,8 +17,8 @@
 //
 // `ExtractFlags()` removes these flags from argv so that
 // benchmark::Initialize() never sees them.
-#ifndef PERFCOUNTERS_BENCHMARK_FLAGS_H_
-#define PERFCOUNTERS_BENCHMARK_FLAGS_H_
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_FLAGS_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_FLAGS_H_
 
 #include <optional>
 #include <string>
@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "perfcounters/counters.h"
 
-namespace perfcounters::bench {
+namespace perfcounters::benchmark_ext {
 
 // The environment variable read when no flag names events.
 inline constexpr char kEventsEnvVar[] = "PERFCOUNTERS_EVENTS";
@@ -63,6 +63,6 @@ absl::StatusOr<Flags> ExtractFlags(int* argc, char** argv,
 // Our section of --help.
 std::string FlagsHelp();
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::benchmark_ext
 
-#endif  // PERFCOUNTERS_BENCHMARK_FLAGS_H_
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_FLAGS_H_

@@ -1,4 +1,4 @@
-// benchmark.h: perf counters per iteration in Google Benchmark, through
+// benchmark_ext.h: perf counters per iteration in Google Benchmark, through
 // gbench's public API only (works with gbench 1.7.1 and newer).
 //
 //   static void BM_X(benchmark::State& state) {
@@ -22,10 +22,10 @@
 // and calibrated away) where a group is read with read(2).
 //
 // Which events are counted is process-wide: `SetBenchmarkEvents()`, called
-// by perfcounters' main (benchmark_main.h) from --perf_counters, or, when a
+// by perfcounters' main (benchmark_ext_main.h) from --perf_counters, or, when a
 // program uses its own main, PERFCOUNTERS_EVENTS read at the first Measure.
-#ifndef PERFCOUNTERS_BENCHMARK_H_
-#define PERFCOUNTERS_BENCHMARK_H_
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_H_
 
 #include <string>
 #include <string_view>
@@ -194,4 +194,4 @@ inline void ResumeTiming(State& state) {
 
 }  // namespace perfcounters
 
-#endif  // PERFCOUNTERS_BENCHMARK_H_
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_H_

@@ -1,8 +1,8 @@
-// benchmark_main.h: a main() for Google Benchmark programs with perf
+// benchmark_ext_main.h: a main() for Google Benchmark programs with perf
 // counters: PERFCOUNTERS_BENCHMARK_MAIN(), or link the library
-// `perfcounters_benchmark_main` (as gbench's `benchmark_main`).
+// `perfcounters_benchmark_ext_main` (as gbench's `benchmark_main`).
 //
-// It takes the flags of benchmark_flags.h out of argv before
+// It takes the flags of benchmark_ext_flags.h out of argv before
 // benchmark::Initialize(), prints their help before gbench's on --help,
 // rejects a bad event list (unknown name, with close names) before any
 // benchmark runs, warns once about every event this machine cannot count
@@ -10,10 +10,10 @@
 // benchmarks, and with --perf_counters_strict exits 1 if any requested
 // counter was not counted.
 //
-// A program that links `perfcounters_benchmark_main` must not define main()
+// A program that links `perfcounters_benchmark_ext_main` must not define main()
 // itself (gbench's BENCHMARK_MAIN()): it stops at start saying so.
-#ifndef PERFCOUNTERS_BENCHMARK_MAIN_H_
-#define PERFCOUNTERS_BENCHMARK_MAIN_H_
+#ifndef PERFCOUNTERS_BENCHMARK_EXT_MAIN_H_
+#define PERFCOUNTERS_BENCHMARK_EXT_MAIN_H_
 
 namespace perfcounters {
 
@@ -27,7 +27,7 @@ int BenchmarkMain(int argc, char** argv);
 extern "C" void perfcounters_main_runs_benchmark_main();
 
 // Defines main() as perfcounters::BenchmarkMain (use instead of
-// BENCHMARK_MAIN()). The marker function tells perfcounters_benchmark_main,
+// BENCHMARK_MAIN()). The marker function tells perfcounters_benchmark_ext_main,
 // when linked too, that this main() is perfcounters' (its start-up check
 // stops a program whose own main() would run instead).
 #define PERFCOUNTERS_BENCHMARK_MAIN()                        \
@@ -37,4 +37,4 @@ extern "C" void perfcounters_main_runs_benchmark_main();
   }                                                          \
   int main(int, char**)
 
-#endif  // PERFCOUNTERS_BENCHMARK_MAIN_H_
+#endif  // PERFCOUNTERS_BENCHMARK_EXT_MAIN_H_
