@@ -8,8 +8,12 @@
 #   lib/cmake/perfcounters/   perfcountersConfig.cmake, ...ConfigVersion.cmake
 #                   and the exported targets perfcounters::perfcounters,
 #                   perfcounters::benchmark_ext, perfcounters::benchmark_ext_main
+#                   (and their deprecated names perfcounters::benchmark,
+#                   perfcounters::benchmark_main: perfcountersConfig.cmake)
 #   lib/pkgconfig/  perfcounters.pc, perfcounters_benchmark_ext.pc,
-#                   perfcounters_benchmark_ext_main.pc
+#                   perfcounters_benchmark_ext_main.pc (and the deprecated
+#                   perfcounters_benchmark.pc, perfcounters_benchmark_main.pc,
+#                   which require them)
 #
 # The core library and the Google Benchmark integration are two export sets,
 # so find_package(perfcounters) needs Google Benchmark only for the latter
@@ -37,7 +41,8 @@ if(TARGET perfcounters_benchmark_ext)
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(EXPORT perfcountersBenchmarkTargets NAMESPACE perfcounters::
     DESTINATION ${PERFCOUNTERS_CMAKE_DIR})
-  list(APPEND PERFCOUNTERS_PC_FILES perfcounters_benchmark_ext perfcounters_benchmark_ext_main)
+  list(APPEND PERFCOUNTERS_PC_FILES perfcounters_benchmark_ext perfcounters_benchmark_ext_main
+    perfcounters_benchmark perfcounters_benchmark_main)
   # The consumer looks first where this build found Google Benchmark (a
   # Release build in its own prefix must not be mixed with the system's).
   set(PERFCOUNTERS_BENCHMARK_HINT "${benchmark_DIR}")
