@@ -29,7 +29,8 @@ using perfcounters::tools::LoadBenchmarkJson;
 constexpr int kBenchmarks = 10000;
 
 void Generate(const std::string& path, unsigned seed, double shift) {
-  perfcounters::bench::GenerateGbenchJson(path, seed, shift, kBenchmarks);
+  perfcounters::bench_support::GenerateGbenchJson(path, seed, shift,
+                                                  kBenchmarks);
 }
 
 std::string g_base, g_new;

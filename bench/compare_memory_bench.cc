@@ -57,10 +57,10 @@ Inputs g_small, g_big, g_many, g_tiny, g_wide;
 std::string g_dir;
 std::string g_tool = PERFCOUNTERS_TOOL;
 
-using perfcounters::bench::Child;
+using perfcounters::bench_support::Child;
 
 Child RunTool(const std::vector<std::string>& args) {
-  return perfcounters::bench::RunChild(g_tool, args);
+  return perfcounters::bench_support::RunChild(g_tool, args);
 }
 
 void Measure(benchmark::State& state, const Inputs& in,
@@ -94,14 +94,14 @@ void BM_Report(benchmark::State& state, const Inputs* in) {
 }
 
 Inputs Make(const std::string& tag, uint64_t min_bytes, int benchmarks,
-            perfcounters::bench::Shape shape,
-            perfcounters::bench::SmallEntries small = {}) {
+            perfcounters::bench_support::Shape shape,
+            perfcounters::bench_support::SmallEntries small = {}) {
   Inputs in;
   in.base = absl::StrCat(g_dir, "/", tag, "_base.json");
   in.next = absl::StrCat(g_dir, "/", tag, "_new.json");
-  in.bytes = perfcounters::bench::GenerateGbenchJson(
+  in.bytes = perfcounters::bench_support::GenerateGbenchJson(
                  in.base, 1, 1.0, benchmarks, min_bytes, shape, small) +
-             perfcounters::bench::GenerateGbenchJson(
+             perfcounters::bench_support::GenerateGbenchJson(
                  in.next, 2, 1.01, benchmarks, min_bytes, shape, small);
   return in;
 }
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
                                            "/compare_memory.", getpid());
   if (std::system(absl::StrCat("mkdir -p '", g_dir, "'").c_str()) != 0)
     return 2;
-  using perfcounters::bench::Shape;
+  using perfcounters::bench_support::Shape;
   g_small = Make("small", 15000000, 0, Shape::kGbench);
   g_big = Make("big", mb * 1000000, 0, Shape::kGbench);
   g_many = Make("many", 0, thousands * 1000, Shape::kSmallEntries);

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace perfcounters::bench {
+namespace perfcounters::bench_support {
 
 inline constexpr int kRepetitions = 3;
 
@@ -155,6 +155,6 @@ inline uint64_t GenerateGbenchJson(const std::string& path, unsigned seed,
   return written;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::bench_support
 
 #endif  // PERFCOUNTERS_BENCH_GENERATED_JSON_H_

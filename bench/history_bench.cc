@@ -132,9 +132,9 @@ std::string g_tool = PERFCOUNTERS_TOOL;
 void MeasureCommand(benchmark::State& state,
                     const std::vector<std::string>& args) {
   Store();
-  perfcounters::bench::Child c;
+  perfcounters::bench_support::Child c;
   for (auto _ : state) {
-    c = perfcounters::bench::RunChild(g_tool, args);
+    c = perfcounters::bench_support::RunChild(g_tool, args);
     state.SetIterationTime(c.seconds);
   }
   if (c.status != 0 && c.status != 1) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace perfcounters::bench {
+namespace perfcounters::bench_support {
 
 struct Child {
   int status = -1;  // exit status, or 128 + the signal
@@ -55,6 +55,6 @@ inline Child RunChild(const std::string& tool,
   return c;
 }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::bench_support
 
 #endif  // PERFCOUNTERS_BENCH_RUN_CHILD_H_

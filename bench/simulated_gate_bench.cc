@@ -92,7 +92,7 @@ void BM_GateLoadJson(benchmark::State& state) {
     return;
   }
   const std::string path = std::string(dir) + "/base.json";
-  perfcounters::bench::GenerateGbenchJson(path, 1, 1.0, 20);
+  perfcounters::bench_support::GenerateGbenchJson(path, 1, 1.0, 20);
   std::string text;
   if (FILE* f = std::fopen(path.c_str(), "rb")) {
     char buffer[4096];

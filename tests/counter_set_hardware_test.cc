@@ -166,8 +166,8 @@ auto StartStopPairs(Counters& counters) {
 auto NothingPairs(Counters& counters) {
   return [&counters](int pairs) {
     for (int i = 0; i < pairs; ++i) {
-      perfcounters::bench::CallersShare(&counters);
-      perfcounters::bench::CallersShare(&counters);
+      perfcounters::bench_support::CallersShare(&counters);
+      perfcounters::bench_support::CallersShare(&counters);
     }
   };
 }
@@ -273,12 +273,12 @@ TEST(CounterSetHardware, UserSpaceBracketCostsAtMost108OfTheUapiReference) {
       for (const perfcounters::GroupSpec& g : *parsed) {
         specs.insert(specs.end(), g.events.begin(), g.events.end());
       }
-      absl::StatusOr<perfcounters::bench::UapiReference> ref =
-          perfcounters::bench::UapiReference::Open(specs);
+      absl::StatusOr<perfcounters::bench_support::UapiReference> ref =
+          perfcounters::bench_support::UapiReference::Open(specs);
       ASSERT_TRUE(ref.ok()) << ref.status();
       // Called as `counters` is (a reference, not StatusOr's operator->,
       // which is a call of its own at -O0).
-      perfcounters::bench::UapiReference& r = *ref;
+      perfcounters::bench_support::UapiReference& r = *ref;
       reference = PerPair(outer,
                           [&](int pairs) {
                             for (int i = 0; i < pairs; ++i) {

@@ -29,8 +29,8 @@
 namespace perfcounters::tools {
 namespace {
 
-using bench::Shape;
-using bench::SmallEntries;
+using bench_support::Shape;
+using bench_support::SmallEntries;
 
 class CompareMemory : public ::testing::Test {
  protected:
@@ -45,32 +45,34 @@ class CompareMemory : public ::testing::Test {
     ASSERT_TRUE(testing::MakeDirectories(dir_, /*fresh=*/true));
     // The fixed part: two files of one benchmark each.
     Write("one", 1, SmallEntries{.repetitions = 1, .counters = 3});
-    const bench::Child fixed = Compare("one");
+    const bench_support::Child fixed = Compare("one");
     ASSERT_EQ(fixed.status, 0);
     fixed_ = fixed.peak_rss;
   }
 
   // Writes the pair `tag` of `benchmarks` benchmarks; returns their bytes.
   uint64_t Write(const std::string& tag, int benchmarks, SmallEntries shape) {
-    return bench::GenerateGbenchJson(Path(tag, "base"), 1, 1.0, benchmarks, 0,
-                                     Shape::kSmallEntries, shape) +
-           bench::GenerateGbenchJson(Path(tag, "new"), 2, 1.01, benchmarks, 0,
-                                     Shape::kSmallEntries, shape);
+    return bench_support::GenerateGbenchJson(Path(tag, "base"), 1, 1.0,
+                                             benchmarks, 0,
+                                             Shape::kSmallEntries, shape) +
+           bench_support::GenerateGbenchJson(Path(tag, "new"), 2, 1.01,
+                                             benchmarks, 0,
+                                             Shape::kSmallEntries, shape);
   }
   std::string Path(const std::string& tag, const char* side) const {
     return dir_ + "/" + tag + "_" + side + ".json";
   }
-  bench::Child Compare(const std::string& tag) const {
-    return bench::RunChild(testing::ToolPath(),
-                           {"compare", Path(tag, "base"), Path(tag, "new"),
-                            "--format", "json", "-o", "/dev/null"});
+  bench_support::Child Compare(const std::string& tag) const {
+    return bench_support::RunChild(
+        testing::ToolPath(), {"compare", Path(tag, "base"), Path(tag, "new"),
+                              "--format", "json", "-o", "/dev/null"});
   }
 
   // Compares the pair `tag` and checks the bound.
   void ExpectWithinThreeTimes(const std::string& tag, int benchmarks,
                               SmallEntries shape) {
     const uint64_t input = Write(tag, benchmarks, shape);
-    const bench::Child peak = Compare(tag);
+    const bench_support::Child peak = Compare(tag);
     ASSERT_EQ(peak.status, 0) << tag;
     const double ratio =
         (static_cast<double>(peak.peak_rss) - static_cast<double>(fixed_)) /

@@ -132,12 +132,12 @@ class HistoryScale : public ::testing::Test {
   }
 
   // The least CPU time and peak RSS of five checks of run_.
-  bench::Child Check() {
-    bench::Child best;
+  bench_support::Child Check() {
+    bench_support::Child best;
     best.cpu_seconds = 1e9;
     best.peak_rss = UINT64_MAX;
     for (int i = 0; i < 5; ++i) {
-      const bench::Child c = bench::RunChild(
+      const bench_support::Child c = bench_support::RunChild(
           testing::ToolPath(),
           {"history", "check", run_, "--db", db_, "--branch", "main",
            "--fail-on", "counter0>+50%", "-o", "/dev/null"});
@@ -160,10 +160,10 @@ TEST_F(HistoryScale, CheckOfOneRunDoesNotGrowWithTheStore) {
   }
   FillTo(250);
   if (HasFatalFailure()) return;
-  const bench::Child small = Check();
+  const bench_support::Child small = Check();
   FillTo(1000);
   if (HasFatalFailure()) return;
-  const bench::Child large = Check();
+  const bench_support::Child large = Check();
   std::printf(
       "check against 250 runs: %.3f s CPU, %.1f MB; against 1,000 runs: "
       "%.3f s CPU, %.1f MB\n",

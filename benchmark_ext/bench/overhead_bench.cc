@@ -215,8 +215,8 @@ const OuterInstructions& Outer() {
     if (o->event.ok()) {
       const void* any = nullptr;
       o->loop = InstructionsPerPair(*o->event, [&] {
-        perfcounters::bench::CallersShare(any);
-        perfcounters::bench::CallersShare(any);
+        perfcounters::bench_support::CallersShare(any);
+        perfcounters::bench_support::CallersShare(any);
       });
     }
     return o;
@@ -394,12 +394,12 @@ void PrintReferenceRatios() {
       }
     }
     if (why_not.empty()) {
-      absl::StatusOr<perfcounters::bench::UapiReference> ref =
-          perfcounters::bench::UapiReference::Open(Specs(events));
+      absl::StatusOr<perfcounters::bench_support::UapiReference> ref =
+          perfcounters::bench_support::UapiReference::Open(Specs(events));
       if (!ref.ok()) {
         why_not = std::string(ref.status().message());
       } else {
-        perfcounters::bench::UapiReference* r = &*ref;
+        perfcounters::bench_support::UapiReference* r = &*ref;
         reference = InstructionsPerPair(*outer.event,
                                         [&] {
                                           r->Start();

@@ -14,7 +14,7 @@
 #include "perfcounters/internal/user_read_hardware.h"
 #include "perfcounters/user_read.h"
 
-namespace perfcounters::bench {
+namespace perfcounters::bench_support {
 namespace {
 
 template <typename T>
@@ -147,4 +147,4 @@ void UapiReference::Stop() {
 // The asm keeps every call (nothing can prove the function empty).
 void CallersShare(const void* p) { __asm__ volatile("" : : "r"(p)); }
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::bench_support

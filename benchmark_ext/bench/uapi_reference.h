@@ -32,7 +32,7 @@
 
 struct perf_event_mmap_page;
 
-namespace perfcounters::bench {
+namespace perfcounters::bench_support {
 
 class UapiReference {
  public:
@@ -89,6 +89,6 @@ class UapiReference {
 // -O0 code and not an -O0 prologue that neither side has.
 void CallersShare(const void* p);
 
-}  // namespace perfcounters::bench
+}  // namespace perfcounters::bench_support
 
 #endif  // PERFCOUNTERS_BENCHMARK_EXT_BENCH_UAPI_REFERENCE_H_
