@@ -35,7 +35,15 @@
 
 namespace {
 
-using namespace perfcounters::tools;
+using perfcounters::tools::AddResult;
+using perfcounters::tools::AddRun;
+using perfcounters::tools::BenchmarkFile;
+using perfcounters::tools::HistoryStore;
+using perfcounters::tools::OpenHistoryStore;
+using perfcounters::tools::ParseBenchmarkJson;
+using perfcounters::tools::ResolveIdentity;
+using perfcounters::tools::RunIdentity;
+using perfcounters::tools::SqlType;
 
 constexpr int kBenchmarks = 1000;
 constexpr int kCounters = 18;  // + real_time and cpu_time: 20 metrics

@@ -35,7 +35,18 @@ using perfcounters::tools::ChangePoint;
 using perfcounters::tools::ChangePointOptions;
 using perfcounters::tools::FindChangePoints;
 using perfcounters::tools::RobustNoiseScale;
-using namespace perfcounters::tools::testing;
+using perfcounters::tools::testing::CorpusRng;
+using perfcounters::tools::testing::CorpusSeries;
+using perfcounters::tools::testing::Counted;
+using perfcounters::tools::testing::Finding;
+using perfcounters::tools::testing::kCorpusSeed;
+using perfcounters::tools::testing::MakeCorpus;
+using perfcounters::tools::testing::Quote;
+using perfcounters::tools::testing::RunResult;
+using perfcounters::tools::testing::RunTool;
+using perfcounters::tools::testing::Score;
+using perfcounters::tools::testing::ScratchPath;
+using perfcounters::tools::testing::Tally;
 
 Tally ScoreCorpus(const std::vector<CorpusSeries>& corpus,
                   ChangeMethod method) {

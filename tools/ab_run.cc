@@ -442,7 +442,18 @@ std::string SideJson(const AbSide& side, const std::string& id,
 }  // namespace ab_run
 
 absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
-  using namespace ab_run;
+  using ab_run::AbSeries;
+  using ab_run::AbSide;
+  using ab_run::CheckBinary;
+  using ab_run::EndRound;
+  using ab_run::Interval;
+  using ab_run::ListBenchmarks;
+  using ab_run::RunOnce;
+  using ab_run::SameBenchmarks;
+  using ab_run::SideJson;
+  using ab_run::TakeRows;
+  using ab_run::TempDir;
+  using ab_run::Update;
   AbSide base{"BASE", options.base, {}, {}, {}};
   AbSide next{"NEW", options.next, {}, {}, {}};
   if (absl::Status s = CheckBinary(base); !s.ok()) return s;
