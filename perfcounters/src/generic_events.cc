@@ -14,7 +14,6 @@ namespace perfcounters {
 using internal::Cat;
 using internal::IEquals;
 using internal::Join;
-using internal::Sv;
 
 namespace {
 

@@ -19,7 +19,6 @@ namespace perfcounters {
 using internal::Cat;
 using internal::IEquals;
 using internal::IStartsWith;
-using internal::Join;
 using internal::Split;
 using internal::Sv;
 using internal::Trim;

@@ -19,11 +19,7 @@
 namespace perfcounters {
 
 using internal::Cat;
-using internal::ClosestNames;
-using internal::IEquals;
-using internal::IsDirectoryEntryName;
 using internal::Join;
-using internal::Sv;
 
 absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
   for (const std::string& root : paths.tracefs) {
