@@ -23,7 +23,6 @@ namespace {
 using ::perfcounters::testing::kMinTime;
 using ::perfcounters::testing::Result;
 using ::perfcounters::testing::RunBench;
-using ::testing::StartsWith;
 
 constexpr char kFilter[] = "--benchmark_filter=BM_TouchPages/4/threads:1$";
 const std::regex kLoad(R"([0-9]+\.[0-9]{2} [0-9]+\.[0-9]{2} [0-9]+\.[0-9]{2})");

@@ -29,7 +29,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::Quote;
 using testing::QuoteAll;
 using testing::RunResult;
 using testing::Slurp;

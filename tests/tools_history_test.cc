@@ -51,7 +51,6 @@ using perfcounters::tools::testing::RunResult;
 using perfcounters::tools::testing::RunShell;
 using perfcounters::tools::testing::RunTool;
 using perfcounters::tools::testing::ScratchPath;
-using perfcounters::tools::testing::Slurp;
 using perfcounters::tools::testing::Write;
 using ::testing::HasSubstr;
 using ::testing::Not;
