@@ -308,7 +308,7 @@ TEST(ExplainOpenErrorTest, RealEmfileNamesTheLimit) {
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
   const int in_use = testing::OpenFdCount();
   rlimit low = old;
-  low.rlim_cur = static_cast<rlim_t>(in_use + 8);
+  low.rlim_cur = static_cast<rlim_t>(in_use) + 8;
   // fds are numbered from 0; the highest in use may be above the count.
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
   std::vector<Event> events;
