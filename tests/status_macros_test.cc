@@ -29,7 +29,8 @@ absl::Status Step(int* calls, absl::Status result) {
   return result;
 }
 
-absl::Status TwoSteps(int* calls, absl::Status first, absl::Status second) {
+absl::Status TwoSteps(int* calls, const absl::Status& first,
+                      const absl::Status& second) {
   RETURN_IF_ERROR(Step(calls, first));
   RETURN_IF_ERROR(Step(calls, second));
   return absl::OkStatus();
@@ -61,8 +62,8 @@ absl::StatusOr<std::unique_ptr<std::string>> Make(int* calls,
 
 // Two ASSIGN_OR_RETURN on consecutive lines of one scope: one declares, one
 // assigns to an existing variable.
-absl::StatusOr<std::string> Join(int* calls, absl::StatusOr<int> a,
-                                 absl::StatusOr<int> b) {
+absl::StatusOr<std::string> Join(int* calls, const absl::StatusOr<int>& a,
+                                 const absl::StatusOr<int>& b) {
   ASSIGN_OR_RETURN(std::unique_ptr<std::string> first, Make(calls, a));
   std::unique_ptr<std::string> second;
   ASSIGN_OR_RETURN(second, Make(calls, b));
