@@ -57,7 +57,7 @@ class AbCommand : public ::testing::Test {
   std::string Wrapper(const std::string& name, const std::string& env,
                       const std::string& before = "",
                       const std::string& binary = "") {
-    const std::string path = dir_ + "/" + name;
+    std::string path = dir_ + "/" + name;
     std::ofstream(path) << "#!/bin/sh\n"
                         << "echo " << name << " >> " << dir_ << "/order.log\n"
                         << before << "\n"
@@ -288,7 +288,7 @@ TEST_F(AbCommand, CompareGatesAbFilesOnThePairedInterval) {
 TEST_F(AbCommand, ZeroOnBothSidesIsCountedAndUnchanged) {
   const auto zeros =
       [&](const std::string& name, const std::string& value) {
-        const std::string path = dir_ + "/" + name;
+        std::string path = dir_ + "/" + name;
         std::ofstream(path)
             << "#!/bin/sh\n"
             << testing::Quote(bench_) << " \"$@\" || exit $?\n"

@@ -63,7 +63,7 @@ std::string Json(const std::vector<Bench>& benches) {
 
 // `n` repetitions of times `t` (+ offsets) and the given counters.
 Bench Reps(const std::string& name, const std::vector<double>& times,
-           std::map<std::string, double> counters = {}) {
+           const std::map<std::string, double>& counters = {}) {
   Bench b{name, {}};
   for (double t : times) {
     std::map<std::string, double> rep = counters;
