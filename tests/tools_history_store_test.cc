@@ -71,7 +71,7 @@ std::string RunJson(double instructions, int i, int mhz = 3000,
 }
 
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ScratchPath(name);
+  std::string path = ScratchPath(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

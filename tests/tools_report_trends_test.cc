@@ -83,7 +83,7 @@ class ReportTrendsTest : public ::testing::Test {
   // A new store with `runs` (run n: commit c<nnnn>, n minutes after 10:00).
   static std::string Store(const std::string& name,
                            const std::vector<StoredRun>& runs) {
-    const std::string db = ScratchPath(name + ".db");
+    std::string db = ScratchPath(name + ".db");
     RunShell("rm -f " + Quote(db));
     auto store = perfcounters::tools::OpenHistoryStore(
         db, perfcounters::tools::StoreAccess::kAdd);
@@ -106,7 +106,7 @@ class ReportTrendsTest : public ::testing::Test {
   static std::string Page(const std::string& db, const std::string& name,
                           const std::string& args = "",
                           RunResult* result = nullptr) {
-    const std::string html = ScratchPath(name + ".html");
+    std::string html = ScratchPath(name + ".html");
     const RunResult r = RunTool(absl::StrCat("report --db ", Quote(db), " ",
                                              args, " -o ", Quote(html)));
     EXPECT_EQ(r.code, 0) << r.err;

@@ -52,7 +52,7 @@ class SimulatedLabelsTest : public ::testing::Test {
     ASSERT_TRUE(MakeDirectories(dir_, true));
   }
   std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = dir_ + "/" + name;
+    std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }

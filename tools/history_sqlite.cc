@@ -108,7 +108,7 @@ class SqliteStore final : public HistoryStore {
     const int rc = sqlite3_step(stmt);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    const absl::Status error = Error(rc, "a statement failed");
+    absl::Status error = Error(rc, "a statement failed");
     sqlite3_reset(stmt);
     return error;
   }

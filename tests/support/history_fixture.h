@@ -54,7 +54,7 @@ inline std::string RunJson(double instructions, int i,
 }
 
 inline std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ScratchPath(name);
+  std::string path = ScratchPath(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
