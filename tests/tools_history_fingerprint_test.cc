@@ -103,7 +103,7 @@ class HistoryFingerprintTest : public ::testing::TestWithParam<std::string> {
         dir_);
     ASSERT_EQ(r.code, 0) << r.out << r.err;
   }
-  RunResult Tool(std::vector<std::string> args) {
+  RunResult Tool(const std::vector<std::string>& args) {
     return testing::RunTool(QuoteAll(args), dir_);
   }
   // `history changes --format json` of `db`, parsed.
