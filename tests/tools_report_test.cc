@@ -49,7 +49,8 @@ RunResult Tool(const std::string& args, const std::string& dir) {
 // change(i) % (fully separated, so p = 0.008); cycles are not counted
 // (with the reason in the context, as benchmark_ext writes it).
 double Change(int i) {
-  if (i % 20 == 3) return 4.0 + i / 20;  // +4 % .. +13 %
+  const int step = i / 20;             // whole steps of 1 %
+  if (i % 20 == 3) return 4.0 + step;  // +4 % .. +13 %
   if (i % 25 == 7) return -3.0;
   return 0;
 }
@@ -144,7 +145,7 @@ class ReportTest : public ::testing::Test {
   void SetUp() override { PERFCOUNTERS_REQUIRE_TESTDATA(); }
   // The 2-run report of the sample files.
   static std::string TwoRuns() {
-    const std::string path = *dir_ + "/report.html";
+    std::string path = *dir_ + "/report.html";
     const RunResult r =
         Tool(absl::StrCat("report base.json new.json -o ", Quote(path)), kData);
     EXPECT_EQ(r.code, 0) << r.err;
@@ -152,7 +153,7 @@ class ReportTest : public ::testing::Test {
   }
   // The 200-benchmark report with two gates (one fails).
   static std::string TwoHundredRuns() {
-    const std::string path = *dir_ + "/report200.html";
+    std::string path = *dir_ + "/report200.html";
     const RunResult r = Tool(
         "report base200.json new200.json -o report200.html --fail-on "
         "'cpu_time>+10%' --fail-on 'instructions>+20%'",

@@ -21,12 +21,11 @@ namespace perfcounters {
 namespace {
 
 using ::perfcounters::testing::FakeHardware;
-using ::perfcounters::testing::kNow;
 using ::perfcounters::testing::RunningPage;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// kNow, RunningPage and FakeHardware: support/fake_mmap_page.h.
+// RunningPage and FakeHardware: support/fake_mmap_page.h.
 
 TEST(ReadMmapPageTest, OffsetPlusCounterAndTimesExtrapolatedToNow) {
   perf_event_mmap_page page = RunningPage();
