@@ -115,7 +115,7 @@ nlohmann::ordered_json BenchmarkJson(const Comparison& c,
 // more. Names and gate texts need not be UTF-8: invalid bytes become U+FFFD
 // instead of throwing; control bytes are escaped (\u001b) by the dump.
 std::string Dump(const nlohmann::ordered_json& j, size_t indent) {
-  const std::string text =
+  std::string text =
       j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   if (indent == 0) return text;
   const std::string pad(indent, ' ');
