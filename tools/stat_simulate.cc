@@ -53,7 +53,7 @@ std::string FindExecutable(const std::string& name) {
   const char* path = std::getenv("PATH");
   for (absl::string_view dir :
        absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
-    const std::string file =
+    std::string file =
         absl::StrCat(dir.empty() ? "." : std::string(dir), "/", name);
     if (access(file.c_str(), X_OK) == 0) return file;
   }
