@@ -439,6 +439,46 @@ std::string SideJson(const AbSide& side, const std::string& id,
   return out.dump(2) + "\n";
 }
 
+// The first round's check: every benchmark has the metric the intervals
+// stop on.
+absl::Status HasMetric(const std::vector<AbSeries>& series,
+                       const std::string& metric) {
+  for (const AbSeries& s : series) {
+    bool has = false;
+    for (const std::string& m : s.metrics) has |= m == metric;
+    if (!has) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--metric ", ShortForMessage(metric), ": ",
+          ShortForMessage(s.name, 80), " has no such metric; it has ",
+          ShortForMessage(absl::StrJoin(s.metrics, ", "), 300)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The intervals of every benchmark after `rounds` rounds; a series still
+// active stopped at --max-rounds.
+AbResult Result(std::vector<AbSeries>& series, const AbOptions& options,
+                size_t rounds) {
+  AbResult result;
+  result.rounds = rounds;
+  result.confidence = options.confidence;
+  result.precision = options.precision;
+  result.metric = options.metric;
+  for (AbSeries& s : series) {
+    if (s.active) s.stopped = "max-rounds";
+    AbBenchmark b;
+    b.name = s.name;
+    b.rounds = s.rounds;
+    b.stopped = s.stopped;
+    for (size_t i = 0; i < s.metrics.size(); ++i) {
+      b.metrics.push_back(Interval(s, i, options.confidence));
+    }
+    result.benchmarks.push_back(std::move(b));
+  }
+  return result;
+}
+
 }  // namespace ab_run
 
 absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
@@ -446,8 +486,9 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
   using ab_run::AbSide;
   using ab_run::CheckBinary;
   using ab_run::EndRound;
-  using ab_run::Interval;
+  using ab_run::HasMetric;
   using ab_run::ListBenchmarks;
+  using ab_run::Result;
   using ab_run::RunOnce;
   using ab_run::SameBenchmarks;
   using ab_run::SideJson;
@@ -496,16 +537,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
     }
     EndRound(series);
     if (round == 0) {
-      for (const AbSeries& s : series) {
-        bool has = false;
-        for (const std::string& m : s.metrics) has |= m == options.metric;
-        if (!has) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--metric ", ShortForMessage(options.metric), ": ",
-              ShortForMessage(s.name, 80), " has no such metric; it has ",
-              ShortForMessage(absl::StrJoin(s.metrics, ", "), 300)));
-        }
-      }
+      if (absl::Status s = HasMetric(series, options.metric); !s.ok()) return s;
     }
     const std::string line = Update(series, options, round);
     if (options.progress) std::fprintf(stderr, "%s\n", line.c_str());
@@ -516,22 +548,8 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options) {
       break;
     }
   }
-  AbResult result;
-  result.rounds = std::min(round, options.max_rounds);
-  result.confidence = options.confidence;
-  result.precision = options.precision;
-  result.metric = options.metric;
-  for (AbSeries& s : series) {
-    if (s.active) s.stopped = "max-rounds";
-    AbBenchmark b;
-    b.name = s.name;
-    b.rounds = s.rounds;
-    b.stopped = s.stopped;
-    for (size_t i = 0; i < s.metrics.size(); ++i) {
-      b.metrics.push_back(Interval(s, i, options.confidence));
-    }
-    result.benchmarks.push_back(std::move(b));
-  }
+  AbResult result =
+      Result(series, options, std::min(round, options.max_rounds));
   const std::string id =
       absl::StrCat(static_cast<long long>(std::time(nullptr)), "-", getpid());
   if (!options.base_out.empty()) {
