@@ -67,7 +67,7 @@ uint64_t CountLoop(uint64_t n) {
       HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
   EXPECT_TRUE(event.ok()) << event.status();
   if (!event.ok()) return 0;
-  EXPECT_TRUE(event->Enable().ok());
+  EXPECT_THAT(event->Enable(), IsOk());
   TwoInstructionLoop(n);
   EXPECT_THAT(event->Disable(), IsOk());
   absl::StatusOr<Count> count = event->ReadCount();
@@ -85,11 +85,12 @@ uint64_t EnableDisableInstructions() {
       HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
   absl::StatusOr<Event> inner = Event::Open(
       HardwareUserAttr(PERF_COUNT_HW_INSTRUCTIONS), "instructions:u");
-  EXPECT_TRUE(outer.ok() && inner.ok());
+  EXPECT_THAT(outer, IsOk());
+  EXPECT_THAT(inner, IsOk());
   if (!outer.ok() || !inner.ok()) return 0;
   return testing::MinOf(3, [&] {
     return CountWhile(*outer, [&] {
-      EXPECT_TRUE(inner->Enable().ok());
+      EXPECT_THAT(inner->Enable(), IsOk());
       EXPECT_THAT(inner->Disable(), IsOk());
     });
   });

@@ -211,7 +211,8 @@ TEST(CounterSetGuard, PagesThatDisagreeWithReadFallBackToItAndWarnOnce) {
              {UserSpec("page-faults")}},
             map);
     const std::string err = ::testing::internal::GetCapturedStderr();
-    ASSERT_TRUE(set.group_status(0).ok() && set.group_status(1).ok());
+    ASSERT_THAT(set.group_status(0), IsOk());
+    ASSERT_THAT(set.group_status(1), IsOk());
     EXPECT_TRUE(set.user_space(0)) << set.user_space_reason(0);
     EXPECT_EQ(set.user_space_disagreement(0), "");
     EXPECT_FALSE(set.user_space(1));

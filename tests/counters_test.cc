@@ -97,7 +97,8 @@ TEST(Counters, IntervalsAccumulateAndOnlyTheirInsidesCount) {
   ASSERT_TRUE(counters.ok()) << counters.status();
   FreshPages outside(16);
   FreshPages inside(30);
-  ASSERT_TRUE(outside.ok() && inside.ok());
+  ASSERT_TRUE(outside.ok());
+  ASSERT_TRUE(inside.ok());
   for (size_t i = 0; i < 3; ++i) {
     counters->Start();
     for (size_t p = 10 * i; p < 10 * i + 10; ++p) inside.Touch(p);

@@ -53,7 +53,7 @@ TEST(EventTest, TaskClockMatchesThreadCpuTime) {
   absl::StatusOr<Event> event =
       Event::Open(SoftwareAttr(PERF_COUNT_SW_TASK_CLOCK), "task-clock");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_TRUE(event->Enable().ok());
+  ASSERT_THAT(event->Enable(), IsOk());
   CpuWindow window;
   SpinCpuNs(50'000'000);
   window.Stop();

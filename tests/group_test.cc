@@ -76,7 +76,7 @@ TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
   ASSERT_TRUE(idle.ok()) << idle.status();
   for (const GroupValue& v : idle->values) EXPECT_EQ(v.value, 0u) << v.label;
 
-  ASSERT_TRUE(group->Enable().ok());
+  ASSERT_THAT(group->Enable(), IsOk());
   testing::CpuWindow window;
   FreshPages more(64);
   ASSERT_TRUE(more.ok());
@@ -103,7 +103,7 @@ TEST(GroupTest, StartsDisabledAndResetThenEnableDisableReset) {
   EXPECT_EQ(stopped->values, counted->values);  // disabled: frozen
 
   // The whole group resets, not only the leader.
-  ASSERT_TRUE(group->Reset().ok());
+  ASSERT_THAT(group->Reset(), IsOk());
   absl::StatusOr<GroupReading> zero = group->Read();
   ASSERT_THAT(zero, IsOk());
   for (const GroupValue& v : zero->values) EXPECT_EQ(v.value, 0u) << v.label;

@@ -161,7 +161,7 @@ TEST(HardwareTest, GroupEnableDisableReset) {
   EXPECT_EQ(idle->values[0].value, 0u);
   EXPECT_EQ(idle->values[1].value, 0u);
 
-  ASSERT_TRUE(group->Enable().ok());
+  ASSERT_THAT(group->Enable(), IsOk());
   TwoInstructionLoop(100'000);
   ASSERT_THAT(group->Disable(), IsOk());
   absl::StatusOr<GroupReading> counted = group->Read();
@@ -174,7 +174,7 @@ TEST(HardwareTest, GroupEnableDisableReset) {
   ASSERT_THAT(frozen, IsOk());
   EXPECT_EQ(frozen->values, counted->values);
 
-  ASSERT_TRUE(group->Reset().ok());
+  ASSERT_THAT(group->Reset(), IsOk());
   absl::StatusOr<GroupReading> zero = group->Read();
   ASSERT_THAT(zero, IsOk());
   EXPECT_EQ(zero->values[0].value, 0u);
@@ -205,7 +205,7 @@ TEST(HardwareTest, RefreshStopsCyclesAfterOneOverflow) {
   ASSERT_EQ(fcntl(event->fd(), F_SETFL, fcntl(event->fd(), F_GETFL) | O_ASYNC),
             0);
   g_hup = 0;
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   TwoInstructionLoop(1'000'000);  // >= 2e6 cycles: far past the period
   signal(sig, SIG_IGN);
   absl::StatusOr<Count> count = event->ReadCount();
@@ -282,7 +282,7 @@ TEST(HardwareTest, NeverScheduledEventsAreNotCounted) {
     }
     events.push_back(*std::move(e));
   }
-  ASSERT_TRUE(events.front().Enable().ok());
+  ASSERT_THAT(events.front().Enable(), IsOk());
   TwoInstructionLoop(5'000'000);
   ASSERT_THAT(events.front().Disable(), IsOk());
   for (const Event& e : events) {
@@ -350,7 +350,7 @@ TEST(HardwareTest, OversizedPinnedGroupIsAnError) {
       Group::Open(InstructionsTimes(capacity + 1, true));
   if (group.ok()) {
     EXPECT_FALSE(group->Verify().ok());
-    ASSERT_TRUE(group->Enable().ok());
+    ASSERT_THAT(group->Enable(), IsOk());
     TwoInstructionLoop(100'000);
     absl::StatusOr<GroupReading> reading = group->Read();
     EXPECT_FALSE(reading.ok() && reading->running > 0);
@@ -371,8 +371,8 @@ TEST(HardwareTest, PinnedGroupInErrorStateIsAnError) {
   ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<Group> second = Group::Open(InstructionsTimes(capacity, true));
   ASSERT_TRUE(second.ok()) << second.status();
-  ASSERT_TRUE(first->Enable().ok());
-  ASSERT_TRUE(second->Enable().ok());
+  ASSERT_THAT(first->Enable(), IsOk());
+  ASSERT_THAT(second->Enable(), IsOk());
   TwoInstructionLoop(100'000);
   absl::StatusOr<GroupReading> ok = first->Read();
   ASSERT_TRUE(ok.ok()) << ok.status();

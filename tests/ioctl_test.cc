@@ -61,7 +61,7 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(2'000'000);
   EXPECT_EQ(ValueOf(*event), 0u);  // created disabled: nothing counted
 
-  ASSERT_TRUE(event->Enable().ok());
+  ASSERT_THAT(event->Enable(), IsOk());
   CpuWindow window;
   SpinCpuNs(10'000'000);
   window.Stop();
@@ -74,7 +74,7 @@ TEST(IoctlTest, EnableDisableReset) {
   SpinCpuNs(5'000'000);
   EXPECT_EQ(ValueOf(*event), counted);  // disabled: stopped
 
-  ASSERT_TRUE(event->Reset().ok());
+  ASSERT_THAT(event->Reset(), IsOk());
   EXPECT_EQ(ValueOf(*event), 0u);
 }
 
@@ -120,7 +120,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
 
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(event->Refresh(kOverflows).ok());
+  ASSERT_THAT(event->Refresh(kOverflows), IsOk());
   pages.Touch();
   signal(sig, SIG_IGN);
 
@@ -136,7 +136,7 @@ TEST(IoctlTest, RefreshDisablesAfterNOverflows) {
   g_poll_hup = 0;
   FreshPages more(200);
   ASSERT_TRUE(more.ok());
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   more.Touch();
   const uint64_t after = ValueOf(*event);
   EXPECT_GE(after - value, kPeriod - 3);
@@ -165,10 +165,10 @@ TEST(IoctlTest, SetPeriodMovesTheOverflow) {
   attr.sample_period = 100;
   absl::StatusOr<Event> event = Event::Open(attr, "page-faults");
   ASSERT_TRUE(event.ok()) << event.status();
-  ASSERT_TRUE(event->SetPeriod(7).ok());
+  ASSERT_THAT(event->SetPeriod(7), IsOk());
   FreshPages pages(200);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(event->Refresh(1).ok());
+  ASSERT_THAT(event->Refresh(1), IsOk());
   pages.Touch();
   const uint64_t value = ValueOf(*event);
   EXPECT_GE(value, 7u);
@@ -188,10 +188,12 @@ TEST(IoctlTest, QueryIdMatchesTheId) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> a = OpenTaskClock();
   absl::StatusOr<Event> b = OpenTaskClock();
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
   absl::StatusOr<uint64_t> ida = a->QueryId();
   absl::StatusOr<uint64_t> idb = b->QueryId();
-  ASSERT_TRUE(ida.ok() && idb.ok());
+  ASSERT_THAT(ida, IsOk());
+  ASSERT_THAT(idb, IsOk());
   EXPECT_EQ(*ida, a->id());
   EXPECT_EQ(*idb, b->id());
   EXPECT_NE(*ida, *idb);
@@ -225,15 +227,16 @@ TEST(IoctlTest, SetOutputNeedsATargetWithABuffer) {
   PERFCOUNTERS_REQUIRE_KERNEL_COUNTING();
   absl::StatusOr<Event> target = Event::Open(SamplingAttr(), "target");
   absl::StatusOr<Event> source = Event::Open(SamplingAttr(), "source");
-  ASSERT_TRUE(target.ok() && source.ok());
+  ASSERT_THAT(target, IsOk());
+  ASSERT_THAT(source, IsOk());
   // No buffer on the target yet: the kernel refuses.
   EXPECT_EQ(Message(source->SetOutput(target->fd())),
             "PERF_EVENT_IOC_SET_OUTPUT on 'source': EINVAL (Invalid "
             "argument)");
   Ring ring(target->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_TRUE(source->SetOutput(target->fd()).ok());
-  EXPECT_TRUE(source->SetOutput(-1).ok());
+  EXPECT_THAT(source->SetOutput(target->fd()), IsOk());
+  EXPECT_THAT(source->SetOutput(-1), IsOk());
   EXPECT_EQ(Message(source->SetOutput(987654)),
             "PERF_EVENT_IOC_SET_OUTPUT on 'source': EBADF (Bad file "
             "descriptor)");
@@ -248,8 +251,8 @@ TEST(IoctlTest, PauseOutputNeedsABuffer) {
             "argument)");
   Ring ring(event->fd());
   ASSERT_TRUE(ring.ok());
-  EXPECT_TRUE(event->PauseOutput(true).ok());
-  EXPECT_TRUE(event->PauseOutput(false).ok());
+  EXPECT_THAT(event->PauseOutput(true), IsOk());
+  EXPECT_THAT(event->PauseOutput(false), IsOk());
 }
 
 // Loads "r0 = 0; exit" as a tracepoint BPF program; -1 with `why` set.
@@ -339,7 +342,7 @@ TEST(IoctlTest, ModifyAttributesMovesABreakpoint) {
   ASSERT_TRUE(bp.ok()) << bp.status();
   Attr moved = attr;
   moved.config1 = reinterpret_cast<uint64_t>(&second);
-  ASSERT_TRUE(bp->ModifyAttributes(moved).ok());
+  ASSERT_THAT(bp->ModifyAttributes(moved), IsOk());
   absl::StatusOr<Count> count = bp->CountCall([] {
     for (int i = 0; i < 10; ++i) first = i;
     for (int i = 0; i < 3; ++i) second = i;

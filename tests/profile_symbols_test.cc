@@ -226,7 +226,7 @@ TEST(ProfileTest, OneNamePerFunction) {
   o.callchain = true;
   absl::StatusOr<Profiler> p = Profiler::Open(o);
   ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_TRUE(p->Start().ok());
+  ASSERT_THAT(p->Start(), IsOk());
   MixStatic(300'000'000);
   const Profile profile = MustTake(*p);
   absl::StatusOr<Symbolizer> sym = Symbolizer::ForThisProcess();

@@ -221,7 +221,7 @@ TEST(ProfileTest, ThreadsMerge) {
     threads.emplace_back([t, &profiles] {
       absl::StatusOr<Profiler> p = Profiler::Open({});
       ASSERT_TRUE(p.ok()) << p.status();
-      ASSERT_TRUE(p->Start().ok());
+      ASSERT_THAT(p->Start(), IsOk());
       t == 0 ? SpinThree(60'000'000) : SpinOne(60'000'000);
       profiles[t] = MustTake(*p);
     });

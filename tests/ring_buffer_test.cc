@@ -141,7 +141,7 @@ TEST(RingBufferTest, RecordsStraddlingTheEndAreCopiedWhole) {
   int straddled = 0;
   size_t matched = 0;
   for (size_t i = 0; i < kPages; ++i) {
-    ASSERT_TRUE(ev->Enable().ok());
+    ASSERT_THAT(ev->Enable(), IsOk());
     pages.Touch(i);
     ASSERT_THAT(ev->Disable(), IsOk());
     bool found = false;
@@ -193,7 +193,7 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   constexpr size_t kPages = 400;  // far more than the 85 samples that fit
   FreshPages pages(kPages + 1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
     // Stay well below the kernel's per-tick sample limit, so that the
@@ -214,7 +214,7 @@ TEST(RingBufferTest, LostRecordsAreAccountedExactly) {
   drain();
   EXPECT_LE(samples, 4096 / kPageFaultSampleSize);
   // The kernel writes the LOST record with the next record that fits.
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(kPages);
   ASSERT_THAT(ev->Disable(), IsOk());
   drain();
@@ -288,7 +288,7 @@ TEST(RingBufferTest, BlockingReadReturnsARecordWrittenLater) {
   const bool blocked = WaitUntilInPpoll(reader_tid);
   if (!blocked) reader.join();
   ASSERT_TRUE(blocked) << "the reader never blocked in ppoll(2)";
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(0);
   ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
@@ -321,13 +321,13 @@ void ExpectWakeupAtFifthSample(const Attr& attr) {
   const bool blocked = WaitUntilInPpoll(reader_tid);
   if (!blocked) reader.join();
   ASSERT_TRUE(blocked) << "the reader never blocked in ppoll(2)";
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 4; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   std::this_thread::sleep_for(100ms);
   EXPECT_FALSE(returned) << "woken before the 5th sample";
   EXPECT_TRUE(ring->HasRecord());  // the records are there all the same
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(4);
   ASSERT_THAT(ev->Disable(), IsOk());
   reader.join();
@@ -362,13 +362,13 @@ TEST(RingBufferTest, PausedOutputWritesNothing) {
   FreshPages pages(11);
   ASSERT_TRUE(pages.ok());
   ASSERT_THAT(ring->Pause(), IsOk());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 10; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   EXPECT_FALSE(ring->HasRecord());
   EXPECT_EQ(ring->data_head(), 0u);
-  ASSERT_TRUE(ring->Resume().ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ring->Resume(), IsOk());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(10);
   ASSERT_THAT(ev->Disable(), IsOk());
   uint64_t samples = 0;
@@ -410,8 +410,8 @@ TEST(RingBufferTest, FollowerRecordsArriveInTheLeadersRing) {
 
   FreshPages pages(5);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(leader->Enable().ok());
-  ASSERT_TRUE(follower->Enable().ok());
+  ASSERT_THAT(leader->Enable(), IsOk());
+  ASSERT_THAT(follower->Enable(), IsOk());
   for (size_t i = 0; i < 5; ++i) pages.Touch(i);
   ASSERT_THAT(follower->Disable(), IsOk());
   ASSERT_THAT(leader->Disable(), IsOk());
@@ -448,7 +448,7 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
   // First a few, then a snapshot of a ring that has not wrapped yet.
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < 3; ++i) pages.Touch(i);
   ASSERT_THAT(ev->Disable(), IsOk());
   absl::StatusOr<std::vector<Record>> snap = ring->ReadBackwardSnapshot();
@@ -457,7 +457,7 @@ TEST(RingBufferTest, BackwardRingKeepsTheNewestRecords) {
   for (const Record& r : *snap) addrs.push_back(*r.As<SampleRecord>()->addr);
   EXPECT_EQ(addrs, (std::vector<uint64_t>{pages.addr(2), pages.addr(1),
                                           pages.addr(0)}));
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 3; i < kPages; ++i) {
     pages.Touch(i);
     if (i % 32 == 31) std::this_thread::sleep_for(2ms);  // no throttling
@@ -524,7 +524,7 @@ TEST(RingBufferTest, MovedRingKeepsWorking) {
   RingBuffer moved = std::move(*ring);
   FreshPages pages(1);
   ASSERT_TRUE(pages.ok());
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   pages.Touch(0);
   ASSERT_THAT(ev->Disable(), IsOk());
   // The ring holds its own fd: closing the event does not break it.

@@ -75,7 +75,7 @@ TEST(SamplingTest, TaskClockSampleCountFollowsRunTime) {
   Event* ev = &sampler->event;
   RingBuffer* ring = &sampler->ring;
   testing::CpuWindow window;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   SpinCpu(200 * kPeriodNs);
   ASSERT_THAT(ev->Disable(), IsOk());
   window.Stop();
@@ -128,7 +128,7 @@ TEST(SamplingTest, PageFaultSampleAddrsAreThePagesTouched) {
   ASSERT_TRUE(pages.ok());
   // Touch every other page, at an offset inside the page.
   std::multiset<uint64_t> touched;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   for (size_t i = 0; i < kPages; i += 2) {
     pages.Touch(i, 123);
     touched.insert(pages.addr(i, 123));
@@ -167,7 +167,7 @@ TEST(SamplingTest, ContextSwitchRecordsAroundABlockingRead) {
     char c = 'x';
     ASSERT_EQ(write(fds[1], &c, 1), 1);
   });
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   char c = 0;
   reading = true;
   ASSERT_EQ(read(fds[0], &c, 1), 1);
@@ -301,7 +301,7 @@ TEST(SamplingTest, GroupReadSamplesCarryEveryMember) {
   FreshPages pages(kPages);
   ASSERT_TRUE(pages.ok());
   const uint64_t cpu0 = testing::ThreadCpuNs();
-  ASSERT_TRUE(leader->Enable(/*whole_group=*/true).ok());
+  ASSERT_THAT(leader->Enable(/*whole_group=*/true), IsOk());
   for (size_t i = 0; i < kPages; ++i) {
     pages.Touch(i);
     SpinCpu(kSpinNs);  // samples fall between the touches
@@ -368,7 +368,7 @@ TEST(SamplingTest, HardwareCyclesSamplingIsExact) {
   ASSERT_TRUE(sampler.ok()) << sampler.status();
   Event* ev = &sampler->event;
   RingBuffer* ring = &sampler->ring;
-  ASSERT_TRUE(ev->Enable().ok());
+  ASSERT_THAT(ev->Enable(), IsOk());
   testing::TwoInstructionLoop(10000000);  // 2e7 instructions
   ASSERT_THAT(ev->Disable(), IsOk());
   absl::StatusOr<Count> count = ev->ReadCount();

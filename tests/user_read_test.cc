@@ -169,7 +169,8 @@ TEST(UserReaderHardwareTest, UserSpaceReadBracketsReadSyscall) {
   ASSERT_EQ(reader->last_path(), ReadPath::kUserSpace);
   absl::StatusOr<Count> r = event->ReadCount();
   absl::StatusOr<Count> u2 = reader->Read();
-  ASSERT_TRUE(r.ok() && u2.ok());
+  ASSERT_THAT(r, IsOk());
+  ASSERT_THAT(u2, IsOk());
   EXPECT_LE(u1->value, r->value);
   EXPECT_LE(r->value, u2->value);
   EXPECT_GT(u1->value, 2000u);
